@@ -1,0 +1,10 @@
+//! `barrage load` (being written).
+
+use std::process::ExitCode;
+
+#[derive(clap::Args, Default)]
+pub struct Args {}
+
+pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("barrage load is not built yet")
+}

@@ -1,0 +1,49 @@
+//! The `barrage` binary: turns command-line arguments into library configs and library results
+//! into output. One module per subcommand; no measurement logic lives here.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod load;
+mod run;
+mod serve;
+
+/// barrage: an HTTP performance lab.
+///
+/// `load` drives HTTP load at a URL (like wrk, wrk2 and oha), `serve` runs a fast target server
+/// with test endpoints and faults, `run` runs a study of contenders with resource sampling and
+/// statistics.
+#[derive(Parser)]
+#[command(name = "barrage", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Drive HTTP/1.1 load at a URL and report throughput, latency and errors.
+    Load(load::Args),
+    /// Run the target server (test endpoints, fault injection).
+    Serve(serve::Args),
+    /// Run a study (default: the embedded study of barrage serve under three connection modes).
+    Run(run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Load(args)) => load::main(args),
+        Some(Command::Serve(args)) => serve::main(args),
+        Some(Command::Run(args)) => run::main(args),
+        None => run::main(run::Args::default()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // One line: the error and its causes, as `barrage: what failed: why`.
+            eprintln!("barrage: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

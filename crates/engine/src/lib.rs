@@ -1,0 +1,1 @@
+//! barrage engine (to be written).

@@ -1,0 +1,1 @@
+//! barrage lab (to be written).

@@ -1,0 +1,1 @@
+//! barrage server (to be written).

@@ -1,0 +1,23 @@
+//! barrage's HTTP/1.1 codec, shared by the load engine (client side) and the server.
+//!
+//! Nothing here does I/O: every function takes bytes that the caller read and says how many it
+//! consumed, so the same code serves a mio loop, a blocking socket or a fuzzer. Header parsing is
+//! httparse's; framing (Content-Length, chunked, close-delimited) is ours, incremental, and works
+//! on any split of the input.
+
+pub mod body;
+pub mod chunked;
+pub mod encode;
+pub mod error;
+pub mod response;
+
+pub use body::{
+    connection_has, declared_framing, parse_content_length, BodyDecoder, DeclaredFraming, Framing,
+};
+pub use chunked::ChunkedDecoder;
+pub use encode::RequestSpec;
+pub use error::WireError;
+pub use response::{parse_response_head, ResponseHead};
+
+/// The most header lines a message may carry before it is refused (httparse needs a fixed array).
+pub const MAX_HEADERS: usize = 100;
