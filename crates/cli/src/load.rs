@@ -1,10 +1,253 @@
-//! `barrage load` (being written).
+//! `barrage load URL`: command-line options -> `barrage_engine::Config`, then the engine's
+//! result -> a wrk-like summary, the compact line, and optionally the `barrage.load/1` JSON.
 
+mod parse;
+mod print;
+mod progress;
+
+use anyhow::Context;
+use barrage_engine::{Cancel, Config};
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-#[derive(clap::Args, Default)]
-pub struct Args {}
+pub use parse::parse_duration;
 
-pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("barrage load is not built yet")
+/// Drive HTTP/1.1 load at a URL (closed loop like wrk, or open loop at a fixed rate like wrk2)
+/// and report throughput, latency (HDR), errors by class and status codes.
+#[derive(clap::Args, Default, Debug)]
+pub struct Args {
+    /// Target URL (http:// or https://).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Connections to keep open.
+    #[arg(short = 'c', long, value_name = "N", default_value_t = 10)]
+    pub connections: usize,
+    /// Worker threads [default: one per core, at most one per connection].
+    #[arg(short = 't', long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// How long to measure (e.g. 10s, 500ms, 1m, 1.5s) [default: 10s unless -n is given].
+    #[arg(short = 'd', long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Stop after this many requests (total over all connections).
+    #[arg(short = 'n', long, value_name = "N")]
+    pub requests: Option<u64>,
+    /// Open loop: send R requests per second over all connections (fractions allowed); latency
+    /// is measured from each request's intended send time.
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
+    /// Requests in flight per connection (HTTP/1.1 pipelining).
+    #[arg(long, value_name = "D", default_value_t = 1)]
+    pub pipeline: usize,
+    /// Send `Connection: close` and open a new connection for every request.
+    #[arg(long)]
+    pub no_keepalive: bool,
+    /// Per-request timeout; a late request is an error and its connection is reopened.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
+    pub timeout: Option<Duration>,
+    /// Run load for this long first and discard its measurements.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub warmup: Option<Duration>,
+    /// Request method.
+    #[arg(short = 'm', long, value_name = "METHOD", default_value = "GET")]
+    pub method: String,
+    /// Extra request header, `Name: value` (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER", value_parser = parse::parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Request body.
+    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Request body from a file.
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<PathBuf>,
+    /// Count responses with another status as errors (class `status`).
+    #[arg(long, value_name = "CODE")]
+    pub expect_status: Option<u16>,
+    /// Count responses with another body as errors (class `body`).
+    #[arg(long, value_name = "STRING")]
+    pub expect_body: Option<String>,
+    /// Accept any TLS certificate.
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+    /// Write the result as a `barrage.load/1` JSON document to PATH (`-` for stdout; the human
+    /// summary then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+}
+
+impl Args {
+    /// The engine configuration these options describe.
+    pub fn to_config(&self) -> anyhow::Result<Config> {
+        let body = match (&self.body, &self.body_file) {
+            (Some(b), _) => b.clone().into_bytes(),
+            (None, Some(p)) => std::fs::read(p)
+                .with_context(|| format!("cannot read --body-file {}", p.display()))?,
+            (None, None) => Vec::new(),
+        };
+        let duration = match (self.duration, self.requests) {
+            (None, None) => Some(Duration::from_secs(10)),
+            (d, _) => d,
+        };
+        Ok(Config {
+            url: self.url.clone(),
+            method: self.method.clone(),
+            headers: self.headers.clone(),
+            body,
+            connections: self.connections,
+            threads: self.threads.unwrap_or(0),
+            duration,
+            requests: self.requests,
+            rate: self.rate,
+            pipeline: self.pipeline,
+            keepalive: !self.no_keepalive,
+            timeout: self.timeout.unwrap_or(Duration::from_secs(10)),
+            warmup: self.warmup.unwrap_or_default(),
+            expect_status: self.expect_status,
+            expect_body: self.expect_body.clone().map(String::into_bytes),
+            insecure: self.insecure,
+        })
+    }
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let cfg = args.to_config()?;
+    let valid = cfg.validate()?;
+    let to_stdout = args.json.as_deref() == Some("-");
+    let progress = progress::Progress::new();
+    let signals = progress::CtrlC::install()?;
+    let cancel = Cancel::new();
+    let result = {
+        let _watch = signals.watch(cancel.clone());
+        barrage_engine::run(&valid, &progress, &cancel)
+    };
+    progress.clear();
+    drop(signals);
+    let result = result?;
+    let summary = print::summary(&result);
+    if to_stdout {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
+    if let Some(path) = &args.json {
+        let doc = serde_json::to_string_pretty(&result).context("cannot encode the result")?;
+        if to_stdout {
+            println!("{doc}");
+        } else {
+            std::fs::write(path, doc + "\n").with_context(|| format!("cannot write {path}"))?;
+        }
+    }
+    std::io::stdout().flush().ok();
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    fn args(url: &str) -> Args {
+        Args {
+            url: url.into(),
+            connections: 2,
+            pipeline: 1,
+            method: "GET".into(),
+            ..Args::default()
+        }
+    }
+
+    #[test]
+    fn options_become_a_config() {
+        let c = args("http://h/").to_config().unwrap();
+        assert_eq!(c.duration, Some(Duration::from_secs(10)));
+        assert_eq!(c.timeout, Duration::from_secs(10));
+        assert!(c.keepalive);
+        let c = Args {
+            requests: Some(5),
+            no_keepalive: true,
+            body: Some("x=1".into()),
+            expect_body: Some("ok".into()),
+            ..args("http://h/")
+        }
+        .to_config()
+        .unwrap();
+        assert_eq!((c.duration, c.requests), (None, Some(5)));
+        assert!(!c.keepalive);
+        assert_eq!(c.body, b"x=1");
+        assert_eq!(c.expect_body.as_deref(), Some(&b"ok"[..]));
+        let missing = Args {
+            body_file: Some("/nonexistent/body".into()),
+            ..args("http://h/")
+        };
+        let e = format!("{:#}", missing.to_config().unwrap_err());
+        assert!(e.contains("--body-file /nonexistent/body"), "{e}");
+    }
+
+    #[test]
+    fn bad_url_and_refused_target_are_one_line_errors() {
+        let e = format!("{:#}", main(args("localhost:80")).unwrap_err());
+        assert_eq!(
+            e,
+            "bad URL \"localhost:80\": missing scheme (http:// or https://)"
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = format!(
+            "{:#}",
+            main(args(&format!("http://127.0.0.1:{port}/"))).unwrap_err()
+        );
+        assert!(e.starts_with("cannot connect to 127.0.0.1:"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn a_run_writes_the_json_document() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        // A keep-alive server for a handful of requests, one thread per connection.
+        let server = std::thread::spawn(move || {
+            let mut handles = Vec::new();
+            for _ in 0..3 {
+                let Ok((mut s, _)) = listener.accept() else {
+                    break;
+                };
+                handles.push(std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n) = s.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        let reqs = buf[..n].windows(4).filter(|w| w == b"\r\n\r\n").count();
+                        for _ in 0..reqs {
+                            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                        }
+                    }
+                }));
+            }
+            for h in handles {
+                let _ = h.join();
+            }
+        });
+        let path = std::env::temp_dir().join(format!("barrage-load-{}.json", std::process::id()));
+        let a = Args {
+            requests: Some(50),
+            threads: Some(1),
+            json: Some(path.display().to_string()),
+            expect_body: Some("ok".into()),
+            ..args(&format!("http://{addr}/"))
+        };
+        assert_eq!(main(a).unwrap(), ExitCode::SUCCESS);
+        server.join().unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(doc["schema"], "barrage.load/1");
+        assert_eq!(doc["requests"], 50);
+        assert_eq!(doc["errors"]["total"], 0);
+    }
 }

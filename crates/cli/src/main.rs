@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod load;
+mod report;
 mod run;
 mod serve;
 
@@ -28,6 +29,8 @@ enum Command {
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
     Run(run::Args),
+    /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown or CSV.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Some(Command::Load(args)) => load::main(args),
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
+        Some(Command::Report(args)) => report::main(args),
         None => run::main(run::Args::default()),
     };
     match result {

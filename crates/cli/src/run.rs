@@ -1,10 +1,159 @@
-//! `barrage run` (being written).
+//! `barrage run [STUDY]`: runs a study file (or the embedded default study) with a progress bar
+//! over the trials, then prints the summary table; results go to `./results/<study>-<time>/`
+//! (or `--out`). `--resume DIR` finishes an interrupted study. Ctrl-C stops the contenders,
+//! keeps every finished trial and says how to resume.
 
+use anyhow::Context as _;
+use barrage_lab::results::Trial;
+use barrage_lab::runner::{self, Progress, RunOptions};
+use barrage_lab::study;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Run a study of contenders (servers or client programs) with resource sampling and statistics.
 #[derive(clap::Args, Default)]
-pub struct Args {}
+pub struct Args {
+    /// The study file (TOML, see docs/study.md). Without it: the embedded default study
+    /// (barrage serve under keep-alive, no keep-alive and pipelining, 1 to 256 connections).
+    pub study: Option<PathBuf>,
+    /// Results directory (default: ./results/<study>-<timestamp>/).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Finish an interrupted study in DIR (its results.json), appending the missing trials.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["study", "out"])]
+    pub resume: Option<PathBuf>,
+    /// Print the embedded default study and exit.
+    #[arg(long)]
+    pub print_default: bool,
+    /// No progress bar (the summary is still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
 
-pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("barrage run is not built yet")
+struct Bar {
+    pb: ProgressBar,
+    /// The running trial, for the live message.
+    what: std::sync::Mutex<String>,
+}
+
+impl Progress for Bar {
+    fn begin(&self, total: usize, done: usize) {
+        self.pb.set_length(total as u64);
+        self.pb.set_position(done as u64);
+        self.pb.reset_eta();
+    }
+    fn note(&self, msg: &str) {
+        self.pb.println(msg);
+    }
+    fn trial_start(&self, what: &str) {
+        *self.what.lock().unwrap_or_else(|e| e.into_inner()) = what.to_string();
+        self.pb.set_message(what.to_string());
+    }
+    fn second(&self, rps: f64, errors: u64) {
+        let what = self.what.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let errs = if errors > 0 {
+            format!(", {errors} errors")
+        } else {
+            String::new()
+        };
+        self.pb.set_message(format!("{what}: {rps:.0} req/s{errs}"));
+    }
+    fn trial_end(&self, t: &Trial) {
+        if let Some(f) = &t.failure {
+            self.pb.println(format!(
+                "trial failed: {} (point {}, trial {}): {}: {}",
+                t.contender,
+                t.point,
+                t.trial + 1,
+                f.kind,
+                f.message
+            ));
+        }
+        self.pb.inc(1);
+    }
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    if args.print_default {
+        print!("{}", study::DEFAULT_STUDY);
+        return Ok(ExitCode::SUCCESS);
+    }
+    barrage_lab::supervise::install_interrupt_cleanup()
+        .context("cannot install the Ctrl-C handler")?;
+    let exe = std::env::current_exe().context("cannot find the barrage binary's path")?;
+    let pb = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trials, ETA {eta} {wide_msg}",
+            )
+            .expect("valid template"),
+        );
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        pb
+    };
+    let bar = Bar {
+        pb: pb.clone(),
+        what: std::sync::Mutex::new(String::new()),
+    };
+    let (results, dir) = if let Some(dir) = &args.resume {
+        let opts = RunOptions {
+            out_dir: dir.clone(),
+            barrage_exe: exe,
+            study_file: String::new(),
+        };
+        let r = runner::resume(dir, &opts, &bar)
+            .with_context(|| format!("cannot resume {}", dir.display()))?;
+        (r, dir.clone())
+    } else {
+        let (st, file) = match &args.study {
+            Some(p) => (study::load(p)?, p.display().to_string()),
+            None => {
+                let cwd = std::env::current_dir().context("no current directory")?;
+                let file = "(embedded default study)".to_string();
+                (study::parse(study::DEFAULT_STUDY, &file, &cwd)?, file)
+            }
+        };
+        let dir = args.out.clone().unwrap_or_else(|| {
+            Path::new("results").join(format!("{}-{}", st.name, barrage_lab::results::stamp()))
+        });
+        let opts = RunOptions {
+            out_dir: dir.clone(),
+            barrage_exe: exe,
+            study_file: file,
+        };
+        pb.println(format!(
+            "study {}: {} -> {}",
+            st.name,
+            if st.description.is_empty() {
+                "-"
+            } else {
+                &st.description
+            },
+            dir.display()
+        ));
+        let r =
+            runner::run(&st, &opts, &bar).with_context(|| format!("study {} failed", st.name))?;
+        (r, dir)
+    };
+    pb.finish_and_clear();
+    print!("{}", barrage_lab::summary::table(&results));
+    println!(
+        "\nresults: {}  summary: {}",
+        dir.join("results.json").display(),
+        dir.join("summary.csv").display()
+    );
+    if results.status != "complete" {
+        println!(
+            "interrupted: {} of {} trials kept; finish with: barrage run --resume {}",
+            results.trials.len(),
+            results.planned_trials,
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
 }

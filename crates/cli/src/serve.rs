@@ -1,10 +1,170 @@
-//! `barrage serve` (being written).
+//! `barrage serve`: runs the target server until SIGINT or SIGTERM.
+//!
+//! Prints `listening on ADDR` as the first line of stdout (flushed at once) so scripts and the lab
+//! can read the port when `--addr` asks for port 0. On SIGINT/SIGTERM it stops accepting and
+//! lets in-flight responses finish for up to `--grace`.
 
+use anyhow::{bail, Context};
+use barrage_server::{parse_size, ServerConfig};
+use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
-#[derive(clap::Args, Default)]
-pub struct Args {}
+/// Run the target server: test endpoints (/, /ping, /echo, /sleep/MS, /bytes/N, /status/CODE,
+/// /json, /headers) and faults (/fault/reset, close, stall, drip, garbage; --fault-rate).
+#[derive(clap::Args, Default, Debug)]
+pub struct Args {
+    /// Address to listen on (port 0 picks a free port, printed on the first line).
+    #[arg(long, value_name = "ADDR")]
+    pub addr: Option<SocketAddr>,
+    /// Worker threads, each with its own listener and event loop [default: one per core].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Most simultaneous connections; further ones are closed at once [default: 100000].
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Close connections on which no byte moved for this long (e.g. 60s, 500ms) [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub idle_timeout: Option<Duration>,
+    /// Access log: one line per response on stderr.
+    #[arg(long)]
+    pub log: bool,
+    /// Fraction of requests (0 to 1) answered with a random fault (reset, close, stall, garbage).
+    #[arg(long, value_name = "P")]
+    pub fault_rate: Option<f64>,
+    /// Seed of the fault decisions (the same seed gives the same sequence of decisions).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Largest request body (413 beyond it), also the /echo cap (e.g. 64MiB) [default: 64MiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub body_limit: Option<u64>,
+    /// Largest request head (431 beyond it) [default: 16KiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub header_limit: Option<u64>,
+    /// On SIGINT/SIGTERM, how long in-flight responses may take to finish [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub grace: Option<Duration>,
+}
 
-pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("barrage serve is not built yet")
+impl Args {
+    /// The server config these arguments ask for.
+    pub fn config(&self) -> anyhow::Result<ServerConfig> {
+        let d = ServerConfig::default();
+        let header_limit = self
+            .header_limit
+            .map_or(Ok(d.header_limit), usize::try_from)?;
+        Ok(ServerConfig {
+            addr: self
+                .addr
+                .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
+            threads: self.threads.unwrap_or(d.threads),
+            max_connections: self.max_connections.unwrap_or(d.max_connections),
+            idle_timeout: self.idle_timeout.unwrap_or(d.idle_timeout),
+            log: self.log,
+            fault_rate: self.fault_rate.unwrap_or(d.fault_rate),
+            fault_seed: self.seed.unwrap_or(d.fault_seed),
+            echo_limit: self.body_limit.unwrap_or(d.echo_limit),
+            header_limit,
+            grace: self.grace.unwrap_or(d.grace),
+        })
+    }
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let cfg = args.config()?;
+    raise_fd_limit();
+    // Block the signals before the workers start so they inherit the mask and only this thread
+    // receives them, through sigwait.
+    let signals = block_signals()?;
+    let server = barrage_server::start(cfg).context("starting the server")?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on {}", server.local_addr())?;
+    stdout.flush()?;
+    drop(stdout);
+    let sig = wait_for(&signals)?;
+    eprintln!("barrage serve: signal {sig}, finishing in-flight responses");
+    server.shutdown();
+    Ok(ExitCode::SUCCESS)
+}
+
+fn block_signals() -> anyhow::Result<libc::sigset_t> {
+    // SAFETY: sigset_t is plain data; sigemptyset/sigaddset initialise it, and pthread_sigmask
+    // only changes this thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        if rc != 0 {
+            bail!("cannot block SIGINT/SIGTERM (error {rc})");
+        }
+        Ok(set)
+    }
+}
+
+fn wait_for(set: &libc::sigset_t) -> anyhow::Result<i32> {
+    let mut sig: libc::c_int = 0;
+    // SAFETY: `set` was initialised by block_signals and `sig` is a valid out pointer.
+    let rc = unsafe { libc::sigwait(set, &mut sig) };
+    if rc != 0 {
+        bail!("sigwait failed (error {rc})");
+    }
+    Ok(sig)
+}
+
+/// Many idle connections need many descriptors: raise the soft limit to the hard one.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit with a valid rlimit struct.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
+fn parse_size_arg(s: &str) -> Result<u64, String> {
+    parse_size(s).ok_or_else(|| format!("`{s}` is not a size (like 1000, 64KiB, 5MB)"))
+}
+
+/// `500ms`, `2s`, `1.5s`, `1m`, or a plain number of seconds.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (s, 1.0)
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(Duration::from_secs_f64(v * mult)),
+        _ => Err(format!("`{s}` is not a duration (like 500ms, 2s, 1m)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_duration("x").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn defaults() {
+        let cfg = Args::default().config().unwrap();
+        assert_eq!(cfg.addr.port(), 8080);
+        assert_eq!(cfg.header_limit, ServerConfig::default().header_limit);
+    }
 }

@@ -1,1 +1,192 @@
-//! barrage server (to be written).
+//! barrage's target server: a fast HTTP/1.1 server with test endpoints and fault injection.
+//!
+//! [`start`] binds, spawns one worker per thread (each with its own `SO_REUSEPORT` listener and
+//! mio event loop, see `worker`), and returns once the server is listening; the returned
+//! [`ServerHandle`] gives the bound address and shuts the server down (also on drop). The
+//! endpoints are listed in `docs/serve.md`; the `/bytes` body pattern is in [`pattern`].
+
+mod conn;
+mod date;
+pub mod pattern;
+mod respond;
+mod route;
+mod stream;
+mod worker;
+
+pub use route::parse_size;
+
+use socket2::{Domain, Protocol, Socket, Type};
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use thiserror::Error;
+
+/// How to run the server. Plain data; [`start`] validates it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// Address to bind; port 0 picks a free port ([`ServerHandle::local_addr`] tells which).
+    pub addr: SocketAddr,
+    /// Worker threads; 0 means one per CPU core.
+    pub threads: usize,
+    /// Connections beyond this many are accepted and closed at once.
+    pub max_connections: usize,
+    /// A connection on which no byte moves for this long is closed (not while a `/sleep` or a
+    /// drip is pending).
+    pub idle_timeout: Duration,
+    /// Access log (one line per response) on stderr.
+    pub log: bool,
+    /// Fraction of requests (0 to 1) answered with a random fault instead.
+    pub fault_rate: f64,
+    /// Seed of the fault decisions.
+    pub fault_seed: u64,
+    /// Largest request body accepted (413 beyond it); `/echo` echoes up to this much.
+    pub echo_limit: u64,
+    /// Largest request head in bytes (431 beyond it).
+    pub header_limit: usize,
+    /// On shutdown, how long in-flight responses may take to finish.
+    pub grace: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            threads: 0,
+            max_connections: 100_000,
+            idle_timeout: Duration::from_secs(60),
+            log: false,
+            fault_rate: 0.0,
+            fault_seed: 0,
+            echo_limit: 64 << 20,
+            header_limit: 16 * 1024,
+            grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    #[error("invalid server config: {0}")]
+    Config(&'static str),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot start a worker: {0}")]
+    Worker(std::io::Error),
+}
+
+/// State shared by all workers.
+pub(crate) struct Shared {
+    pub cfg: ServerConfig,
+    pub stop: AtomicBool,
+    pub active: AtomicUsize,
+    pub fault_seq: AtomicU64,
+}
+
+/// A running server. Dropping it shuts the server down like [`ServerHandle::shutdown`].
+pub struct ServerHandle {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    wakers: Vec<Arc<mio::Waker>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl ServerHandle {
+    /// The address the server listens on (with the chosen port when port 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, lets in-flight responses finish (up to the grace period), and returns
+    /// when every worker has ended.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        for w in &self.wakers {
+            let _ = w.wake();
+        }
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Binds and starts the server; returns once it is listening.
+pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
+    if !(0.0..=1.0).contains(&cfg.fault_rate) {
+        return Err(ServerError::Config("fault rate must be between 0 and 1"));
+    }
+    if cfg.max_connections == 0 {
+        return Err(ServerError::Config("max connections must be at least 1"));
+    }
+    if cfg.header_limit < 64 || cfg.header_limit > 1 << 20 {
+        return Err(ServerError::Config(
+            "header limit must be between 64 B and 1 MiB",
+        ));
+    }
+    let threads = if cfg.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cfg.threads
+    };
+    // The first listener picks the port; the others join it with SO_REUSEPORT, so the kernel
+    // spreads connections over the workers without a shared accept lock.
+    let first = listen(cfg.addr)?;
+    let addr = first.local_addr().map_err(|source| ServerError::Bind {
+        addr: cfg.addr,
+        source,
+    })?;
+    let mut listeners = vec![first];
+    for _ in 1..threads {
+        listeners.push(listen(addr)?);
+    }
+    let shared = Arc::new(Shared {
+        cfg,
+        stop: AtomicBool::new(false),
+        active: AtomicUsize::new(0),
+        fault_seq: AtomicU64::new(0),
+    });
+    let mut handle = ServerHandle {
+        addr,
+        shared: shared.clone(),
+        wakers: Vec::new(),
+        threads: Vec::new(),
+    };
+    for (i, l) in listeners.into_iter().enumerate() {
+        let (worker, waker) =
+            worker::Worker::new(l, shared.clone()).map_err(ServerError::Worker)?;
+        handle.wakers.push(waker);
+        let t = std::thread::Builder::new()
+            .name(format!("barrage-serve-{i}"))
+            .spawn(move || worker.run())
+            .map_err(ServerError::Worker)?;
+        handle.threads.push(t);
+    }
+    Ok(handle)
+}
+
+fn listen(addr: SocketAddr) -> Result<TcpListener, ServerError> {
+    let bind = |source| ServerError::Bind { addr, source };
+    let socket =
+        Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP)).map_err(bind)?;
+    socket.set_reuse_address(true).map_err(bind)?;
+    socket.set_reuse_port(true).map_err(bind)?;
+    socket.set_nonblocking(true).map_err(bind)?;
+    socket.bind(&addr.into()).map_err(bind)?;
+    socket.listen(4096).map_err(bind)?;
+    Ok(socket.into())
+}

@@ -9,6 +9,7 @@ pub mod body;
 pub mod chunked;
 pub mod encode;
 pub mod error;
+pub mod request;
 pub mod response;
 
 pub use body::{
@@ -17,6 +18,7 @@ pub use body::{
 pub use chunked::ChunkedDecoder;
 pub use encode::RequestSpec;
 pub use error::WireError;
+pub use request::{header_slots, parse_request_head, HeaderSlots, RequestError, RequestHead};
 pub use response::{parse_response_head, ResponseHead};
 
 /// The most header lines a message may carry before it is refused (httparse needs a fixed array).

@@ -1,0 +1,185 @@
+//! The human summary, in the spirit of wrk's, and the compact line
+//! `r:<responses> w:<written> e:<errors> t:<mean ms>ms`.
+
+use barrage_engine::{LatencySummary, RunResult};
+use std::fmt::Write;
+
+pub fn summary(r: &RunResult) -> String {
+    let mut o = String::new();
+    let c = &r.config;
+    let mode = match &r.rate {
+        Some(rate) => format!("open loop at {} req/s", num(rate.target_rps)),
+        None => "closed loop".to_string(),
+    };
+    let _ = writeln!(
+        o,
+        "barrage load {} {} for {:.2}s",
+        c.method, c.url, r.duration_s
+    );
+    let _ = writeln!(
+        o,
+        "  {} connections, {} threads, {mode}{}{}{}",
+        c.connections,
+        r.threads,
+        if c.pipeline > 1 {
+            format!(", pipeline {}", c.pipeline)
+        } else {
+            String::new()
+        },
+        if c.keepalive { "" } else { ", no keep-alive" },
+        if r.cancelled { " (cancelled)" } else { "" },
+    );
+    let lat = &r.latency_us;
+    let label = if r.rate.is_some() {
+        "Latency (corrected, from intended send time)"
+    } else {
+        "Latency"
+    };
+    let _ = writeln!(o, "  {label}");
+    distribution(&mut o, lat);
+    if let Some(u) = &r.latency_uncorrected_us {
+        let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
+        distribution(&mut o, u);
+    }
+    if !c.keepalive || r.connects > c.connections as u64 {
+        let k = &r.connect_us;
+        let _ = writeln!(
+            o,
+            "  Connect      {} connects, mean {}, p50 {}, p99 {}, max {}",
+            r.connects,
+            ms(k.mean),
+            ms(k.p50 as f64),
+            ms(k.p99 as f64),
+            ms(k.max as f64)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {} requests in {:.2}s, {} read, {} written",
+        r.requests,
+        r.duration_s,
+        bytes(r.bytes_read as f64),
+        bytes(r.bytes_written as f64)
+    );
+    let _ = writeln!(o, "Requests/sec: {:>12.2}", r.rps);
+    let per_s = if r.duration_s > 0.0 {
+        r.bytes_read as f64 / r.duration_s
+    } else {
+        0.0
+    };
+    let _ = writeln!(o, "Transfer/sec: {:>12}", bytes(per_s));
+    if let Some(rate) = &r.rate {
+        let l = &rate.lateness_us;
+        let _ = writeln!(
+            o,
+            "Rate: target {} req/s, achieved {} req/s; send lateness p50 {}, p99 {}, max {}",
+            num(rate.target_rps),
+            num(rate.achieved_rps),
+            ms(l.p50 as f64),
+            ms(l.p99 as f64),
+            ms(l.max as f64)
+        );
+        if rate.generator_bottleneck {
+            let _ = writeln!(
+                o,
+                "WARNING: the load generator could not keep the schedule ({} sends late with a \
+                 free connection); add threads or lower the rate",
+                rate.late_by_generator
+            );
+        }
+    }
+    let codes: Vec<String> = r.status.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    if !codes.is_empty() {
+        let _ = writeln!(o, "Status codes: {}", codes.join(", "));
+    }
+    let e = &r.errors;
+    if e.total > 0 {
+        let _ = writeln!(
+            o,
+            "Errors: {} (connect {}, timeout {}, reset {}, parse {}, status {}, body {})",
+            e.total, e.connect, e.timeout, e.reset, e.parse, e.status, e.body
+        );
+        for (class, msg) in &r.error_examples {
+            let _ = writeln!(o, "  {class}: {msg}");
+        }
+    }
+    if r.in_flight > 0 {
+        let _ = writeln!(o, "In flight at the stop: {}", r.in_flight);
+    }
+    let _ = writeln!(
+        o,
+        "r:{} w:{} e:{} t:{:.2}ms",
+        r.requests,
+        r.requests_written,
+        e.total,
+        lat.mean / 1000.0
+    );
+    o
+}
+
+fn distribution(o: &mut String, l: &LatencySummary) {
+    let _ = writeln!(
+        o,
+        "    mean {}  stdev {}  min {}  max {}",
+        ms(l.mean),
+        ms(l.stdev),
+        ms(l.min as f64),
+        ms(l.max as f64)
+    );
+    let _ = writeln!(
+        o,
+        "    50% {}  75% {}  90% {}  99% {}  99.9% {}  99.99% {}",
+        ms(l.p50 as f64),
+        ms(l.p75 as f64),
+        ms(l.p90 as f64),
+        ms(l.p99 as f64),
+        ms(l.p999 as f64),
+        ms(l.p9999 as f64)
+    );
+}
+
+/// Microseconds, shown in the unit that fits.
+fn ms(us: f64) -> String {
+    if us >= 1_000_000.0 {
+        format!("{:.2}s", us / 1_000_000.0)
+    } else if us >= 1000.0 {
+        format!("{:.2}ms", us / 1000.0)
+    } else {
+        format!("{us:.0}us")
+    }
+}
+
+fn bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.2}{}", UNITS[u])
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(ms(512.0), "512us");
+        assert_eq!(ms(1500.0), "1.50ms");
+        assert_eq!(ms(2_500_000.0), "2.50s");
+        assert_eq!(bytes(100.0), "100.00B");
+        assert_eq!(bytes(3.0 * 1024.0 * 1024.0), "3.00MiB");
+        assert_eq!(num(10.0), "10");
+        assert_eq!(num(0.5), "0.50");
+    }
+}

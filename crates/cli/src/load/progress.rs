@@ -1,0 +1,153 @@
+//! While a run goes on: the live progress line on stderr (only when it is a terminal), and
+//! Ctrl-C, which cancels the run so that what ran is still reported.
+
+use barrage_engine::{Cancel, Phase, SecondStats, Sink};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// The progress line: one rewrite per second from the engine's per-second records.
+pub struct Progress {
+    tty: bool,
+    shown: AtomicBool,
+    measured_s: AtomicU64,
+    responses: AtomicU64,
+    errors: AtomicU64,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            shown: AtomicBool::new(false),
+            measured_s: AtomicU64::new(0),
+            responses: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+        }
+    }
+
+    /// Erases the line before the summary is printed.
+    pub fn clear(&self) {
+        if self.shown.load(Ordering::Relaxed) {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+        }
+    }
+}
+
+impl Sink for Progress {
+    fn second(&self, s: &SecondStats) {
+        if !self.tty {
+            return;
+        }
+        let (label, elapsed) = match s.phase {
+            Phase::Warmup => ("warmup", s.second + 1),
+            _ => {
+                self.measured_s.fetch_add(1, Ordering::Relaxed);
+                self.responses.fetch_add(s.responses, Ordering::Relaxed);
+                self.errors.fetch_add(s.errors, Ordering::Relaxed);
+                ("", s.second + 1)
+            }
+        };
+        let rate = if s.span_s > 0.0 {
+            s.responses as f64 / s.span_s
+        } else {
+            0.0
+        };
+        let mut line = format!(
+            "\r\x1b[2K  {label}{}{elapsed}s  {rate:.0} req/s  p50 {:.2}ms  p99 {:.2}ms  errors {}",
+            if label.is_empty() { "" } else { " " },
+            s.p50_us as f64 / 1000.0,
+            s.p99_us as f64 / 1000.0,
+            s.errors
+        );
+        if s.phase == Phase::Measure {
+            line.push_str(&format!(
+                "  (total {} responses, {} errors)",
+                self.responses.load(Ordering::Relaxed),
+                self.errors.load(Ordering::Relaxed)
+            ));
+        }
+        eprint!("{line}");
+        let _ = std::io::stderr().flush();
+        self.shown.store(true, Ordering::Relaxed);
+    }
+
+    fn phase(&self, _phase: Phase, _at: Instant) {}
+}
+
+/// SIGINT and SIGTERM blocked in this thread (so the engine's workers inherit the mask) and
+/// received by a watcher thread with `sigtimedwait`; the first cancels the run, a second one
+/// exits at once.
+pub struct CtrlC {
+    set: libc::sigset_t,
+}
+
+pub struct Watch {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl CtrlC {
+    pub fn install() -> anyhow::Result<CtrlC> {
+        // SAFETY: sigset functions initialise and fill the set we own; pthread_sigmask changes
+        // only this thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            if rc != 0 {
+                anyhow::bail!("cannot block signals: error {rc}");
+            }
+            Ok(CtrlC { set })
+        }
+    }
+
+    /// Watches for the signals until the returned guard is dropped.
+    pub fn watch(&self, cancel: Cancel) -> Watch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (st, set) = (stop.clone(), self.set);
+        let thread = std::thread::spawn(move || {
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 50_000_000,
+            };
+            while !st.load(Ordering::Relaxed) {
+                // SAFETY: `set` is a valid signal set; a null info pointer is allowed.
+                let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
+                if sig == libc::SIGINT || sig == libc::SIGTERM {
+                    if cancel.is_cancelled() {
+                        std::process::exit(130);
+                    }
+                    cancel.cancel();
+                }
+            }
+        });
+        Watch {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for CtrlC {
+    fn drop(&mut self) {
+        // SAFETY: unblocks the set this value blocked, in the same thread.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &self.set, std::ptr::null_mut());
+        }
+    }
+}

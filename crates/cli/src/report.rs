@@ -1,0 +1,204 @@
+//! `barrage report`: reads results (a study's `results.json` or its directory, or `barrage load
+//! --json` documents), builds the report and writes it as HTML, Markdown or CSV.
+
+use anyhow::{bail, Context};
+use barrage_report::{Format, Input};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Output format of `barrage report`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutFormat {
+    /// One self-contained HTML file with SVG plots (opens offline).
+    #[default]
+    Html,
+    /// Markdown tables (for a README or a pull request).
+    Md,
+    /// CSV in long form (one line per point, contender and metric).
+    Csv,
+}
+
+#[derive(clap::Args, Default)]
+pub struct Args {
+    /// Results: a study's results.json (or the directory holding it), or `barrage load --json`
+    /// documents. With two or more study results the first is the baseline and the others are
+    /// compared with it point by point.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// Where to write the report (`-` for stdout). Default: report.html beside the first results
+    /// file for HTML, stdout for Markdown and CSV.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Output format (default: from the output file's extension, else html).
+    #[arg(short, long, value_enum)]
+    pub format: Option<OutFormat>,
+    /// Plot the latency distributions at this point (its label as the tables show it, e.g.
+    /// "c=64"); repeatable. Default: the highest point of each sweep line.
+    #[arg(long = "point", value_name = "LABEL")]
+    pub points: Vec<String>,
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    if args.results.is_empty() {
+        bail!("no results given");
+    }
+    let format = args.format.unwrap_or_else(|| {
+        match args
+            .output
+            .as_deref()
+            .and_then(|p| p.extension())
+            .and_then(|e| e.to_str())
+        {
+            Some("md" | "markdown") => OutFormat::Md,
+            Some("csv") => OutFormat::Csv,
+            _ => OutFormat::Html,
+        }
+    });
+    let mut inputs = Vec::new();
+    for p in &args.results {
+        let file = if p.is_dir() {
+            p.join("results.json")
+        } else {
+            p.clone()
+        };
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let input: Input =
+            barrage_report::parse(&text).with_context(|| format!("{}", file.display()))?;
+        inputs.push((label(p, &file), input));
+    }
+    let options = barrage_report::Options {
+        hdr_points: args.points.clone(),
+    };
+    let page = barrage_report::build_with(&inputs, &options).context("cannot build the report")?;
+    let fmt = match format {
+        OutFormat::Html => Format::Html,
+        OutFormat::Md => Format::Markdown,
+        OutFormat::Csv => Format::Csv,
+    };
+    let text = barrage_report::render(
+        &page,
+        fmt,
+        &format!("barrage {}", env!("CARGO_PKG_VERSION")),
+    );
+    let out = match (&args.output, format) {
+        (Some(p), _) => Some(p.clone()),
+        (None, OutFormat::Html) => {
+            let first = &args.results[0];
+            let dir = if first.is_dir() {
+                first.clone()
+            } else {
+                first.parent().map(Path::to_path_buf).unwrap_or_default()
+            };
+            Some(dir.join("report.html"))
+        }
+        (None, _) => None,
+    };
+    match out {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+            eprintln!("barrage: report written to {}", p.display());
+        }
+        _ => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .context("cannot write to stdout")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A short name for a results file: its directory's name for `DIR/results.json`, else the file
+/// name.
+fn label(given: &Path, file: &Path) -> String {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    if given.is_dir() || file.file_name().is_some_and(|n| n == "results.json") {
+        if let Some(d) = file.parent().and_then(name) {
+            return d;
+        }
+    }
+    name(file).unwrap_or_else(|| file.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../report/tests/fixtures")
+            .join(name)
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("barrage-cli-report-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn writes_each_format_and_infers_it_from_the_extension() {
+        let d = tmp("formats");
+        for (file, format, starts) in [
+            ("r.md", None, "# barrage study: tiny"),
+            ("r.csv", None, "section,point,contender,metric"),
+            ("r.html", None, "<!DOCTYPE html>"),
+            ("r.txt", Some(OutFormat::Md), "# barrage study: tiny"),
+        ] {
+            let out = d.join(file);
+            let args = Args {
+                results: vec![fixture("server-study.json")],
+                output: Some(out.clone()),
+                format,
+                points: vec![],
+            };
+            assert_eq!(main(args).unwrap(), ExitCode::SUCCESS);
+            let text = std::fs::read_to_string(&out).unwrap();
+            assert!(
+                text.starts_with(starts),
+                "{file}: {}",
+                &text[..80.min(text.len())]
+            );
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_results_directory_gets_report_html_inside() {
+        let d = tmp("dir");
+        std::fs::copy(fixture("single-trial.json"), d.join("results.json")).unwrap();
+        let args = Args {
+            results: vec![d.clone()],
+            ..Args::default()
+        };
+        assert_eq!(main(args).unwrap(), ExitCode::SUCCESS);
+        let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+        assert!(html.contains("Single trial per point"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_with_the_file_name() {
+        let d = tmp("bad");
+        let f = d.join("x.json");
+        std::fs::write(&f, r#"{"schema":"nope/1"}"#).unwrap();
+        let e = main(Args {
+            results: vec![f],
+            output: Some(d.join("o.html")),
+            ..Args::default()
+        })
+        .unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("x.json") && msg.contains("nope/1"), "{msg}");
+        let e = main(Args {
+            results: vec![d.join("missing.json")],
+            ..Args::default()
+        })
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("cannot read"), "{e:#}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

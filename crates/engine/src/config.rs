@@ -1,0 +1,411 @@
+//! The run's configuration: plain data from the CLI or a study file, and its validated form.
+//!
+//! Validation is the only place that interprets the URL and checks option combinations, so the
+//! workers can take every field at face value.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use thiserror::Error;
+
+/// What to load and how. Plain data: every field public, `Default` gives wrk-like settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub url: String,
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub connections: usize,
+    /// Worker threads; 0 means one per core. Never more than `connections`.
+    pub threads: usize,
+    /// Serialized as seconds (a number), like every duration here.
+    #[serde(with = "secs_opt")]
+    pub duration: Option<Duration>,
+    pub requests: Option<u64>,
+    /// Open loop: requests per second over all connections.
+    pub rate: Option<f64>,
+    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
+    pub pipeline: usize,
+    pub keepalive: bool,
+    #[serde(with = "secs")]
+    pub timeout: Duration,
+    #[serde(with = "secs")]
+    pub warmup: Duration,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<Vec<u8>>,
+    pub insecure: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            url: String::new(),
+            method: "GET".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            connections: 10,
+            threads: 0,
+            duration: None,
+            requests: None,
+            rate: None,
+            pipeline: 1,
+            keepalive: true,
+            timeout: Duration::from_secs(10),
+            warmup: Duration::ZERO,
+            expect_status: None,
+            expect_body: None,
+            insecure: false,
+        }
+    }
+}
+
+/// Durations as seconds (f64) in serialized configs: readable in JSON and in TOML study files.
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+}
+
+mod secs_opt {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        match Option::<f64>::deserialize(d)? {
+            Some(v) => Duration::try_from_secs_f64(v)
+                .map(Some)
+                .map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A configuration option that cannot be run.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    #[error("bad URL {url:?}: {why}")]
+    Url { url: String, why: &'static str },
+    #[error("connections must be at least 1")]
+    NoConnections,
+    #[error("pipeline depth must be between 1 and 1024")]
+    Pipeline,
+    #[error(
+        "--pipeline needs keep-alive (with --no-keepalive every request has its own connection)"
+    )]
+    PipelineWithoutKeepalive,
+    #[error("rate must be a positive, finite number of requests per second")]
+    Rate,
+    #[error("no stop condition: give a duration or a number of requests")]
+    NoStop,
+    #[error("duration must be longer than zero")]
+    ZeroDuration,
+    #[error("timeout must be between 1 ms and 1 hour")]
+    Timeout,
+    #[error("invalid method {0:?}")]
+    Method(String),
+    #[error("invalid header {0:?}")]
+    Header(String),
+    #[error("expected status must be between 100 and 999")]
+    ExpectStatus,
+}
+
+/// Where requests go, taken apart from the URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    pub tls: bool,
+    /// Host as written (without brackets for IPv6), used for DNS and TLS server name.
+    pub host: String,
+    pub port: u16,
+    /// Path and query, starting with `/`.
+    pub path: String,
+    /// Value for the Host header.
+    pub authority: String,
+}
+
+/// A configuration that passed [`Config::validate`]; the engine runs only these.
+#[derive(Debug, Clone)]
+pub struct ValidConfig {
+    pub(crate) cfg: Config,
+    pub(crate) target: Target,
+    pub(crate) threads: usize,
+}
+
+impl ValidConfig {
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+    /// Worker threads the run will use (after defaulting and capping at the connections).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<ValidConfig, ConfigError> {
+        let target = parse_url(&self.url)?;
+        if self.connections == 0 {
+            return Err(ConfigError::NoConnections);
+        }
+        if self.pipeline == 0 || self.pipeline > 1024 {
+            return Err(ConfigError::Pipeline);
+        }
+        if self.pipeline > 1 && !self.keepalive {
+            return Err(ConfigError::PipelineWithoutKeepalive);
+        }
+        if let Some(r) = self.rate {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(ConfigError::Rate);
+            }
+        }
+        match (self.duration, self.requests) {
+            (None, None) => return Err(ConfigError::NoStop),
+            (Some(d), _) if d.is_zero() => return Err(ConfigError::ZeroDuration),
+            _ => {}
+        }
+        if self.timeout < Duration::from_millis(1) || self.timeout > Duration::from_secs(3600) {
+            return Err(ConfigError::Timeout);
+        }
+        if self.method.is_empty() || !self.method.bytes().all(is_tchar) {
+            return Err(ConfigError::Method(self.method.clone()));
+        }
+        for (n, v) in &self.headers {
+            let bad_value = v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0);
+            if n.is_empty() || !n.bytes().all(is_tchar) || bad_value {
+                return Err(ConfigError::Header(format!("{n}: {v}")));
+            }
+        }
+        if let Some(s) = self.expect_status {
+            if !(100..=999).contains(&s) {
+                return Err(ConfigError::ExpectStatus);
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = if self.threads == 0 {
+            cores
+        } else {
+            self.threads
+        };
+        Ok(ValidConfig {
+            cfg: self.clone(),
+            target,
+            threads: threads.min(self.connections).max(1),
+        })
+    }
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Parses `http://host[:port][/path]` and `https://...`; IPv6 literals in brackets.
+pub fn parse_url(url: &str) -> Result<Target, ConfigError> {
+    let bad = |why| ConfigError::Url {
+        url: url.to_string(),
+        why,
+    };
+    let (tls, rest) = if let Some(r) = url.strip_prefix("http://") {
+        (false, r)
+    } else if let Some(r) = url.strip_prefix("https://") {
+        (true, r)
+    } else if url.contains("://") {
+        return Err(bad("only http:// and https:// are supported"));
+    } else {
+        return Err(bad("missing scheme (http:// or https://)"));
+    };
+    if url.bytes().any(|b| b <= b' ' || b == 0x7f) {
+        return Err(bad("contains spaces or control characters"));
+    }
+    let (authority, path) = match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
+        Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
+        None => (rest, "/".to_string()),
+    };
+    let path = match path.find('#') {
+        Some(i) => path[..i].to_string(),
+        None => path,
+    };
+    if authority.contains('@') {
+        return Err(bad("user information in URLs is not supported"));
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let end = v6.find(']').ok_or_else(|| bad("unclosed '[' in host"))?;
+        let host = &v6[..end];
+        let after = &v6[end + 1..];
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p),
+            None if after.is_empty() => None,
+            None => return Err(bad("junk after IPv6 address")),
+        };
+        (host, port)
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("missing host"));
+    }
+    let port = match port {
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|&p| p != 0)
+            .ok_or_else(|| bad("bad port"))?,
+        None if tls => 443,
+        None => 80,
+    };
+    Ok(Target {
+        tls,
+        host: host.to_string(),
+        port,
+        path,
+        authority: authority.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let t = parse_url("http://127.0.0.1:8080/a?b").unwrap();
+        assert_eq!(
+            (t.tls, t.host.as_str(), t.port, t.path.as_str()),
+            (false, "127.0.0.1", 8080, "/a?b")
+        );
+        assert_eq!(t.authority, "127.0.0.1:8080");
+        let t = parse_url("https://example.com").unwrap();
+        assert_eq!((t.tls, t.port, t.path.as_str()), (true, 443, "/"));
+        let t = parse_url("http://[::1]:9/x#frag").unwrap();
+        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("::1", 9, "/x"));
+        let t = parse_url("http://h?q=1").unwrap();
+        assert_eq!(t.path, "/?q=1");
+        for bad in [
+            "",
+            "example.com",
+            "ftp://x",
+            "http://",
+            "http://:80/",
+            "http://h:0/",
+            "http://h:99999/",
+            "http://h:x/",
+            "http://u@h/",
+            "http://h/a b",
+            "http://[::1/",
+        ] {
+            assert!(parse_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn validation() {
+        let ok = Config {
+            url: "http://127.0.0.1:1/".into(),
+            duration: Some(Duration::from_secs(1)),
+            ..Config::default()
+        };
+        assert!(ok.validate().is_ok());
+        let cases: Vec<(Config, ConfigError)> = vec![
+            (
+                Config {
+                    connections: 0,
+                    ..ok.clone()
+                },
+                ConfigError::NoConnections,
+            ),
+            (
+                Config {
+                    pipeline: 0,
+                    ..ok.clone()
+                },
+                ConfigError::Pipeline,
+            ),
+            (
+                Config {
+                    pipeline: 2,
+                    keepalive: false,
+                    ..ok.clone()
+                },
+                ConfigError::PipelineWithoutKeepalive,
+            ),
+            (
+                Config {
+                    rate: Some(0.0),
+                    ..ok.clone()
+                },
+                ConfigError::Rate,
+            ),
+            (
+                Config {
+                    rate: Some(f64::NAN),
+                    ..ok.clone()
+                },
+                ConfigError::Rate,
+            ),
+            (
+                Config {
+                    duration: None,
+                    ..ok.clone()
+                },
+                ConfigError::NoStop,
+            ),
+            (
+                Config {
+                    method: "GE T".into(),
+                    ..ok.clone()
+                },
+                ConfigError::Method("GE T".into()),
+            ),
+            (
+                Config {
+                    headers: vec![("X".into(), "a\r\nb".into())],
+                    ..ok.clone()
+                },
+                ConfigError::Header("X: a\r\nb".into()),
+            ),
+            (
+                Config {
+                    timeout: Duration::ZERO,
+                    ..ok.clone()
+                },
+                ConfigError::Timeout,
+            ),
+        ];
+        for (cfg, want) in cases {
+            assert_eq!(cfg.validate().unwrap_err(), want);
+        }
+        let json = serde_json::to_string(&ok).unwrap();
+        assert!(json.contains("\"duration\":1.0"), "{json}");
+        let back: Config = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ok);
+        let partial: Config = serde_json::from_str(r#"{"url":"http://h/","timeout":0.5}"#).unwrap();
+        assert_eq!(partial.timeout, Duration::from_millis(500));
+        assert_eq!(partial.connections, Config::default().connections);
+        let v = Config {
+            connections: 3,
+            threads: 8,
+            ..ok
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(v.threads(), 3);
+    }
+}

@@ -1,0 +1,71 @@
+//! Error kinds the engine counts, and the errors that stop a run before it starts.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The class of a failed request or connection attempt. Counted by kind, never by message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A connection (or TLS handshake) could not be established.
+    Connect,
+    /// No complete response within the timeout.
+    Timeout,
+    /// The peer reset or closed the connection with requests outstanding.
+    Reset,
+    /// The response was malformed.
+    Parse,
+    /// The status differed from `expect_status`.
+    Status,
+    /// The body differed from `expect_body`.
+    Body,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Connect,
+        ErrorKind::Timeout,
+        ErrorKind::Reset,
+        ErrorKind::Parse,
+        ErrorKind::Status,
+        ErrorKind::Body,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Reset => "reset",
+            ErrorKind::Parse => "parse",
+            ErrorKind::Status => "status",
+            ErrorKind::Body => "body",
+        }
+    }
+}
+
+/// Why a run could not be carried out at all.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error("cannot resolve {host}")]
+    Resolve {
+        host: String,
+        source: std::io::Error,
+    },
+    #[error("cannot connect to {addr}")]
+    Connect {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("TLS handshake with {host} failed: {cause}")]
+    Tls { host: String, cause: String },
+    #[error("invalid TLS server name {0:?}")]
+    ServerName(String),
+    #[error("cannot start a worker: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("a worker thread panicked")]
+    WorkerPanic,
+}

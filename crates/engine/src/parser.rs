@@ -1,0 +1,230 @@
+//! Incremental response parsing for one connection: heads parsed in place from the worker's read
+//! buffer, bodies streamed through the wire crate's decoder and discarded (or compared with the
+//! expected body) in constant memory.
+
+use barrage_wire::{parse_response_head, BodyDecoder, WireError};
+use std::ops::ControlFlow;
+
+/// Largest response head accepted; a longer one is a parse error (keeps memory bounded).
+pub const MAX_HEAD: usize = 64 * 1024;
+
+/// A complete response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Done {
+    pub status: u16,
+    /// The connection may carry another request.
+    pub keep_alive: bool,
+    /// The body matched the expected body (always true without one).
+    pub body_ok: bool,
+}
+
+/// Why parsing stopped for good on this connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseFail {
+    Wire(WireError),
+    HeadTooLarge,
+}
+
+impl std::fmt::Display for ParseFail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseFail::Wire(e) => e.fmt(f),
+            ParseFail::HeadTooLarge => write!(f, "response head longer than {MAX_HEAD} bytes"),
+        }
+    }
+}
+
+/// Per-connection parse state; `carry` holds a partial head between reads (empty almost always).
+#[derive(Debug, Default)]
+pub struct Parser {
+    body: Option<BodyDecoder>,
+    status: u16,
+    keep_alive: bool,
+    body_off: u64,
+    body_bad: bool,
+    pub carry: Vec<u8>,
+}
+
+impl Parser {
+    pub fn reset(&mut self) {
+        self.body = None;
+        self.body_off = 0;
+        self.body_bad = false;
+        self.carry.clear();
+    }
+
+    /// Consumes `buf` (the carried partial head followed by newly read bytes), calling `on_done`
+    /// for each complete response; `on_done` may stop parsing (the connection is closing).
+    pub fn feed(
+        &mut self,
+        buf: &[u8],
+        request_was_head: bool,
+        expect: Option<&[u8]>,
+        mut on_done: impl FnMut(Done) -> ControlFlow<()>,
+    ) -> Result<(), ParseFail> {
+        self.carry.clear();
+        let mut pos = 0;
+        loop {
+            if let Some(dec) = self.body.as_mut() {
+                let off = &mut self.body_off;
+                let bad = &mut self.body_bad;
+                let n = dec
+                    .decode(&buf[pos..], |data| {
+                        if let Some(exp) = expect {
+                            check_body(exp, off, bad, data)
+                        }
+                    })
+                    .map_err(ParseFail::Wire)?;
+                pos += n;
+                if !dec.is_done() {
+                    return Ok(());
+                }
+                let done = self.finish(expect);
+                if on_done(done).is_break() {
+                    return Ok(());
+                }
+                continue;
+            }
+            if pos == buf.len() {
+                return Ok(());
+            }
+            match parse_response_head(&buf[pos..], request_was_head).map_err(ParseFail::Wire)? {
+                None => {
+                    let rest = &buf[pos..];
+                    if rest.len() > MAX_HEAD {
+                        return Err(ParseFail::HeadTooLarge);
+                    }
+                    self.carry.extend_from_slice(rest);
+                    return Ok(());
+                }
+                Some(h) => {
+                    pos += h.head_len;
+                    if h.is_interim() {
+                        continue;
+                    }
+                    self.status = h.status;
+                    self.keep_alive = h.keep_alive;
+                    self.body = Some(BodyDecoder::new(h.framing));
+                }
+            }
+        }
+    }
+
+    /// The peer closed: completes a close-delimited response; `Err` if a response was cut off.
+    pub fn eof(&mut self, expect: Option<&[u8]>) -> Result<Option<Done>, ParseFail> {
+        if !self.carry.is_empty() {
+            return Err(ParseFail::Wire(WireError::Head(
+                "connection closed mid-head",
+            )));
+        }
+        match self.body.as_mut() {
+            None => Ok(None),
+            Some(dec) => {
+                dec.finish_on_eof().map_err(ParseFail::Wire)?;
+                Ok(Some(self.finish(expect)))
+            }
+        }
+    }
+
+    fn finish(&mut self, expect: Option<&[u8]>) -> Done {
+        let body_ok = match expect {
+            Some(exp) => !self.body_bad && self.body_off == exp.len() as u64,
+            None => true,
+        };
+        self.body = None;
+        self.body_off = 0;
+        self.body_bad = false;
+        Done {
+            status: self.status,
+            keep_alive: self.keep_alive,
+            body_ok,
+        }
+    }
+}
+
+fn check_body(exp: &[u8], off: &mut u64, bad: &mut bool, data: &[u8]) {
+    let start = *off;
+    *off += data.len() as u64;
+    if *bad {
+        return;
+    }
+    let end = *off;
+    if end > exp.len() as u64 || exp[start as usize..end as usize] != *data {
+        *bad = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(wire: &[u8], cuts: &[usize], expect: Option<&[u8]>) -> Result<Vec<Done>, ParseFail> {
+        let mut p = Parser::default();
+        let mut out = Vec::new();
+        let mut points: Vec<usize> = cuts.to_vec();
+        points.push(wire.len());
+        points.sort_unstable();
+        let mut pos = 0;
+        for c in points {
+            let c = c.max(pos);
+            let mut buf = std::mem::take(&mut p.carry);
+            buf.extend_from_slice(&wire[pos..c]);
+            pos = c;
+            p.feed(&buf, false, expect, |d| {
+                out.push(d);
+                ControlFlow::Continue(())
+            })?;
+        }
+        if let Some(d) = p.eof(expect)? {
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    const WIRE: &[u8] =
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok\
+HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n1\r\no\r\n1\r\nk\r\n0\r\n\r\n\
+HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok";
+
+    #[test]
+    fn every_split_agrees() {
+        let whole = run(WIRE, &[], Some(b"ok")).unwrap();
+        assert_eq!(whole.len(), 3);
+        assert_eq!(
+            whole
+                .iter()
+                .map(|d| (d.status, d.keep_alive, d.body_ok))
+                .collect::<Vec<_>>(),
+            vec![(200, true, true), (404, true, true), (200, false, true)]
+        );
+        for a in 0..WIRE.len() {
+            assert_eq!(run(WIRE, &[a], Some(b"ok")).unwrap(), whole, "cut {a}");
+        }
+    }
+
+    #[test]
+    fn body_mismatch() {
+        let d = run(WIRE, &[], Some(b"ox")).unwrap();
+        assert!(d.iter().all(|d| !d.body_ok));
+        let d = run(WIRE, &[], Some(b"o")).unwrap();
+        assert!(d.iter().all(|d| !d.body_ok));
+        let d = run(WIRE, &[], Some(b"okk")).unwrap();
+        assert!(d.iter().all(|d| !d.body_ok));
+    }
+
+    #[test]
+    fn failures() {
+        assert!(matches!(
+            run(b"nonsense\r\n\r\n", &[], None),
+            Err(ParseFail::Wire(_))
+        ));
+        assert!(matches!(
+            run(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", &[], None),
+            Err(ParseFail::Wire(WireError::IncompleteBody))
+        ));
+        assert!(run(b"HTTP/1.1 200 OK\r\nContent-", &[], None).is_err());
+        let mut big = b"HTTP/1.1 200 OK\r\nX: ".to_vec();
+        big.resize(MAX_HEAD + 10, b'a');
+        assert_eq!(run(&big, &[], None), Err(ParseFail::HeadTooLarge));
+    }
+}

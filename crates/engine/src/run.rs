@@ -1,0 +1,327 @@
+//! The coordinating thread: resolves and probes the target, starts the workers, merges their
+//! per-second intervals into [`SecondStats`] for the sink, and builds the [`RunResult`].
+
+use crate::config::ValidConfig;
+use crate::result::{Parts, RunResult, Timing};
+use crate::sink::{Phase, SecondStats, Sink};
+use crate::stats::{Interval, Recorder};
+use crate::worker::{Plan, Report, Shared, Worker};
+use crate::{tls, Cancel, EngineError, Pacer};
+use barrage_wire::RequestSpec;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Runs the load described by `cfg`, reporting each second to `sink`, until the duration or
+/// request count is reached or `cancel` is set. Fails only when the run cannot start (the
+/// target cannot be resolved, refuses the first connection, or fails the TLS handshake).
+pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunResult, EngineError> {
+    let c = &cfg.cfg;
+    let target = &cfg.target;
+    let addr = resolve(&target.host, target.port)?;
+    let tls = match target.tls {
+        false => None,
+        true => {
+            let name = tls::server_name(&target.host)
+                .map_err(|_| EngineError::ServerName(target.host.clone()))?;
+            Some((tls::client_config(c.insecure), name))
+        }
+    };
+    raise_fd_limit(c.connections as u64 + 64);
+    probe(addr, &tls, &target.host, c.timeout)?;
+
+    let request = RequestSpec {
+        method: c.method.clone(),
+        host: target.authority.clone(),
+        path: target.path.clone(),
+        headers: c.headers.clone(),
+        body: c.body.clone(),
+        keep_alive: c.keepalive,
+    }
+    .encode();
+    let threads = cfg.threads;
+    let start = Instant::now();
+    let measure_start = start + c.warmup;
+    let shared = Shared {
+        addr,
+        tls,
+        batch: request.repeat(c.pipeline),
+        req_len: request.len(),
+        pipeline: c.pipeline,
+        keepalive: c.keepalive,
+        timeout: c.timeout,
+        is_head: c.method.eq_ignore_ascii_case("HEAD"),
+        expect_status: c.expect_status,
+        expect_body: c.expect_body.clone(),
+        start,
+        measure_start,
+        end: c.duration.map(|d| measure_start + d),
+        cancel: cancel.clone(),
+    };
+    let plans: Vec<Plan> = (0..threads)
+        .map(|w| Plan {
+            connections: share(c.connections as u64, threads, w) as usize,
+            budget: c.requests.map(|n| share(n, threads, w)),
+            pacer: c.rate.map(|r| Pacer::split(r, threads, w)),
+        })
+        .collect();
+
+    if !c.warmup.is_zero() {
+        sink.phase(Phase::Warmup, start);
+    } else {
+        sink.phase(Phase::Measure, start);
+    }
+    let (tx, rx) = mpsc::channel::<(usize, Report)>();
+    let collected = std::thread::scope(|s| -> Result<Collected, EngineError> {
+        let mut handles = Vec::new();
+        for (w, plan) in plans.into_iter().enumerate() {
+            let worker = Worker::new(&shared, plan, w, tx.clone())?;
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("barrage-worker-{w}"))
+                    .spawn_scoped(s, move || worker.run())?,
+            );
+        }
+        drop(tx);
+        let collected = collect(rx, threads, sink, measure_start, c.warmup.is_zero());
+        for h in handles {
+            h.join().map_err(|_| EngineError::WorkerPanic)?;
+        }
+        Ok(collected)
+    })?;
+    if collected.done < threads {
+        return Err(EngineError::WorkerPanic);
+    }
+    let measure_end = collected.stopped.max(measure_start);
+    sink.phase(Phase::Done, measure_end);
+    Ok(RunResult::build(Parts {
+        rec: collected.rec,
+        in_flight: collected.in_flight,
+        series: collected.series,
+        timing: Timing {
+            start,
+            measure_start,
+            measure_end,
+        },
+        cfg: c.clone(),
+        target: target.clone(),
+        threads,
+        cancelled: cancel.is_cancelled(),
+    }))
+}
+
+/// Worker `w`'s share of `n` among `workers` (the first ones take the remainder).
+fn share(n: u64, workers: usize, w: usize) -> u64 {
+    let workers = workers as u64;
+    n / workers + u64::from((w as u64) < n % workers)
+}
+
+struct Collected {
+    rec: Recorder,
+    in_flight: u64,
+    series: Vec<SecondStats>,
+    stopped: Instant,
+    done: usize,
+}
+
+/// A second being merged: how many workers reported it, and the sum so far.
+struct Pending {
+    interval: Interval,
+    span: Duration,
+}
+
+fn collect(
+    rx: mpsc::Receiver<(usize, Report)>,
+    workers: usize,
+    sink: &dyn Sink,
+    measure_start: Instant,
+    measure_marked: bool,
+) -> Collected {
+    let mut out = Collected {
+        rec: Recorder::default(),
+        in_flight: 0,
+        series: Vec::new(),
+        stopped: measure_start,
+        done: 0,
+    };
+    let mut marked = measure_marked;
+    // Seconds keyed by (phase rank, index); a second is complete when every worker has passed it.
+    let mut pending: BTreeMap<(u8, u64), Pending> = BTreeMap::new();
+    let mut last: Vec<Option<(u8, u64)>> = vec![None; workers];
+    let mut finished = vec![false; workers];
+    let emit = |key: (u8, u64), p: Pending, out: &mut Collected| {
+        let h = &p.interval.latency;
+        let q = |x: f64| {
+            if h.is_empty() {
+                0
+            } else {
+                h.value_at_quantile(x)
+            }
+        };
+        let s = SecondStats {
+            second: key.1,
+            phase: if key.0 == 0 {
+                Phase::Warmup
+            } else {
+                Phase::Measure
+            },
+            responses: p.interval.responses,
+            errors: p.interval.errors,
+            requests_written: p.interval.written,
+            bytes_read: p.interval.bytes_read,
+            p50_us: q(0.5),
+            p99_us: q(0.99),
+            span_s: p.span.as_secs_f64(),
+        };
+        sink.second(&s);
+        if key.0 == 1 {
+            out.series.push(s);
+        }
+    };
+    loop {
+        let msg = rx.recv_timeout(Duration::from_millis(100));
+        if !marked && Instant::now() >= measure_start {
+            sink.phase(Phase::Measure, measure_start);
+            marked = true;
+        }
+        match msg {
+            Ok((
+                w,
+                Report::Second {
+                    phase,
+                    index,
+                    span,
+                    interval,
+                },
+            )) => {
+                let key = (u8::from(phase == Phase::Measure), index);
+                let p = pending.entry(key).or_insert_with(|| Pending {
+                    interval: Interval::default(),
+                    span: Duration::ZERO,
+                });
+                p.interval.merge(&interval);
+                p.span = p.span.max(span);
+                last[w] = Some(key);
+            }
+            Ok((w, Report::Done(o))) => {
+                out.rec.merge(&o.rec);
+                out.in_flight += o.in_flight;
+                out.stopped = out.stopped.max(o.stopped);
+                out.done += 1;
+                finished[w] = true;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        while let Some((&key, _)) = pending.first_key_value() {
+            let complete = (0..workers).all(|w| finished[w] || last[w].is_some_and(|l| l >= key));
+            if !complete {
+                break;
+            }
+            let (key, p) = pending.pop_first().expect("non-empty");
+            emit(key, p, &mut out);
+        }
+    }
+    while let Some((key, p)) = pending.pop_first() {
+        emit(key, p, &mut out);
+    }
+    out
+}
+
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, EngineError> {
+    let addrs = (host, port)
+        .to_socket_addrs()
+        .map_err(|source| EngineError::Resolve {
+            host: host.to_string(),
+            source,
+        })?;
+    let all: Vec<SocketAddr> = addrs.collect();
+    // Prefer IPv4 when both are offered (what most servers listen on); any address otherwise.
+    all.iter()
+        .find(|a| a.is_ipv4())
+        .or(all.first())
+        .copied()
+        .ok_or_else(|| EngineError::Resolve {
+            host: host.to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no addresses"),
+        })
+}
+
+/// One blocking connection (and TLS handshake) before the run, so that a target that refuses
+/// from the start, or a certificate that does not verify, fails the run with a clear cause.
+fn probe(
+    addr: SocketAddr,
+    tls: &Option<(
+        Arc<rustls::ClientConfig>,
+        rustls::pki_types::ServerName<'static>,
+    )>,
+    host: &str,
+    timeout: Duration,
+) -> Result<(), EngineError> {
+    let mut sock = TcpStream::connect_timeout(&addr, timeout)
+        .map_err(|source| EngineError::Connect { addr, source })?;
+    let Some((cfg, name)) = tls else {
+        return Ok(());
+    };
+    let tls_fail = |cause: String| EngineError::Tls {
+        host: host.to_string(),
+        cause,
+    };
+    sock.set_read_timeout(Some(timeout))?;
+    sock.set_write_timeout(Some(timeout))?;
+    let mut conn = rustls::ClientConnection::new(cfg.clone(), name.clone())
+        .map_err(|e| tls_fail(e.to_string()))?;
+    while conn.is_handshaking() {
+        if let Err(e) = conn.complete_io(&mut sock) {
+            // rustls wraps its own error (e.g. an unknown issuer) in the io::Error.
+            let cause = match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                Some(r) => r.to_string(),
+                None => e.to_string(),
+            };
+            return Err(tls_fail(cause));
+        }
+    }
+    // Close politely; errors here do not matter.
+    conn.send_close_notify();
+    let _ = conn.write_tls(&mut sock);
+    let _ = sock.flush();
+    let mut sink = [0u8; 1];
+    sock.set_read_timeout(Some(Duration::from_millis(1)))?;
+    let _ = sock.read(&mut sink);
+    Ok(())
+}
+
+/// Many connections need many descriptors: raise the soft limit toward the hard one.
+fn raise_fd_limit(want: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return;
+        }
+        if lim.rlim_cur >= want as libc::rlim_t {
+            return;
+        }
+        lim.rlim_cur = (want as libc::rlim_t).min(lim.rlim_max);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shares_add_up() {
+        for n in [0u64, 1, 7, 100, 1001] {
+            for w in 1..5 {
+                let total: u64 = (0..w).map(|i| super::share(n, w, i)).sum();
+                assert_eq!(total, n);
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Recording: per-worker HDR histograms and counters, per-second intervals, and the summaries
+//! computed from merged histograms. Nothing here allocates per request.
+
+use crate::error::ErrorKind;
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Highest value a histogram holds: one hour in microseconds.
+pub const HIST_MAX_US: u64 = 3_600_000_000;
+
+/// A latency histogram in microseconds, 1 µs to 1 h, 3 significant figures.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIST_MAX_US, 3).expect("constant histogram bounds are valid")
+}
+
+/// Microseconds of a duration, at least 1 (the histogram's lowest value) and at most 1 h.
+pub fn micros(d: Duration) -> u64 {
+    (d.as_micros().min(u128::from(HIST_MAX_US)) as u64).max(1)
+}
+
+/// Counters of one worker (or, merged, of the run).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub responses: u64,
+    pub written: u64,
+    pub errors: [u64; 6],
+    pub connects: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Open loop: sends that went out more than 1 ms late although a connection was free.
+    pub late_by_generator: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.responses += o.responses;
+        self.written += o.written;
+        for (a, b) in self.errors.iter_mut().zip(o.errors) {
+            *a += b;
+        }
+        self.connects += o.connects;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+        self.late_by_generator += o.late_by_generator;
+    }
+    pub fn error_total(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+}
+
+/// Everything a worker measures over the measured window.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    pub counts: Counts,
+    /// Latency of valid responses (from the intended send time in open loop).
+    pub latency: Histogram<u64>,
+    /// Open loop: latency from the actual send time.
+    pub uncorrected: Histogram<u64>,
+    /// Open loop: how late each request went out.
+    pub lateness: Histogram<u64>,
+    /// Time to establish each connection (TCP and TLS).
+    pub connect: Histogram<u64>,
+    /// Complete responses by status code (valid or not).
+    pub status: Vec<u64>,
+    /// The first message seen for each error class, to tell the user what went wrong.
+    pub examples: [Option<String>; 6],
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            counts: Counts::default(),
+            latency: new_histogram(),
+            uncorrected: new_histogram(),
+            lateness: new_histogram(),
+            connect: new_histogram(),
+            status: vec![0; 1000],
+            examples: Default::default(),
+        }
+    }
+}
+
+impl Recorder {
+    pub fn reset(&mut self) {
+        self.counts = Counts::default();
+        self.latency.reset();
+        self.uncorrected.reset();
+        self.lateness.reset();
+        self.connect.reset();
+        self.status.iter_mut().for_each(|s| *s = 0);
+        self.examples = Default::default();
+    }
+
+    pub fn error(&mut self, kind: ErrorKind, n: u64, why: impl FnOnce() -> String) {
+        self.counts.errors[kind.index()] += n;
+        let ex = &mut self.examples[kind.index()];
+        if ex.is_none() {
+            *ex = Some(why());
+        }
+    }
+
+    pub fn merge(&mut self, o: &Recorder) {
+        self.counts.add(&o.counts);
+        // Same bounds everywhere, so adding cannot fail.
+        let _ = self.latency.add(&o.latency);
+        let _ = self.uncorrected.add(&o.uncorrected);
+        let _ = self.lateness.add(&o.lateness);
+        let _ = self.connect.add(&o.connect);
+        for (a, b) in self.status.iter_mut().zip(&o.status) {
+            *a += b;
+        }
+        for (a, b) in self.examples.iter_mut().zip(&o.examples) {
+            if a.is_none() {
+                a.clone_from(b);
+            }
+        }
+    }
+}
+
+/// Distribution summary of a histogram in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub min: u64,
+    pub max: u64,
+    pub p50: u64,
+    pub p75: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+}
+
+impl LatencySummary {
+    pub fn of(h: &Histogram<u64>) -> LatencySummary {
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: h.len(),
+            mean: h.mean(),
+            stdev: h.stdev(),
+            min: h.min(),
+            max: h.max(),
+            p50: h.value_at_quantile(0.5),
+            p75: h.value_at_quantile(0.75),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            p9999: h.value_at_quantile(0.9999),
+        }
+    }
+}
+
+/// The histogram in the V2 compressed (deflate) encoding, base64, as HdrHistogram's other
+/// implementations read it; histograms so encoded merge exactly.
+pub fn encode_hdr(h: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    // Serializing into a Vec cannot fail for histograms of this size.
+    let _ = V2DeflateSerializer::new().serialize(h, &mut bytes);
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Reads a histogram written by [`encode_hdr`].
+pub fn decode_hdr(s: &str) -> Option<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(s).ok()?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .ok()
+}
+
+/// One worker's second: its counters and latency histogram.
+#[derive(Debug, Clone)]
+pub struct Interval {
+    pub responses: u64,
+    pub errors: u64,
+    pub written: u64,
+    pub bytes_read: u64,
+    pub latency: Histogram<u64>,
+}
+
+impl Default for Interval {
+    fn default() -> Self {
+        Interval {
+            responses: 0,
+            errors: 0,
+            written: 0,
+            bytes_read: 0,
+            latency: new_histogram(),
+        }
+    }
+}
+
+impl Interval {
+    pub fn reset(&mut self) {
+        self.responses = 0;
+        self.errors = 0;
+        self.written = 0;
+        self.bytes_read = 0;
+        self.latency.reset();
+    }
+    pub fn merge(&mut self, o: &Interval) {
+        self.responses += o.responses;
+        self.errors += o.errors;
+        self.written += o.written;
+        self.bytes_read += o.bytes_read;
+        let _ = self.latency.add(&o.latency);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_and_roundtrip() {
+        let mut h = new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v).unwrap();
+        }
+        let s = LatencySummary::of(&h);
+        assert_eq!((s.count, s.min, s.max, s.p50), (1000, 1, 1000, 500));
+        assert!((s.mean - 500.5).abs() < 0.01);
+        assert_eq!(s.p99, 990);
+        let back = decode_hdr(&encode_hdr(&h)).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(LatencySummary::of(&new_histogram()).count, 0);
+    }
+
+    #[test]
+    fn micros_clamps() {
+        assert_eq!(micros(Duration::ZERO), 1);
+        assert_eq!(micros(Duration::from_millis(3)), 3000);
+        assert_eq!(micros(Duration::from_secs(10_000)), HIST_MAX_US);
+    }
+
+    #[test]
+    fn merge_adds() {
+        let mut a = Recorder::default();
+        let mut b = Recorder::default();
+        a.counts.responses = 2;
+        b.counts.responses = 3;
+        b.error(ErrorKind::Timeout, 2, || "t".into());
+        b.status[200] = 3;
+        b.latency.record(7).unwrap();
+        a.merge(&b);
+        assert_eq!(a.counts.responses, 5);
+        assert_eq!(a.counts.error_total(), 2);
+        assert_eq!(a.examples[ErrorKind::Timeout.index()].as_deref(), Some("t"));
+        assert_eq!(a.status[200], 3);
+        assert_eq!(a.latency.len(), 1);
+    }
+}

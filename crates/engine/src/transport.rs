@@ -1,0 +1,110 @@
+//! A connection's byte stream: plain TCP, or TLS through rustls' sans-IO client driven by the
+//! same non-blocking socket and event loop.
+
+use mio::net::TcpStream;
+use rustls::ClientConnection;
+use std::io::{self, Read, Write};
+
+pub enum Transport {
+    Plain(TcpStream),
+    Tls(Box<TlsStream>),
+}
+
+pub struct TlsStream {
+    pub sock: TcpStream,
+    pub tls: ClientConnection,
+}
+
+fn tls_err(e: rustls::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+impl Transport {
+    pub fn socket(&mut self) -> &mut TcpStream {
+        match self {
+            Transport::Plain(s) => s,
+            Transport::Tls(t) => &mut t.sock,
+        }
+    }
+
+    /// Advances a TLS handshake as far as the socket allows. `Ok(true)` when done (always for
+    /// plain TCP).
+    pub fn handshake(&mut self) -> io::Result<bool> {
+        let Transport::Tls(t) = self else {
+            return Ok(true);
+        };
+        while t.tls.is_handshaking() {
+            match t.tls.complete_io(&mut t.sock) {
+                Ok((0, 0)) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "connection closed during the TLS handshake",
+                    ))
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        self.flush()?;
+        Ok(true)
+    }
+
+    /// Reads plaintext. `Ok(0)` is end of stream; `WouldBlock` means drained.
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(s) => s.read(buf),
+            Transport::Tls(t) => loop {
+                match t.tls.reader().read(buf) {
+                    Ok(n) => return Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    // Closed without close_notify: an ordinary EOF for HTTP's purposes.
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(0),
+                    Err(e) => return Err(e),
+                }
+                match t.tls.read_tls(&mut t.sock) {
+                    Ok(0) => return Ok(0),
+                    Ok(_) => {
+                        t.tls.process_new_packets().map_err(tls_err)?;
+                        if t.tls.wants_write() {
+                            flush_tls(t)?;
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            },
+        }
+    }
+
+    /// Writes bytes; for TLS all of them are taken (encrypted into rustls' buffer) and as much as
+    /// possible is sent, the rest on [`Transport::flush`].
+    pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(s) => s.write(buf),
+            Transport::Tls(t) => {
+                t.tls.writer().write_all(buf)?;
+                flush_tls(t)?;
+                Ok(buf.len())
+            }
+        }
+    }
+
+    /// Sends buffered TLS records; a no-op for plain TCP.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Transport::Plain(_) => Ok(()),
+            Transport::Tls(t) => flush_tls(t),
+        }
+    }
+}
+
+fn flush_tls(t: &mut TlsStream) -> io::Result<()> {
+    while t.tls.wants_write() {
+        match t.tls.write_tls(&mut t.sock) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! Closed-loop writes and the read path of a connection: top up to the pipeline depth in one
+//! write, read into the worker's shared buffer, parse responses in place, record them.
+
+use super::{Sent, Shared, State, Worker};
+use crate::parser::Done;
+use crate::stats::{micros, Interval, Recorder};
+use crate::transport::Transport;
+use crate::ErrorKind;
+use std::io;
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+impl Worker<'_> {
+    /// Closed loop: tops the connection up to the pipeline depth in one write.
+    pub(super) fn fill(&mut self, i: usize, now: Instant) {
+        let c = &mut self.conns[i];
+        if c.state != State::Ready || c.wpos < c.wend {
+            return;
+        }
+        let mut k = (self.sh.pipeline - c.inflight.len()) as u64;
+        if self.measuring {
+            if let Some(b) = self.plan.budget.as_mut() {
+                k = k.min(*b);
+                *b -= k;
+            }
+        }
+        if k == 0 {
+            return;
+        }
+        for _ in 0..k {
+            c.inflight.push_back(Sent {
+                intended: now,
+                sent: now,
+                measured: self.measuring,
+            });
+        }
+        self.inflight_total += k;
+        self.iv.written += k;
+        if self.measuring {
+            self.rec.counts.written += k;
+        }
+        c.wpos = 0;
+        c.wend = k as usize * self.sh.req_len;
+        self.write_pending(i);
+    }
+
+    pub(super) fn write_pending(&mut self, i: usize) {
+        let c = &mut self.conns[i];
+        let Some(t) = c.t.as_mut() else { return };
+        while c.wpos < c.wend {
+            match t.write(&self.sh.batch[c.wpos..c.wend]) {
+                Ok(n) => {
+                    c.wpos += n;
+                    if self.measuring {
+                        self.rec.counts.bytes_written += n as u64;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return self.fail(i, ErrorKind::Reset, &e, Instant::now()),
+            }
+        }
+        c.wpos = 0;
+        c.wend = 0;
+    }
+
+    pub(super) fn on_readable(&mut self, i: usize, closed: bool, now: Instant) {
+        loop {
+            let c = &mut self.conns[i];
+            let Some(t) = c.t.as_mut() else { return };
+            let carry = c.parser.carry.len();
+            self.rbuf[..carry].copy_from_slice(&c.parser.carry);
+            let room = self.rbuf.len() - carry;
+            match t.read(&mut self.rbuf[carry..]) {
+                Ok(0) => return self.on_eof(i, now),
+                Ok(n) => {
+                    if self.measuring {
+                        self.rec.counts.bytes_read += n as u64;
+                    }
+                    self.iv.bytes_read += n as u64;
+                    let plain = matches!(t, Transport::Plain(_));
+                    if !self.process(i, carry + n, now) {
+                        return;
+                    }
+                    // A short read drained the socket; edge-triggered polling reports new data.
+                    // When the peer has closed, read on to see the end of the stream.
+                    if plain && n < room && !closed {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let kind = if e.kind() == io::ErrorKind::InvalidData {
+                        ErrorKind::Parse
+                    } else {
+                        ErrorKind::Reset
+                    };
+                    return self.fail(i, kind, &e, now);
+                }
+            }
+        }
+        if self.plan.pacer.is_none() {
+            self.fill(i, now);
+        }
+    }
+
+    /// Parses `rbuf[..len]`; false when the connection was closed.
+    pub(super) fn process(&mut self, i: usize, len: usize, now: Instant) -> bool {
+        let sh = self.sh;
+        let c = &mut self.conns[i];
+        let (parser, inflight) = (&mut c.parser, &mut c.inflight);
+        let mut close = false;
+        let mut unexpected = false;
+        let mut freed = 0;
+        let res = parser.feed(
+            &self.rbuf[..len],
+            sh.is_head,
+            sh.expect_body.as_deref(),
+            |d| {
+                let Some(s) = inflight.pop_front() else {
+                    unexpected = true;
+                    return ControlFlow::Break(());
+                };
+                complete(
+                    &mut self.rec,
+                    &mut self.iv,
+                    sh,
+                    (self.plan.pacer.is_some(), self.measuring),
+                    d,
+                    s,
+                    now,
+                );
+                c.served += 1;
+                if !d.keep_alive || !sh.keepalive {
+                    close = true;
+                    return ControlFlow::Break(());
+                }
+                freed += 1;
+                ControlFlow::Continue(())
+            },
+        );
+        self.inflight_total -= freed + u64::from(close);
+        if freed + u64::from(close) > 0 {
+            // A response: the target works, so the next failure starts the backoff afresh.
+            self.conns[i].failures = 0;
+            self.last_progress = now;
+        }
+        if let Err(e) = res {
+            self.fail(i, ErrorKind::Parse, &e, now);
+            return false;
+        }
+        if unexpected {
+            self.fail(i, ErrorKind::Parse, &"response without a request", now);
+            return false;
+        }
+        if self.plan.pacer.is_some() {
+            let gen = self.conns[i].gen;
+            for _ in 0..freed {
+                self.free.push_back((i as u32, gen));
+            }
+        }
+        if close {
+            self.close_and_reconnect(i, now);
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn on_eof(&mut self, i: usize, now: Instant) {
+        let sh = self.sh;
+        let c = &mut self.conns[i];
+        match c.parser.eof(sh.expect_body.as_deref()) {
+            Ok(Some(d)) => match c.inflight.pop_front() {
+                Some(s) => {
+                    complete(
+                        &mut self.rec,
+                        &mut self.iv,
+                        sh,
+                        (self.plan.pacer.is_some(), self.measuring),
+                        d,
+                        s,
+                        now,
+                    );
+                    c.served += 1;
+                    self.inflight_total -= 1;
+                    self.close_and_reconnect(i, now);
+                }
+                None => self.fail(i, ErrorKind::Parse, &"response without a request", now),
+            },
+            Ok(None) if c.inflight.is_empty() && c.served > 0 => self.close_and_reconnect(i, now),
+            Ok(None) => self.fail(i, ErrorKind::Reset, &"connection closed by the peer", now),
+            Err(e) => self.fail(i, ErrorKind::Reset, &e, now),
+        }
+    }
+}
+
+/// Records one complete response to a request: in the second's interval always, in the run's
+/// recorder only for requests written in the measured window.
+fn complete(
+    rec: &mut Recorder,
+    iv: &mut Interval,
+    sh: &Shared,
+    (open_loop, measuring): (bool, bool),
+    d: Done,
+    s: Sent,
+    now: Instant,
+) {
+    // The second's interval counts what the phase counts: in the measured window only requests
+    // written in it (so the series adds up to the totals), in warmup everything.
+    let in_interval = s.measured || !measuring;
+    let lat = micros(now.saturating_duration_since(s.intended));
+    let kind = if sh.expect_status.is_some_and(|want| want != d.status) {
+        Some(ErrorKind::Status)
+    } else if !d.body_ok {
+        Some(ErrorKind::Body)
+    } else {
+        None
+    };
+    match kind {
+        _ if !in_interval => {}
+        Some(_) => iv.errors += 1,
+        None => {
+            iv.responses += 1;
+            let _ = iv.latency.record(lat);
+        }
+    }
+    if !s.measured {
+        return;
+    }
+    rec.status[usize::from(d.status).min(999)] += 1;
+    match kind {
+        Some(ErrorKind::Status) => {
+            let want = sh.expect_status.unwrap_or_default();
+            rec.error(ErrorKind::Status, 1, || {
+                format!("status {} (expected {want})", d.status)
+            });
+        }
+        Some(k) => rec.error(k, 1, || "body differs from the expected body".into()),
+        None => {
+            rec.counts.responses += 1;
+            let _ = rec.latency.record(lat);
+            if open_loop {
+                let _ = rec
+                    .uncorrected
+                    .record(micros(now.saturating_duration_since(s.sent)));
+            }
+        }
+    }
+}

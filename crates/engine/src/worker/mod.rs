@@ -1,0 +1,473 @@
+//! One worker: a thread that owns its connections and a mio event loop. No locks, no allocation
+//! per request: request bytes are pre-encoded (D copies for pipelining) and written from one
+//! buffer, responses are parsed in place from one read buffer shared by the worker's connections
+//! (a partial head is carried per connection), bodies are discarded as they stream by.
+
+use crate::parser::Parser;
+use crate::sink::Phase;
+use crate::stats::{micros, Interval, Recorder};
+mod exchange;
+mod open_loop;
+
+use crate::timer::Timer;
+use crate::transport::{TlsStream, Transport};
+use crate::{Cancel, ErrorKind, Pacer};
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token};
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Read buffer per worker: room for a carried head of up to `MAX_HEAD` plus a 64 KiB read.
+const READ_BUF: usize = crate::parser::MAX_HEAD + 64 * 1024;
+/// First and largest reconnect delay after consecutive failures.
+const BACKOFF_BASE: Duration = Duration::from_millis(5);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
+/// Sends later than this with a free connection available count as the generator's fault.
+const GENERATOR_SLACK: Duration = Duration::from_millis(1);
+
+/// What every worker of a run shares, read-only.
+pub struct Shared {
+    pub addr: SocketAddr,
+    pub tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
+    /// `pipeline` copies of the encoded request, back to back.
+    pub batch: Vec<u8>,
+    pub req_len: usize,
+    pub pipeline: usize,
+    pub keepalive: bool,
+    pub timeout: Duration,
+    pub is_head: bool,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<Vec<u8>>,
+    pub start: Instant,
+    pub measure_start: Instant,
+    pub end: Option<Instant>,
+    pub cancel: Cancel,
+}
+
+/// This worker's share of the run.
+pub struct Plan {
+    pub connections: usize,
+    /// Requests to write in the measured window (None: until the end time).
+    pub budget: Option<u64>,
+    pub pacer: Option<Pacer>,
+}
+
+pub enum Report {
+    Second {
+        phase: Phase,
+        index: u64,
+        span: Duration,
+        interval: Box<Interval>,
+    },
+    Done(Box<Outcome>),
+}
+
+pub struct Outcome {
+    pub rec: Recorder,
+    /// Measured requests written but neither answered nor failed when the worker stopped.
+    pub in_flight: u64,
+    pub stopped: Instant,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Backoff,
+    Connecting,
+    Handshaking,
+    Ready,
+}
+
+#[derive(Clone, Copy)]
+struct Sent {
+    intended: Instant,
+    sent: Instant,
+    measured: bool,
+}
+
+struct Conn {
+    t: Option<Transport>,
+    state: State,
+    /// Start of the current state (connect start), or the end of a backoff.
+    since: Instant,
+    gen: u32,
+    inflight: VecDeque<Sent>,
+    /// Pending part of a write from `Shared::batch`.
+    wpos: usize,
+    wend: usize,
+    parser: Parser,
+    failures: u32,
+    served: u64,
+}
+
+pub struct Worker<'a> {
+    sh: &'a Shared,
+    plan: Plan,
+    tx: Sender<(usize, Report)>,
+    index: usize,
+    poll: Poll,
+    conns: Vec<Conn>,
+    rbuf: Vec<u8>,
+    rec: Recorder,
+    iv: Interval,
+    measuring: bool,
+    sec_start: Instant,
+    sec_index: u64,
+    inflight_total: u64,
+    /// Open loop: (connection, generation) for each free request slot.
+    free: VecDeque<(u32, u32)>,
+    sent: u64,
+    next_send: Option<Instant>,
+    blocked: bool,
+    /// Open loop: wakes the loop at the next send time.
+    timer: Option<Timer>,
+    /// Last successful connect or response: a run bounded only by a request count gives up
+    /// when the target has been unreachable for a while (it would never end otherwise).
+    last_progress: Instant,
+    tick: Duration,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        sh: &'a Shared,
+        plan: Plan,
+        index: usize,
+        tx: Sender<(usize, Report)>,
+    ) -> io::Result<Self> {
+        let now = Instant::now();
+        let conns = (0..plan.connections)
+            .map(|_| Conn {
+                t: None,
+                state: State::Backoff,
+                since: now,
+                gen: 0,
+                inflight: VecDeque::with_capacity(sh.pipeline),
+                wpos: 0,
+                wend: 0,
+                parser: Parser::default(),
+                failures: 0,
+                served: 0,
+            })
+            .collect();
+        let free_cap = if plan.pacer.is_some() {
+            plan.connections * sh.pipeline
+        } else {
+            0
+        };
+        let measuring = sh.measure_start <= sh.start;
+        let poll = Poll::new()?;
+        let timer = match plan.pacer {
+            Some(_) => Some(Timer::new(poll.registry(), Token(plan.connections))?),
+            None => None,
+        };
+        Ok(Worker {
+            sh,
+            tx,
+            index,
+            poll,
+            conns,
+            rbuf: vec![0; READ_BUF],
+            rec: Recorder::default(),
+            iv: Interval::default(),
+            measuring,
+            sec_start: sh.start,
+            sec_index: 0,
+            inflight_total: 0,
+            free: VecDeque::with_capacity(free_cap),
+            sent: 0,
+            next_send: None,
+            blocked: false,
+            timer,
+            last_progress: now,
+            // Timeouts and reconnects are checked on a coarse tick, not on every wakeup.
+            tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
+            plan,
+        })
+    }
+
+    pub fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        let now = Instant::now();
+        for i in 0..self.conns.len() {
+            self.connect(i, now);
+        }
+        let mut next_tick = now + self.tick;
+        loop {
+            let now = Instant::now();
+            if !self.measuring && now >= self.sh.measure_start {
+                self.flush_second(self.sh.measure_start);
+                self.rec.reset();
+                self.measuring = true;
+                self.sec_start = self.sh.measure_start;
+                self.sec_index = 0;
+            }
+            while now >= self.sec_start + Duration::from_secs(1) {
+                self.flush_second(self.sec_start + Duration::from_secs(1));
+            }
+            if self.sh.cancel.is_cancelled() || self.sh.end.is_some_and(|e| now >= e) {
+                break;
+            }
+            if self.measuring && self.plan.budget == Some(0) && self.inflight_total == 0 {
+                break;
+            }
+            if self.sh.end.is_none()
+                && now.saturating_duration_since(self.last_progress) > self.give_up_after()
+            {
+                break;
+            }
+            if now >= next_tick {
+                self.scan(now);
+                next_tick = now + self.tick;
+            }
+            if self.plan.pacer.is_some() {
+                self.pace(now);
+            }
+            let mut wake = next_tick.min(self.sec_start + Duration::from_secs(1));
+            if !self.measuring {
+                wake = wake.min(self.sh.measure_start);
+            }
+            if let Some(e) = self.sh.end {
+                wake = wake.min(e);
+            }
+            if let (Some(s), Some(t)) = (self.next_send, self.timer.as_mut()) {
+                t.arm(s);
+            }
+            let timeout = wake.saturating_duration_since(now);
+            if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    break;
+                }
+            }
+            for ev in events.iter() {
+                if ev.token().0 == self.conns.len() {
+                    if let Some(t) = self.timer.as_mut() {
+                        t.fired();
+                    }
+                    continue;
+                }
+                let closed = ev.is_read_closed() || ev.is_error();
+                let readable = ev.is_readable() || closed;
+                self.on_event(ev.token().0, readable, closed, ev.is_writable());
+            }
+        }
+        let stopped = Instant::now();
+        self.flush_second(stopped);
+        let in_flight = self
+            .conns
+            .iter()
+            .flat_map(|c| c.inflight.iter())
+            .filter(|s| s.measured)
+            .count() as u64;
+        // Sockets close with the worker.
+        let outcome = Outcome {
+            rec: std::mem::take(&mut self.rec),
+            in_flight,
+            stopped,
+        };
+        let _ = self.tx.send((self.index, Report::Done(Box::new(outcome))));
+    }
+
+    /// Sends the current second's interval (ending at `until`) to the coordinator.
+    fn flush_second(&mut self, until: Instant) {
+        let phase = if self.measuring {
+            Phase::Measure
+        } else {
+            Phase::Warmup
+        };
+        let span = until.saturating_duration_since(self.sec_start);
+        let interval = Box::new(std::mem::take(&mut self.iv));
+        let report = Report::Second {
+            phase,
+            index: self.sec_index,
+            span,
+            interval,
+        };
+        let _ = self.tx.send((self.index, report));
+        self.sec_index += 1;
+        self.sec_start = until;
+    }
+
+    fn connect(&mut self, i: usize, now: Instant) {
+        let c = &mut self.conns[i];
+        c.since = now;
+        let mut sock = match TcpStream::connect(self.sh.addr) {
+            Ok(s) => s,
+            Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+        };
+        let _ = sock.set_nodelay(true);
+        if let Err(e) = self.poll.registry().register(
+            &mut sock,
+            Token(i),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            return self.fail(i, ErrorKind::Connect, &e, now);
+        }
+        let t = match &self.sh.tls {
+            None => Transport::Plain(sock),
+            Some((cfg, name)) => match rustls::ClientConnection::new(cfg.clone(), name.clone()) {
+                Ok(tls) => Transport::Tls(Box::new(TlsStream { sock, tls })),
+                Err(e) => {
+                    let e = io::Error::other(e);
+                    return self.fail(i, ErrorKind::Connect, &e, now);
+                }
+            },
+        };
+        let c = &mut self.conns[i];
+        c.t = Some(t);
+        c.state = State::Connecting;
+    }
+
+    fn on_event(&mut self, i: usize, readable: bool, closed: bool, writable: bool) {
+        let now = Instant::now();
+        let c = &mut self.conns[i];
+        let Some(t) = c.t.as_mut() else { return };
+        match c.state {
+            State::Backoff => {}
+            State::Connecting => {
+                let sock = t.socket();
+                match sock.take_error() {
+                    Ok(None) => {}
+                    Ok(Some(e)) | Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+                }
+                match sock.peer_addr() {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotConnected => return,
+                    Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+                }
+                c.state = State::Handshaking;
+                self.on_event(i, readable, closed, writable);
+            }
+            State::Handshaking => match t.handshake() {
+                Ok(true) => self.ready(i, now),
+                Ok(false) => {}
+                Err(e) => self.fail(i, ErrorKind::Connect, &e, now),
+            },
+            State::Ready => {
+                if writable {
+                    if c.wpos < c.wend {
+                        self.write_pending(i);
+                    } else if let Err(e) = t.flush() {
+                        return self.fail(i, ErrorKind::Reset, &e, now);
+                    }
+                }
+                if readable && self.conns[i].state == State::Ready {
+                    self.on_readable(i, closed, now);
+                }
+            }
+        }
+    }
+
+    /// How long a run without a duration keeps trying a target that neither accepts nor
+    /// answers.
+    fn give_up_after(&self) -> Duration {
+        (self.sh.timeout * 2).max(Duration::from_secs(2))
+    }
+
+    fn ready(&mut self, i: usize, now: Instant) {
+        self.last_progress = now;
+        let c = &mut self.conns[i];
+        c.state = State::Ready;
+        c.served = 0;
+        if self.measuring {
+            self.rec.counts.connects += 1;
+            let _ = self.rec.connect.record(micros(now - c.since));
+        }
+        if self.plan.pacer.is_some() {
+            for _ in 0..self.sh.pipeline {
+                self.free.push_back((i as u32, c.gen));
+            }
+        } else {
+            self.fill(i, now);
+        }
+    }
+
+    /// A normal end of a connection (the peer or the request said close): requests still
+    /// outstanding are lost (reset), and a new connection starts at once.
+    fn close_and_reconnect(&mut self, i: usize, now: Instant) {
+        let lost = self.drop_conn(i);
+        self.count_error(
+            ErrorKind::Reset,
+            lost,
+            &"connection closed with requests outstanding",
+        );
+        self.conns[i].failures = 0;
+        self.connect(i, now);
+    }
+
+    /// Closes the socket and forgets its requests; returns how many were lost, and how many of
+    /// those were measured.
+    fn drop_conn(&mut self, i: usize) -> (u64, u64) {
+        let c = &mut self.conns[i];
+        c.t = None;
+        c.gen = c.gen.wrapping_add(1);
+        c.parser.reset();
+        c.wpos = 0;
+        c.wend = 0;
+        self.inflight_total -= c.inflight.len() as u64;
+        let all = c.inflight.len() as u64;
+        let measured = c.inflight.iter().filter(|s| s.measured).count() as u64;
+        c.inflight.clear();
+        c.state = State::Backoff;
+        (all, measured)
+    }
+
+    /// Counts `all` errors in the second's interval, `measured` of them in the run's recorder.
+    fn count_error(
+        &mut self,
+        kind: ErrorKind,
+        (all, measured): (u64, u64),
+        why: &dyn std::fmt::Display,
+    ) {
+        self.iv.errors += if self.measuring { measured } else { all };
+        if measured > 0 {
+            self.rec.error(kind, measured, || why.to_string());
+        }
+    }
+
+    /// A failure: counts it (the connect attempt, or every measured request outstanding), closes
+    /// the connection and schedules a reconnect after a capped exponential backoff.
+    fn fail(&mut self, i: usize, kind: ErrorKind, why: &dyn std::fmt::Display, now: Instant) {
+        let lost = self.drop_conn(i);
+        let n = if kind == ErrorKind::Connect {
+            (1, u64::from(self.measuring))
+        } else {
+            lost
+        };
+        self.count_error(kind, n, why);
+        let c = &mut self.conns[i];
+        let c_fail = c.failures.min(16);
+        c.failures = c.failures.saturating_add(1);
+        let delay = (BACKOFF_BASE * (1u32 << c_fail.min(10))).min(BACKOFF_MAX);
+        c.since = now + delay;
+    }
+
+    /// Periodic: request and connect timeouts, and reconnects whose backoff is over.
+    fn scan(&mut self, now: Instant) {
+        let timeout = self.sh.timeout;
+        for i in 0..self.conns.len() {
+            let c = &self.conns[i];
+            match c.state {
+                State::Backoff if now >= c.since => self.connect(i, now),
+                State::Connecting | State::Handshaking if now - c.since > timeout => {
+                    self.fail(i, ErrorKind::Connect, &"connect timed out", now)
+                }
+                State::Ready => {
+                    if let Some(s) = c.inflight.front() {
+                        if now.saturating_duration_since(s.sent) > timeout {
+                            let why = format!("no response within {timeout:?}");
+                            // The timed-out request is a timeout; others queued behind it on the
+                            // same connection are lost with it and counted the same.
+                            self.fail(i, ErrorKind::Timeout, &why, now);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

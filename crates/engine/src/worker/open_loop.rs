@@ -1,0 +1,75 @@
+//! Open loop: sends every request that is due by the pacer's schedule, each on a free
+//! connection slot; when none is free, the due requests wait and keep their intended times.
+
+use super::{Sent, State, Worker, GENERATOR_SLACK};
+use crate::stats::micros;
+use crate::Pace;
+use std::time::Instant;
+
+impl Worker<'_> {
+    /// Open loop: sends every request that is due, each on a free connection slot.
+    pub(super) fn pace(&mut self, now: Instant) {
+        let Some(pacer) = self.plan.pacer else { return };
+        self.next_send = None;
+        loop {
+            if self.measuring && self.plan.budget == Some(0) {
+                return;
+            }
+            let intended = match pacer.next(now - self.sh.start, self.sent) {
+                Pace::WaitUntil(t) => {
+                    self.next_send = Some(self.sh.start + t);
+                    self.blocked = false;
+                    return;
+                }
+                Pace::SendNow { intended } => self.sh.start + intended,
+            };
+            let Some(i) = self.take_slot() else {
+                // Every connection is busy: the request waits (its lateness will show).
+                self.blocked = true;
+                return;
+            };
+            if self.measuring {
+                if let Some(b) = self.plan.budget.as_mut() {
+                    *b -= 1;
+                }
+                let late = now.saturating_duration_since(intended);
+                let _ = self.rec.lateness.record(micros(late));
+                if !self.blocked && late > GENERATOR_SLACK {
+                    self.rec.counts.late_by_generator += 1;
+                }
+                self.rec.counts.written += 1;
+            }
+            self.sent += 1;
+            self.iv.written += 1;
+            self.inflight_total += 1;
+            let c = &mut self.conns[i];
+            c.inflight.push_back(Sent {
+                intended,
+                sent: now,
+                measured: self.measuring,
+            });
+            c.wpos = 0;
+            c.wend = self.sh.req_len;
+            self.write_pending(i);
+        }
+    }
+
+    pub(super) fn take_slot(&mut self) -> Option<usize> {
+        let mut tries = self.free.len();
+        while let Some((i, gen)) = self.free.pop_front() {
+            let c = &self.conns[i as usize];
+            if c.gen == gen && c.state == State::Ready && c.inflight.len() < self.sh.pipeline {
+                if c.wpos == c.wend {
+                    return Some(i as usize);
+                }
+                // Still writing: keep the slot for later.
+                self.free.push_back((i, gen));
+            }
+            tries -= 1;
+            if tries == 0 {
+                break;
+            }
+        }
+        None
+    }
+}

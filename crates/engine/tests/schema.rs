@@ -1,0 +1,78 @@
+//! The `barrage.load/1` document of real runs validates against docs/schema/load.schema.json,
+//! and the schema rejects documents that break it.
+
+mod common;
+
+use barrage_engine::{run, Cancel, Config, NullSink};
+use common::{Mode, Server};
+use serde_json::Value;
+use std::time::Duration;
+
+fn schema() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schema/load.schema.json"
+    );
+    let text = std::fs::read_to_string(path).expect("schema file");
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+fn document(c: Config) -> Value {
+    let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
+    serde_json::to_value(&r).unwrap()
+}
+
+fn assert_valid(v: &jsonschema::Validator, doc: &Value) {
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn real_runs_validate() {
+    let v = schema();
+    let s = Server::start(Mode::Ok {
+        body: b"hello",
+        delay: Duration::ZERO,
+    });
+    let base = Config {
+        url: s.url("/x?y=1"),
+        connections: 4,
+        threads: 2,
+        duration: Some(Duration::from_millis(1300)),
+        headers: vec![("X-Test".into(), "1".into())],
+        ..Config::default()
+    };
+    let closed = document(base.clone());
+    assert_valid(&v, &closed);
+    assert_eq!(closed["schema"], "barrage.load/1");
+    assert!(closed["requests"].as_u64().unwrap() > 0);
+    assert!(closed["series"].as_array().unwrap().len() >= 2);
+    assert!(closed["rate"].is_null());
+    // The histogram in the document decodes to the same count.
+    let h = barrage_engine::stats::decode_hdr(closed["hdr"].as_str().unwrap()).unwrap();
+    assert_eq!(h.len(), closed["requests"].as_u64().unwrap());
+
+    let open = document(Config {
+        rate: Some(100.0),
+        expect_body: Some(b"nope".to_vec()),
+        ..base
+    });
+    assert_valid(&v, &open);
+    assert!(open["rate"]["target_rps"].as_f64().unwrap() == 100.0);
+    assert!(open["errors"]["body"].as_u64().unwrap() > 0);
+    assert!(open["error_examples"]["body"].is_string());
+
+    let mut broken = closed.clone();
+    broken["schema"] = "barrage.load/2".into();
+    assert!(!v.is_valid(&broken));
+    let mut broken = closed.clone();
+    broken.as_object_mut().unwrap().remove("latency_us");
+    assert!(!v.is_valid(&broken));
+    let mut broken = closed;
+    broken["errors"]["timeout"] = (-1).into();
+    assert!(!v.is_valid(&broken));
+}

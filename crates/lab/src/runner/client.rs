@@ -1,0 +1,184 @@
+//! One trial of a client study: run the contender's command against barrage's own server (with
+//! `{url}`, `{port}`, the study's parameters ... filled in) within the trial's time budget, sample
+//! its process tree, and validate what it did: exit code, stdout, and the file it wrote (size and
+//! the exact `/bytes` pattern, which implies the checksum).
+
+use super::server::{blank, failure_of, placeholders, secs, spec_for, STDERR_TAIL};
+use super::{util, Ctx};
+use crate::results::{Failure, Validation};
+use crate::sample::{Sampler, SamplerConfig};
+use crate::study::ContenderSpec;
+use crate::supervise::{self, Outcome, Role, StdoutMode};
+use crate::sweep::Point;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Stdout kept for validation.
+const STDOUT_LIMIT: usize = 1 << 20;
+
+pub(crate) fn trial(
+    ctx: &Ctx,
+    point: &Point,
+    c: &ContenderSpec,
+    trial: u32,
+    seq: usize,
+) -> crate::results::Trial {
+    let origin = Instant::now();
+    let addr = ctx.target.expect("client studies start the target server");
+    let mut vars = placeholders(ctx, c, addr, trial);
+    for (k, v) in &point.client_params {
+        vars.insert(k.clone(), v.to_string());
+    }
+    let client = ctx.study.client.as_ref().expect("client study");
+    let path = util::expand(&client.path, &vars);
+    vars.insert("url".into(), format!("http://{addr}{path}"));
+    let tmp = ctx.opts.out_dir.join(".tmp").join(format!("trial-{seq}"));
+    let _ = std::fs::create_dir_all(&tmp);
+    vars.insert("tmp".into(), tmp.display().to_string());
+    vars.insert("out".into(), tmp.join("out").display().to_string());
+    let expect = &client.expect;
+    let size: Option<u64> = expect
+        .file_size
+        .as_ref()
+        .map(|s| util::expand(s, &vars))
+        .and_then(|s| crate::study::value::parse_bytes(&s).ok());
+    if let Some(n) = size {
+        vars.insert("checksum".into(), barrage_server::pattern::checksum(n));
+    }
+    let mut spec = spec_for(ctx, c, &vars, Role::Client);
+    let mut t = blank(point, c, trial, seq, spec.command.clone());
+    spec.stdout = StdoutMode::Capture {
+        limit: STDOUT_LIMIT,
+    };
+    spec.stderr_tail = STDERR_TAIL;
+    let proc = match supervise::Contender::spawn(&spec) {
+        Ok(p) => p,
+        Err(e) => {
+            t.failure = Some(Failure {
+                kind: "spawn".into(),
+                message: e.to_string(),
+                stderr_tail: String::new(),
+            });
+            return t;
+        }
+    };
+    let sampler = Sampler::start(
+        proc.pid(),
+        origin,
+        SamplerConfig {
+            interval: ctx.study.sample_interval,
+            ..SamplerConfig::default()
+        },
+    )
+    .ok();
+    t.windows.measure_start_s = Some(secs(origin, proc.spawned_at()));
+    let exit = proc.wait(ctx.study.trial_timeout);
+    let samples = sampler.map(Sampler::stop);
+    t.windows.measure_end_s = Some(secs(origin, exit.exited_at.unwrap_or_else(Instant::now)));
+    t.windows.trial_end_s = secs(origin, Instant::now());
+    // The exit code is the study's to judge: a client expected to exit 3 passes with 3.
+    let expected_exit =
+        matches!(exit.outcome, Outcome::Exited { code } if code == expect.exit_code);
+    t.failure = if expected_exit || (expect.exit_code == 0 && exit.outcome == Outcome::Ok) {
+        None
+    } else if expect.exit_code != 0 && exit.outcome == Outcome::Ok {
+        Some(Failure {
+            kind: "exited".into(),
+            message: format!("exited with 0, expected {}", expect.exit_code),
+            stderr_tail: exit.stderr_tail.clone(),
+        })
+    } else {
+        failure_of(&exit)
+    };
+    let mut v = Validation::default();
+    v.checks.push(format!("exit code {}", expect.exit_code));
+    if t.failure.is_none() {
+        let stdout = String::from_utf8_lossy(&exit.stdout);
+        for s in &expect.stdout_contains {
+            let s = util::expand(s, &vars);
+            v.checks.push(format!("stdout contains {s:?}"));
+            if !stdout.contains(&s) {
+                v.problems.push(format!("stdout does not contain {s:?}"));
+            }
+        }
+        if let Some(f) = &expect.file {
+            let p = PathBuf::from(util::expand(f, &vars));
+            let p = if p.is_relative() { c.dir.join(p) } else { p };
+            check_file(&p, size, expect.file_pattern, &mut v);
+        }
+        if !v.problems.is_empty() {
+            t.failure = Some(Failure {
+                kind: "validation".into(),
+                message: v.problems.join("; "),
+                stderr_tail: exit.stderr_tail.clone(),
+            });
+        }
+    }
+    v.passed = t.failure.is_none();
+    // Downloads can be large: the scratch directory goes as soon as the trial is judged.
+    let _ = std::fs::remove_dir_all(&tmp);
+    t.ok = t.failure.is_none();
+    let m = &mut t.metrics;
+    m.wall_s = Some(exit.wall.as_secs_f64());
+    m.user_s = Some(exit.rusage.user.as_secs_f64());
+    m.sys_s = Some(exit.rusage.sys.as_secs_f64());
+    m.cpu_s = Some((exit.rusage.user + exit.rusage.sys).as_secs_f64());
+    m.peak_rss_bytes = samples
+        .as_ref()
+        .map(|s| s.peak_rss_bytes.max(exit.rusage.maxrss_bytes));
+    t.validation = Some(v);
+    t.samples = samples;
+    t.exit = Some(exit);
+    t
+}
+
+/// Size, and optionally the exact `/bytes` pattern (equal bytes imply an equal checksum).
+fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
+    v.checks.push(format!("file {}", p.display()));
+    let mut f = match std::fs::File::open(p) {
+        Ok(f) => f,
+        Err(e) => {
+            v.problems.push(format!("cannot open {}: {e}", p.display()));
+            return;
+        }
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    if let Some(want) = size {
+        v.checks.push(format!("file size {want}"));
+        if len != want {
+            v.problems
+                .push(format!("{} has {len} bytes, expected {want}", p.display()));
+            return;
+        }
+    }
+    if pattern {
+        v.checks.push(format!(
+            "file content = /bytes pattern ({})",
+            barrage_server::pattern::checksum(len)
+        ));
+        let mut buf = vec![0u8; 1 << 16];
+        let mut want = vec![0u8; 1 << 16];
+        let mut off = 0u64;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) => {
+                    v.problems.push(format!("reading {}: {e}", p.display()));
+                    return;
+                }
+            };
+            barrage_server::pattern::fill(off, &mut want[..n]);
+            if let Some(i) = (0..n).find(|&i| buf[i] != want[i]) {
+                v.problems.push(format!(
+                    "{} differs from the pattern at byte {}",
+                    p.display(),
+                    off + i as u64
+                ));
+                return;
+            }
+            off += n as u64;
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! Runs a study: checks requirements and builds contenders, plans the trials (interleaved A B A B
+//! by default), runs each one (servers under load: `server.rs`; client programs against barrage's
+//! own server: `client.rs`), and after every trial recomputes the statistics and writes
+//! `results.json` and `summary.csv` atomically. Ctrl-C (see [`crate::supervise`]) ends the
+//! current trial, which is discarded, and leaves a results directory that `resume` finishes.
+
+mod client;
+mod server;
+pub mod util;
+
+pub use server::engine_config;
+
+use crate::results::{self, ContenderInfo, Pinning, Results, ResultsError, StudyInfo, Trial};
+use crate::study::{self, Kind, PinMode, Study, StudyError};
+use crate::supervise::{self, Role, Spec, StdoutMode};
+use crate::sweep::{self, Point};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Errors that stop a study (a contender's failure never does: it is a recorded trial).
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Study(#[from] StudyError),
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error("invalid sweep: {0}")]
+    Sweep(String),
+    #[error("cannot create {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start barrage's target server: {0}")]
+    Target(String),
+    #[error("{0} does not belong to this study (it was written for {1:?})")]
+    Mismatch(PathBuf, String),
+    #[error("{0} already holds results: finish them with --resume, or choose another --out")]
+    Exists(PathBuf),
+}
+
+/// Where and how to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The results directory (created if missing).
+    pub out_dir: PathBuf,
+    /// The barrage binary, for the `{barrage}` placeholder.
+    pub barrage_exe: PathBuf,
+    /// How the study file is named in the results.
+    pub study_file: String,
+}
+
+/// Progress reports for a terminal (the CLI draws a bar from them).
+pub trait Progress: Sync {
+    /// The plan: `total` trials, of which `done` were recorded before (resume).
+    fn begin(&self, _total: usize, _done: usize) {}
+    fn note(&self, _msg: &str) {}
+    fn trial_start(&self, _what: &str) {}
+    fn trial_end(&self, _t: &Trial) {}
+    /// Live: one second of load of the running trial (server studies).
+    fn second(&self, _responses_per_s: f64, _errors: u64) {}
+}
+
+/// Feeds the engine's per-second records to a [`Progress`].
+struct LiveSink<'a>(&'a dyn Progress);
+
+impl barrage_engine::Sink for LiveSink<'_> {
+    fn second(&self, s: &barrage_engine::SecondStats) {
+        if s.span_s > 0.0 {
+            self.0.second(s.responses as f64 / s.span_s, s.errors);
+        }
+    }
+}
+
+/// Reports nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// One planned trial.
+#[derive(Debug, Clone, Copy)]
+struct Planned {
+    point: usize,
+    contender: usize,
+    trial: u32,
+}
+
+/// Everything a trial needs.
+pub(crate) struct Ctx<'a> {
+    pub study: &'a Study,
+    pub opts: &'a RunOptions,
+    pub contender_cpus: Option<Vec<usize>>,
+    pub generator_cpus: Option<Vec<usize>>,
+    pub cancel: barrage_engine::Cancel,
+    /// Client studies: barrage's own target server.
+    pub target: Option<std::net::SocketAddr>,
+    pub progress: &'a dyn Progress,
+}
+
+/// Runs a study into a new results directory.
+pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<Results, RunError> {
+    if opts.out_dir.join("results.json").exists() {
+        return Err(RunError::Exists(opts.out_dir.clone()));
+    }
+    std::fs::create_dir_all(&opts.out_dir).map_err(|source| RunError::Dir {
+        path: opts.out_dir.clone(),
+        source,
+    })?;
+    let points = sweep::points(study).map_err(RunError::Sweep)?;
+    let cpus = results::available_cpus();
+    let split = match study.pin {
+        PinMode::Off => None,
+        PinMode::On | PinMode::Auto => util::split_cpus(&cpus),
+    };
+    let pinning = Pinning {
+        mode: match study.pin {
+            PinMode::Auto => "auto",
+            PinMode::On => "on",
+            PinMode::Off => "off",
+        }
+        .into(),
+        enabled: split.is_some(),
+        contender_cpus: split.as_ref().map(|s| s.0.clone()),
+        generator_cpus: split.as_ref().map(|s| s.1.clone()),
+        note: match (&split, study.pin) {
+            (Some(_), _) => "contender and load generator pinned to separate CPUs".into(),
+            (None, PinMode::Off) => "pinning off (study setting)".into(),
+            (None, _) => format!("not pinned: only {} CPU available", cpus.len()),
+        },
+    };
+    let base_dir =
+        std::fs::canonicalize(&study.base_dir).unwrap_or_else(|_| study.base_dir.clone());
+    let now = results::now_rfc3339();
+    let r = Results {
+        schema: results::SCHEMA.into(),
+        barrage_version: env!("CARGO_PKG_VERSION").into(),
+        study: StudyInfo {
+            name: study.name.clone(),
+            description: study.description.clone(),
+            kind: study.kind,
+            trials: study.trials,
+            warmup_s: study.warmup.as_secs_f64(),
+            cooldown_s: study.cooldown.as_secs_f64(),
+            interleave: study.interleave,
+            sample_interval_s: study.sample_interval.as_secs_f64(),
+            trial_timeout_s: study.trial_timeout.as_secs_f64(),
+            file: opts.study_file.clone(),
+            base_dir: base_dir.display().to_string(),
+            source: study.source.clone(),
+        },
+        machine: results::machine(),
+        pinning,
+        started_at: now.clone(),
+        updated_at: now,
+        finished_at: None,
+        status: "running".into(),
+        points,
+        contenders: Vec::new(),
+        planned_trials: 0,
+        trials: Vec::new(),
+        summary: Vec::new(),
+        comparisons: Vec::new(),
+        warnings: Vec::new(),
+    };
+    execute(study, r, opts, progress)
+}
+
+/// Finishes an interrupted study in `dir` (its `results.json`), appending the missing trials.
+pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<Results, RunError> {
+    let mut r = Results::read(dir)?;
+    let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
+    let points = sweep::points(&study).map_err(RunError::Sweep)?;
+    if points != r.points {
+        return Err(RunError::Mismatch(dir.to_path_buf(), r.study.name.clone()));
+    }
+    // Contenders are re-checked (a requirement may have been installed since).
+    r.contenders.clear();
+    r.status = "running".into();
+    r.finished_at = None;
+    let opts = RunOptions {
+        out_dir: dir.to_path_buf(),
+        study_file: r.study.file.clone(),
+        ..opts.clone()
+    };
+    execute(&study, r, &opts, progress)
+}
+
+fn execute(
+    study: &Study,
+    mut r: Results,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Results, RunError> {
+    let cancel = barrage_engine::Cancel::new();
+    {
+        let c = cancel.clone();
+        supervise::on_interrupt(move || c.cancel());
+    }
+    if r.contenders.is_empty() {
+        r.contenders = study
+            .contenders
+            .iter()
+            .map(|c| prepare(c, study, progress))
+            .collect();
+    }
+    let ready: Vec<usize> = (0..study.contenders.len())
+        .filter(|&i| r.contenders[i].status == "ready")
+        .collect();
+    let plan = plan(study, r.points.len(), &ready);
+    r.planned_trials = plan.len();
+    let done = results::done_counts(&r);
+    let todo: Vec<Planned> = plan
+        .into_iter()
+        .filter(|p| {
+            let key = (p.point, study.contenders[p.contender].name.clone());
+            p.trial >= done.get(&key).copied().unwrap_or(0)
+        })
+        .collect();
+    progress.begin(r.planned_trials, r.planned_trials - todo.len());
+    // Client studies: barrage's own server, on the generator's CPUs, for the whole study.
+    let gen_cpus = r.pinning.generator_cpus.clone();
+    let target = match study.kind {
+        Kind::Client => Some(start_target(study, gen_cpus.as_deref())?),
+        Kind::Server => None,
+    };
+    let ctx = Ctx {
+        study,
+        opts,
+        contender_cpus: r.pinning.contender_cpus.clone(),
+        generator_cpus: gen_cpus,
+        cancel: cancel.clone(),
+        target: target.as_ref().map(|t| t.local_addr()),
+        progress,
+    };
+    save(&mut r, opts)?;
+    let mut last_end: Option<Instant> = None;
+    for p in todo {
+        if supervise::interrupted() || cancel.is_cancelled() {
+            break;
+        }
+        if let Some(end) = last_end {
+            let wait = study.cooldown.saturating_sub(end.elapsed());
+            std::thread::sleep(wait);
+        }
+        let point = &r.points[p.point];
+        let c = &study.contenders[p.contender];
+        progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
+        let seq = r.trials.len();
+        let trial = match study.kind {
+            Kind::Server => server::trial(&ctx, point, c, p.trial, seq),
+            Kind::Client => client::trial(&ctx, point, c, p.trial, seq),
+        };
+        last_end = Some(Instant::now());
+        let interrupted = trial
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.kind == "interrupted");
+        if interrupted || supervise::interrupted() {
+            // An interrupted trial measured a cut-off run: it is dropped, and resume redoes it.
+            break;
+        }
+        progress.trial_end(&trial);
+        r.trials.push(trial);
+        save(&mut r, opts)?;
+    }
+    drop(target);
+    let complete = r.trials.len() >= r.planned_trials;
+    r.status = if complete { "complete" } else { "interrupted" }.into();
+    if complete {
+        r.finished_at = Some(results::now_rfc3339());
+    }
+    save(&mut r, opts)?;
+    Ok(r)
+}
+
+fn describe(point: &Point, contender: &str, trial: u32, trials: u32) -> String {
+    let at = if point.label.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", point.label)
+    };
+    format!("{contender}{at} #{}/{trials}", trial + 1)
+}
+
+/// Recompute the statistics and write both files.
+fn save(r: &mut Results, opts: &RunOptions) -> Result<(), RunError> {
+    r.updated_at = results::now_rfc3339();
+    crate::summary::update(r);
+    r.write(&opts.out_dir)?;
+    results::write_atomic(
+        &opts.out_dir.join("summary.csv"),
+        crate::summary::csv(r).as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// The trial order: for each point, rounds of every contender (A B A B) when interleaved, else
+/// all trials of A then all of B.
+fn plan(study: &Study, points: usize, ready: &[usize]) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for point in 0..points {
+        if study.interleave {
+            for trial in 0..study.trials {
+                for &contender in ready {
+                    out.push(Planned {
+                        point,
+                        contender,
+                        trial,
+                    });
+                }
+            }
+        } else {
+            for &contender in ready {
+                for trial in 0..study.trials {
+                    out.push(Planned {
+                        point,
+                        contender,
+                        trial,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Checks `requires` and runs `build`; the result says whether the contender takes part.
+fn prepare(c: &study::ContenderSpec, study: &Study, progress: &dyn Progress) -> ContenderInfo {
+    let mut info = ContenderInfo {
+        name: c.name.clone(),
+        dir: c.dir.display().to_string(),
+        start: c.start.clone(),
+        build: c.build.clone(),
+        requires: c.requires.clone(),
+        status: "ready".into(),
+        skip_reason: None,
+        build_log: None,
+        build_s: None,
+    };
+    let missing: Vec<&str> = c
+        .requires
+        .iter()
+        .filter(|r| !util::find_command(r))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        info.status = "skipped".into();
+        info.skip_reason = Some(format!(
+            "requires {}, not found on PATH",
+            missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        progress.note(&format!(
+            "skipping {}: {}",
+            c.name,
+            info.skip_reason.as_deref().unwrap_or("")
+        ));
+        return info;
+    }
+    if let Some(build) = &c.build {
+        progress.note(&format!("building {}: {build}", c.name));
+        let mut spec = Spec::new(format!("{} (build)", c.name), build.clone());
+        spec.dir = c.dir.clone();
+        spec.env = c.env.clone();
+        spec.role = Role::Client;
+        spec.stdout = StdoutMode::Discard;
+        spec.grace = study.stop_grace;
+        let exit = match supervise::Contender::spawn(&spec) {
+            Ok(p) => p.wait(Duration::from_secs(1800)),
+            Err(e) => {
+                info.status = "build_failed".into();
+                info.skip_reason = Some(format!("build could not start: {e}"));
+                return info;
+            }
+        };
+        info.build_s = Some(exit.wall.as_secs_f64());
+        if exit.outcome.is_failure() {
+            info.status = "build_failed".into();
+            info.skip_reason = Some(format!("build failed: {:?}", exit.outcome));
+            info.build_log = Some(exit.stderr_tail.clone());
+        }
+    }
+    info
+}
+
+fn start_target(
+    study: &Study,
+    cpus: Option<&[usize]>,
+) -> Result<barrage_server::ServerHandle, RunError> {
+    let threads = match (study.target.threads, cpus) {
+        (0, Some(c)) => c.len(),
+        (t, _) => t,
+    };
+    let cfg = barrage_server::ServerConfig {
+        threads,
+        fault_rate: study.target.fault_rate,
+        ..Default::default()
+    };
+    let cpus = cpus.map(<[usize]>::to_vec);
+    // Started from a pinned thread so the server's workers inherit the generator's CPUs.
+    std::thread::spawn(move || {
+        if let Some(c) = &cpus {
+            let _ = util::pin_current_thread(c);
+        }
+        barrage_server::start(cfg).map_err(|e| RunError::Target(e.to_string()))
+    })
+    .join()
+    .map_err(|_| RunError::Target("server start panicked".into()))?
+}

@@ -1,0 +1,368 @@
+//! One trial of a server study: start the contender on a free port, sample its process tree,
+//! wait until it is ready, run the load phases back to back (the engine on the generator's CPUs),
+//! stop and reap it, and turn it all into a [`Trial`] on one clock (the trial's origin).
+
+use super::{util, Ctx};
+use crate::results::{Failure, GeneratorHealth, Metrics, PhaseResult, Trial, Windows};
+use crate::sample::{Sampler, SamplerConfig};
+use crate::study::{ContenderSpec, ReadySpec};
+use crate::supervise::{self, Exit, Outcome, Probe, Role, Spec, StdoutMode};
+use crate::sweep::{LoadPoint, Point};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// Bytes of stderr kept per trial.
+pub(crate) const STDERR_TAIL: usize = 16 * 1024;
+
+/// The engine configuration of one phase against `addr` (`threads` when the phase says 0).
+pub fn engine_config(
+    l: &LoadPoint,
+    addr: SocketAddr,
+    headers: &[(String, String)],
+    warmup: Duration,
+    threads: usize,
+) -> barrage_engine::Config {
+    barrage_engine::Config {
+        url: format!("http://{addr}{}", l.path),
+        method: l.method.clone(),
+        headers: headers.to_vec(),
+        body: l.body.clone().into_bytes(),
+        connections: l.connections as usize,
+        threads: if l.threads == 0 {
+            threads
+        } else {
+            l.threads as usize
+        },
+        duration: l.duration.map(|d| d.get()),
+        requests: l.requests,
+        rate: l.rate,
+        pipeline: l.pipeline as usize,
+        keepalive: l.keepalive,
+        timeout: l.timeout.get(),
+        warmup,
+        expect_status: l.expect_status,
+        expect_body: l.expect_body.clone().map(String::into_bytes),
+        insecure: false,
+    }
+}
+
+pub(crate) fn placeholders(
+    ctx: &Ctx,
+    c: &ContenderSpec,
+    addr: SocketAddr,
+    trial: u32,
+) -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    v.insert("barrage".into(), ctx.opts.barrage_exe.display().to_string());
+    v.insert("host".into(), addr.ip().to_string());
+    v.insert("port".into(), addr.port().to_string());
+    v.insert("addr".into(), addr.to_string());
+    v.insert("base".into(), format!("http://{addr}"));
+    v.insert("url".into(), format!("http://{addr}/"));
+    v.insert("dir".into(), c.dir.display().to_string());
+    v.insert("trial".into(), trial.to_string());
+    v.insert("contender".into(), c.name.clone());
+    v
+}
+
+pub(crate) fn secs(origin: Instant, t: Instant) -> f64 {
+    t.saturating_duration_since(origin).as_secs_f64()
+}
+
+pub(crate) fn failure_of(exit: &Exit) -> Option<Failure> {
+    let (kind, message) = match &exit.outcome {
+        Outcome::Ok => return None,
+        Outcome::Exited { code } => ("exited", format!("exited with code {code}")),
+        Outcome::Crashed { name, .. } => ("crashed", format!("killed by {name}")),
+        Outcome::Oom { evidence } => ("oom", format!("out of memory ({evidence})")),
+        Outcome::TimeBudgetExceeded { budget } => (
+            "time_budget_exceeded",
+            format!(
+                "still running after its budget of {:.1} s; killed",
+                budget.as_secs_f64()
+            ),
+        ),
+        Outcome::NeverReady { reason } => ("never_ready", reason.to_string()),
+        Outcome::Interrupted => ("interrupted", "interrupted (Ctrl-C)".into()),
+    };
+    Some(Failure {
+        kind: kind.into(),
+        message,
+        stderr_tail: exit.stderr_tail.clone(),
+    })
+}
+
+pub(crate) fn blank(
+    point: &Point,
+    c: &ContenderSpec,
+    trial: u32,
+    seq: usize,
+    command: String,
+) -> Trial {
+    Trial {
+        seq,
+        point: point.id,
+        contender: c.name.clone(),
+        trial,
+        started_at: crate::results::now_rfc3339(),
+        ok: false,
+        failure: None,
+        command,
+        windows: Windows::default(),
+        phases: Vec::new(),
+        exit: None,
+        samples: None,
+        generator: None,
+        validation: None,
+        metrics: Metrics::default(),
+    }
+}
+
+/// The supervisor's spec for one run: the start command with the placeholders filled (paths
+/// shell-quoted: it runs under `sh -c`), and the environment with them filled as they are.
+pub(crate) fn spec_for(
+    ctx: &Ctx,
+    c: &ContenderSpec,
+    vars: &BTreeMap<String, String>,
+    role: Role,
+) -> Spec {
+    let command = util::expand(&c.start, &util::shell_vars(vars));
+    let mut spec = Spec::new(c.name.clone(), util::exec_simple(&command));
+    spec.dir = c.dir.clone();
+    spec.env = c
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), util::expand(v, vars)))
+        .collect();
+    spec.role = role;
+    spec.stop_signal = c.stop_signal_number;
+    spec.grace = ctx.study.stop_grace;
+    spec.cpus = ctx.contender_cpus.clone();
+    spec.memory_limit = c.memory_limit;
+    spec.stdout = StdoutMode::Discard;
+    spec.stderr_tail = STDERR_TAIL;
+    spec
+}
+
+pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq: usize) -> Trial {
+    let origin = Instant::now();
+    let port = util::free_port().unwrap_or(0);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let vars = placeholders(ctx, c, addr, trial);
+    let spec = spec_for(ctx, c, &vars, Role::Server);
+    let mut t = blank(point, c, trial, seq, spec.command.clone());
+    let mut proc = match supervise::Contender::spawn(&spec) {
+        Ok(p) => p,
+        Err(e) => {
+            t.failure = Some(Failure {
+                kind: "spawn".into(),
+                message: e.to_string(),
+                stderr_tail: String::new(),
+            });
+            return t;
+        }
+    };
+    let sampler = Sampler::start(
+        proc.pid(),
+        origin,
+        SamplerConfig {
+            interval: ctx.study.sample_interval,
+            ..SamplerConfig::default()
+        },
+    )
+    .ok();
+    let probe = match &c.ready {
+        ReadySpec::None => None,
+        ReadySpec::Tcp { timeout } => Some((Probe::Tcp { addr }, *timeout)),
+        ReadySpec::Http {
+            path,
+            status,
+            timeout,
+        } => Some((
+            Probe::Http {
+                addr,
+                path: path.clone(),
+                expect_status: *status,
+            },
+            *timeout,
+        )),
+    };
+    let ready = match &probe {
+        Some((p, timeout)) => proc.wait_ready(p, *timeout).is_ok(),
+        None => true,
+    };
+    if ready {
+        t.windows.ready_s = Some(secs(origin, Instant::now()));
+    }
+    let mut load_error = None;
+    let mut gen = GeneratorHealth::default();
+    let mut measured = Duration::ZERO;
+    let mut hist: Option<hdrhistogram::Histogram<u64>> = None;
+    let (mut requests, mut errors) = (0u64, 0u64);
+    let mut windows: Vec<(Duration, Duration)> = Vec::new();
+    if ready {
+        let headers = ctx
+            .study
+            .load
+            .as_ref()
+            .map(|l| l.headers.clone())
+            .unwrap_or_default();
+        let gen_threads = ctx.generator_cpus.as_ref().map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Vec::len,
+        );
+        let cpu0 = util::self_cpu();
+        let wall0 = Instant::now();
+        for (i, ph) in point.phases.iter().enumerate() {
+            let warmup = if i == 0 {
+                ctx.study.warmup
+            } else {
+                Duration::ZERO
+            };
+            let cfg = engine_config(&ph.load, addr, &headers, warmup, gen_threads);
+            let valid = match cfg.validate() {
+                Ok(v) => v,
+                Err(e) => {
+                    load_error = Some(format!("phase {}: {e}", ph.name));
+                    break;
+                }
+            };
+            gen.threads = gen.threads.max(valid.threads());
+            let cpus = ctx.generator_cpus.clone();
+            let cancel = ctx.cancel.clone();
+            // The engine runs on its own thread, pinned, so its workers inherit the generator's
+            // CPUs and barrage's main thread keeps its own mask.
+            let res = std::thread::scope(|s| {
+                s.spawn(|| {
+                    if let Some(c) = &cpus {
+                        let _ = util::pin_current_thread(c);
+                    }
+                    barrage_engine::run(&valid, &super::LiveSink(ctx.progress), &cancel)
+                })
+                .join()
+            });
+            let rr = match res {
+                Ok(Ok(rr)) => rr,
+                Ok(Err(e)) => {
+                    load_error = Some(format!("phase {}: {e}", ph.name));
+                    break;
+                }
+                Err(_) => {
+                    load_error = Some(format!("phase {}: the load engine panicked", ph.name));
+                    break;
+                }
+            };
+            let tm = rr.timing;
+            if i == 0 {
+                t.windows.load_start_s = Some(secs(origin, tm.start));
+                t.windows.warmup_start_s = Some(secs(origin, tm.start));
+                t.windows.measure_start_s = Some(secs(origin, tm.measure_start));
+            }
+            t.windows.measure_end_s = Some(secs(origin, tm.measure_end));
+            windows.push((
+                tm.measure_start.saturating_duration_since(origin),
+                tm.measure_end.saturating_duration_since(origin),
+            ));
+            measured += tm.measure_end.saturating_duration_since(tm.measure_start);
+            requests += rr.requests;
+            errors += rr.errors.total;
+            if rr.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
+                gen.bottleneck = true;
+                gen.reasons.push(format!(
+                    "phase {}: open-loop sends late by the generator's own fault",
+                    ph.name
+                ));
+            }
+            match &mut hist {
+                None => hist = Some(rr.histogram.clone()),
+                Some(h) => {
+                    let _ = h.add(&rr.histogram);
+                }
+            }
+            t.phases.push(PhaseResult {
+                name: ph.name.clone(),
+                start_s: secs(origin, tm.start),
+                measure_start_s: secs(origin, tm.measure_start),
+                measure_end_s: secs(origin, tm.measure_end),
+                end_s: secs(origin, Instant::now()),
+                load: serde_json::to_value(&rr).unwrap_or_default(),
+            });
+            if rr.cancelled || proc.has_exited() {
+                break;
+            }
+        }
+        let wall = wall0.elapsed();
+        gen.cpu_s = util::self_cpu().saturating_sub(cpu0).as_secs_f64();
+        let capacity = gen.threads.min(gen_threads).max(1) as f64 * wall.as_secs_f64();
+        if capacity > 0.0 {
+            gen.cpu_pct_of_capacity = 100.0 * gen.cpu_s / capacity;
+        }
+        if gen.cpu_pct_of_capacity >= 90.0 {
+            gen.bottleneck = true;
+            gen.reasons.push(format!(
+                "barrage used {:.0}% of its {} generator thread(s)",
+                gen.cpu_pct_of_capacity, gen.threads
+            ));
+        }
+    }
+    let samples = sampler.map(Sampler::stop);
+    let exit = proc.stop();
+    t.windows.trial_end_s = secs(origin, Instant::now());
+    t.failure = failure_of(&exit);
+    if t.failure.is_none() {
+        if let Some(e) = load_error {
+            t.failure = Some(Failure {
+                kind: "load_error".into(),
+                message: e,
+                stderr_tail: exit.stderr_tail.clone(),
+            });
+        } else if ctx.cancel.is_cancelled() {
+            t.failure = Some(Failure {
+                kind: "interrupted".into(),
+                message: "interrupted (Ctrl-C)".into(),
+                stderr_tail: String::new(),
+            });
+        } else if requests == 0 {
+            t.failure = Some(Failure {
+                kind: "no_responses".into(),
+                message: format!("no valid response in the measured window ({errors} errors)"),
+                stderr_tail: exit.stderr_tail.clone(),
+            });
+        }
+    }
+    t.ok = t.failure.is_none();
+    let m = &mut t.metrics;
+    m.requests = Some(requests);
+    m.errors = Some(errors);
+    if measured > Duration::ZERO && t.ok {
+        m.rps = Some(requests as f64 / measured.as_secs_f64());
+    }
+    if let Some(h) = hist.filter(|h| !h.is_empty()) {
+        m.latency_p50_us = Some(h.value_at_quantile(0.5) as f64);
+        m.latency_p99_us = Some(h.value_at_quantile(0.99) as f64);
+        m.latency_p999_us = Some(h.value_at_quantile(0.999) as f64);
+    }
+    if let Some(s) = &samples {
+        let cpu: f64 = windows
+            .iter()
+            .map(|(a, b)| {
+                let (u, sy) = s.cpu_between(*a, *b);
+                (u + sy).as_secs_f64()
+            })
+            .sum();
+        m.cpu_s = Some(cpu);
+        if requests > 0 {
+            m.cpu_s_per_request = Some(cpu / requests as f64);
+        }
+        m.peak_rss_bytes = Some(s.peak_rss_bytes);
+    }
+    m.user_s = Some(exit.rusage.user.as_secs_f64());
+    m.sys_s = Some(exit.rusage.sys.as_secs_f64());
+    if ready {
+        t.generator = Some(gen);
+    }
+    t.samples = samples;
+    t.exit = Some(exit);
+    t
+}

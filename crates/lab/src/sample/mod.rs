@@ -1,0 +1,288 @@
+//! Resource sampling of a contender's whole process tree (Linux, direct /proc reads).
+//!
+//! A [`Sampler`] thread wakes every interval (default 100 ms) on a fixed schedule and records one
+//! [`Sample`]: the tree's CPU user and sys as % of one core over the interval (and per process),
+//! RSS summed over the tree (from `/proc/PID/stat`), PSS summed (from `smaps_rollup`, every Nth
+//! tick only because the kernel walks page tables for it), process and thread counts, and the
+//! machine-wide busy % of every core (from `/proc/stat`). Times are measured from an `origin`
+//! `Instant` the caller passes in, so samples, load windows and trial marks share one clock.
+//!
+//! The tree is the leader plus every process whose parent is in the tree or whose process group
+//! is the leader's; once in, a process stays in even if reparented (daemonized children count).
+//! CPU of processes that exit between samples is not lost when a tree process reaps them: their
+//! totals appear in the reaper's `cutime`/`cstime`, which the tree CPU includes (see `tree.rs`).
+//!
+//! Cost: one `getdents` pass over /proc plus one `pread` per tree process per tick (the stat files
+//! stay open), and a `read` of each *new* pid's stat once. The sampler's own thread CPU time is
+//! measured ([`Samples::sampler_cpu`]) and reported as % of a core.
+
+pub mod procfs;
+pub mod secs;
+mod tree;
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// Sampler settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplerConfig {
+    /// Time between samples (default 100 ms).
+    #[serde(with = "secs", rename = "interval_s")]
+    pub interval: Duration,
+    /// Read PSS every this many ticks (default 10, i.e. every second at 100 ms; 0 = never)...
+    pub pss_every: u32,
+    /// ...but only while the PSS reads have cost less than this % of a core so far (default
+    /// 0.05): `smaps_rollup` walks page tables and costs ~30 µs per process.
+    pub pss_budget_pct: f64,
+    /// Keep at most this many processes (largest RSS first) in each sample's per-process list
+    /// (default 32; 0 = no per-process detail). Totals always cover the whole tree.
+    pub max_processes: usize,
+    /// Sample machine-wide per-core CPU from /proc/stat (default true).
+    pub machine_cpu: bool,
+}
+
+impl Default for SamplerConfig {
+    fn default() -> Self {
+        SamplerConfig {
+            interval: Duration::from_millis(100),
+            pss_every: 10,
+            pss_budget_pct: 0.05,
+            max_processes: 32,
+            machine_cpu: true,
+        }
+    }
+}
+
+/// One process of the tree in one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcSample {
+    pub pid: i32,
+    pub comm: String,
+    /// Own user+sys CPU over the interval, % of one core.
+    pub cpu_pct: f64,
+    pub rss_bytes: u64,
+    pub threads: u32,
+}
+
+/// One sample of the tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Time since the origin.
+    #[serde(with = "secs", rename = "t_s")]
+    pub t: Duration,
+    /// Tree CPU over the interval since the previous sample, % of one core (0 in the first
+    /// sample, which is the baseline).
+    pub cpu_user_pct: f64,
+    pub cpu_sys_pct: f64,
+    /// RSS summed over the tree's live processes.
+    pub rss_bytes: u64,
+    /// PSS summed over the tree (only on PSS ticks).
+    pub pss_bytes: Option<u64>,
+    /// Live (non-zombie) processes and their threads.
+    pub processes: u32,
+    pub threads: u32,
+    /// Per process, largest RSS first, at most `max_processes`.
+    pub procs: Vec<ProcSample>,
+    /// Machine-wide busy % of each core over the interval (empty when disabled).
+    pub cores_busy_pct: Vec<f64>,
+}
+
+/// Everything one sampler run recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Samples {
+    pub config: SamplerConfig,
+    pub samples: Vec<Sample>,
+    /// Largest tree RSS over all samples (the sum over the tree, not the largest process).
+    pub peak_rss_bytes: u64,
+    pub peak_pss_bytes: Option<u64>,
+    pub peak_processes: u32,
+    /// Tree CPU accumulated from the first to the last sample.
+    #[serde(with = "secs", rename = "cpu_user_s")]
+    pub cpu_user: Duration,
+    #[serde(with = "secs", rename = "cpu_sys_s")]
+    pub cpu_sys: Duration,
+    /// The sampler thread's own CPU time, and the wall time it ran.
+    #[serde(with = "secs", rename = "sampler_cpu_s")]
+    pub sampler_cpu: Duration,
+    #[serde(with = "secs", rename = "sampler_wall_s")]
+    pub sampler_wall: Duration,
+    /// `sampler_cpu / sampler_wall` in % of one core.
+    pub sampler_cpu_pct: f64,
+    /// Ticks on which /proc was listed to discover new processes (skipped when no pid was
+    /// allocated since the previous tick).
+    pub listings: u64,
+}
+
+impl Samples {
+    /// The samples whose time lies in `[from, to]` (times since the origin), e.g. the measured
+    /// window of a trial.
+    pub fn window(&self, from: Duration, to: Duration) -> &[Sample] {
+        let a = self.samples.partition_point(|s| s.t < from);
+        let b = self.samples.partition_point(|s| s.t <= to);
+        &self.samples[a..b.max(a)]
+    }
+
+    /// Tree CPU (user, sys) spent in `[from, to]`, from the per-interval percentages of the
+    /// samples in the window (each sample covers the interval ending at its time).
+    pub fn cpu_between(&self, from: Duration, to: Duration) -> (Duration, Duration) {
+        let mut user = 0.0;
+        let mut sys = 0.0;
+        let mut prev: Option<Duration> = None;
+        for s in &self.samples {
+            if let Some(p) = prev {
+                // Overlap of the interval (p, s.t] with [from, to].
+                let lo = p.max(from);
+                let hi = s.t.min(to);
+                if hi > lo {
+                    let span = (s.t - p).as_secs_f64();
+                    let frac = (hi - lo).as_secs_f64() / span;
+                    user += s.cpu_user_pct / 100.0 * span * frac;
+                    sys += s.cpu_sys_pct / 100.0 * span * frac;
+                }
+            }
+            prev = Some(s.t);
+        }
+        (Duration::from_secs_f64(user), Duration::from_secs_f64(sys))
+    }
+
+    /// Largest tree RSS among the samples in `[from, to]`.
+    pub fn peak_rss_between(&self, from: Duration, to: Duration) -> u64 {
+        self.window(from, to)
+            .iter()
+            .map(|s| s.rss_bytes)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+struct Shared {
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// A running sampler thread; [`Sampler::stop`] ends it and returns what it recorded.
+pub struct Sampler {
+    shared: Arc<Shared>,
+    handle: Option<JoinHandle<Samples>>,
+}
+
+impl Sampler {
+    /// Start sampling the tree rooted at `root` (normally [`crate::supervise::Contender::pid`],
+    /// which is also the process group id). The first sample is taken immediately.
+    pub fn start(root: i32, origin: Instant, config: SamplerConfig) -> std::io::Result<Sampler> {
+        let shared = Arc::new(Shared {
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let sh = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("sampler-{root}"))
+            .spawn(move || run(root, origin, config, &sh))?;
+        Ok(Sampler {
+            shared,
+            handle: Some(handle),
+        })
+    }
+
+    /// Stop the thread (takes one last sample) and return the samples.
+    pub fn stop(mut self) -> Samples {
+        self.signal_stop();
+        self.handle
+            .take()
+            .expect("joined once")
+            .join()
+            .expect("sampler thread panicked")
+    }
+
+    fn signal_stop(&self) {
+        let mut stop = self.shared.stop.lock().unwrap_or_else(|e| e.into_inner());
+        *stop = true;
+        self.shared.wake.notify_all();
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            self.signal_stop();
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(root: i32, origin: Instant, config: SamplerConfig, shared: &Shared) -> Samples {
+    let cpu0 = procfs::thread_cpu_time();
+    let wall0 = Instant::now();
+    let mut tree = tree::Tree::new(root, config.clone());
+    let mut out = Samples {
+        config: config.clone(),
+        samples: Vec::new(),
+        peak_rss_bytes: 0,
+        peak_pss_bytes: None,
+        peak_processes: 0,
+        cpu_user: Duration::ZERO,
+        cpu_sys: Duration::ZERO,
+        sampler_cpu: Duration::ZERO,
+        sampler_wall: Duration::ZERO,
+        sampler_cpu_pct: 0.0,
+        listings: 0,
+    };
+    let interval = config.interval.max(Duration::from_millis(1));
+    let mut tick: u64 = 0;
+    loop {
+        let s = tree.sample(origin, tick);
+        out.peak_rss_bytes = out.peak_rss_bytes.max(s.rss_bytes);
+        out.peak_processes = out.peak_processes.max(s.processes);
+        if let Some(p) = s.pss_bytes {
+            out.peak_pss_bytes = Some(out.peak_pss_bytes.unwrap_or(0).max(p));
+        }
+        out.samples.push(s);
+        tick += 1;
+        // Fixed schedule from the sampler's start, skipping ticks we fell behind on.
+        let mut next = wall0 + interval * tick as u32;
+        let now = Instant::now();
+        if next < now {
+            let behind = ((now - wall0).as_nanos() / interval.as_nanos()) as u64 + 1;
+            tick = tick.max(behind);
+            next = wall0 + interval * tick as u32;
+        }
+        let mut stop = shared.stop.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stopping = *stop;
+        while !stopping {
+            let now = Instant::now();
+            if now >= next {
+                break;
+            }
+            let (g, _) = shared
+                .wake
+                .wait_timeout(stop, next - now)
+                .unwrap_or_else(|e| e.into_inner());
+            stop = g;
+            stopping = *stop;
+        }
+        drop(stop);
+        if stopping {
+            // One final sample so the series reaches the stop time.
+            let s = tree.sample(origin, tick);
+            out.peak_rss_bytes = out.peak_rss_bytes.max(s.rss_bytes);
+            out.peak_processes = out.peak_processes.max(s.processes);
+            out.samples.push(s);
+            break;
+        }
+    }
+    let (user, sys) = tree.cpu_totals();
+    out.listings = tree.listings;
+    out.cpu_user = user;
+    out.cpu_sys = sys;
+    out.sampler_cpu = procfs::thread_cpu_time().saturating_sub(cpu0);
+    out.sampler_wall = wall0.elapsed();
+    out.sampler_cpu_pct = if out.sampler_wall.is_zero() {
+        0.0
+    } else {
+        out.sampler_cpu.as_secs_f64() / out.sampler_wall.as_secs_f64() * 100.0
+    };
+    out
+}

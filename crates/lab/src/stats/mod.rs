@@ -1,0 +1,376 @@
+//! Statistics over trial values: pure functions, table-tested.
+//!
+//! - [`summarize`]: n, median, mean, sample stddev, min, max, 2nd best, and two 95% confidence
+//!   intervals: the exact Student-t interval of the mean, and a percentile bootstrap interval of the
+//!   median (10 000 resamples, fixed seed, so the same data always gives the same interval).
+//! - [`compare`] / [`compare_worded`]: ratio of medians, a two-sided Mann-Whitney U test
+//!   ([`mann_whitney_u`]), significance at α = 0.05, and a hyperfine-style phrase ("1.47x faster",
+//!   "108x more memory", or "no significant difference").
+//! - [`outliers`] and [`first_trial_slow`]: the warnings a study prints.
+
+pub mod dist;
+mod mwu;
+
+use serde::{Deserialize, Serialize};
+
+pub use mwu::{mann_whitney_u, MannWhitney, Method as TestMethod, EXACT_MAX};
+
+/// Significance level of every comparison.
+pub const ALPHA: f64 = 0.05;
+/// Bootstrap resamples for the median's interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 10_000;
+const BOOTSTRAP_SEED: u64 = 0x6261_7272_6167_6521; // "barrage!"
+
+/// A confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Descriptive statistics of one set of trial values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    pub mean: f64,
+    /// Sample standard deviation (n − 1); `None` for n < 2.
+    pub stddev: Option<f64>,
+    pub min: f64,
+    pub max: f64,
+    /// Second best value (second largest when higher is better, else second smallest); n ≥ 2.
+    pub second_best: Option<f64>,
+    /// 95% Student-t interval of the mean (exact under normality); n ≥ 2.
+    pub ci95_mean: Option<Interval>,
+    /// 95% percentile-bootstrap interval of the median (seeded); n ≥ 2.
+    pub ci95_median: Option<Interval>,
+}
+
+fn finite(xs: &[f64]) -> bool {
+    !xs.is_empty() && xs.iter().all(|x| x.is_finite())
+}
+
+fn sorted(xs: &[f64]) -> Vec<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn median_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Median (mean of the two middle values for even n). `None` if empty or not finite.
+pub fn median(xs: &[f64]) -> Option<f64> {
+    finite(xs).then(|| median_sorted(&sorted(xs)))
+}
+
+/// Arithmetic mean.
+pub fn mean(xs: &[f64]) -> Option<f64> {
+    finite(xs).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Sample standard deviation (divides by n − 1). `None` for n < 2.
+pub fn stddev(xs: &[f64]) -> Option<f64> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let m = mean(xs)?;
+    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    Some((ss / (xs.len() - 1) as f64).sqrt())
+}
+
+/// Minimum.
+pub fn min(xs: &[f64]) -> Option<f64> {
+    finite(xs).then(|| xs.iter().copied().fold(f64::INFINITY, f64::min))
+}
+
+/// Maximum.
+pub fn max(xs: &[f64]) -> Option<f64> {
+    finite(xs).then(|| xs.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+}
+
+/// Second best value ("2nd best of N", which discards one lucky trial). `None` for n < 2.
+pub fn second_best(xs: &[f64], higher_is_better: bool) -> Option<f64> {
+    if xs.len() < 2 || !finite(xs) {
+        return None;
+    }
+    let v = sorted(xs);
+    Some(if higher_is_better {
+        v[v.len() - 2]
+    } else {
+        v[1]
+    })
+}
+
+/// 95% confidence interval of the mean: mean ± t(0.975, n−1) · s / √n.
+pub fn ci95_mean(xs: &[f64]) -> Option<Interval> {
+    let s = stddev(xs)?;
+    let m = mean(xs)?;
+    let n = xs.len() as f64;
+    let h = dist::t_quantile(0.975, n - 1.0) * s / n.sqrt();
+    Some(Interval {
+        lo: m - h,
+        hi: m + h,
+    })
+}
+
+/// SplitMix64: a tiny, well-mixed, seedable generator (no dependency needed for resampling).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64 * n as f64) as usize
+    }
+}
+
+/// Percentile bootstrap interval of the median at `level` (e.g. 0.95), with `resamples`
+/// resamples from a generator seeded with `seed`. `None` for n < 2.
+pub fn bootstrap_median_ci(
+    xs: &[f64],
+    level: f64,
+    resamples: usize,
+    seed: u64,
+) -> Option<Interval> {
+    if xs.len() < 2 || !finite(xs) || resamples == 0 {
+        return None;
+    }
+    let mut rng = SplitMix(seed);
+    let mut meds = Vec::with_capacity(resamples);
+    let mut buf = vec![0.0; xs.len()];
+    for _ in 0..resamples {
+        for b in buf.iter_mut() {
+            *b = xs[rng.below(xs.len())];
+        }
+        buf.sort_by(f64::total_cmp);
+        meds.push(median_sorted(&buf));
+    }
+    meds.sort_by(f64::total_cmp);
+    let q = |p: f64| meds[((p * (resamples - 1) as f64).round() as usize).min(resamples - 1)];
+    let tail = (1.0 - level) / 2.0;
+    Some(Interval {
+        lo: q(tail),
+        hi: q(1.0 - tail),
+    })
+}
+
+/// 95% bootstrap interval of the median with the module's fixed seed and resample count.
+pub fn ci95_median(xs: &[f64]) -> Option<Interval> {
+    bootstrap_median_ci(xs, 0.95, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
+}
+
+/// All descriptive statistics at once. `None` if empty or any value is not finite.
+pub fn summarize(xs: &[f64], higher_is_better: bool) -> Option<Summary> {
+    Some(Summary {
+        n: xs.len(),
+        median: median(xs)?,
+        mean: mean(xs)?,
+        stddev: stddev(xs),
+        min: min(xs)?,
+        max: max(xs)?,
+        second_best: second_best(xs, higher_is_better),
+        ci95_mean: ci95_mean(xs),
+        ci95_median: ci95_median(xs),
+    })
+}
+
+/// How a comparison is put into words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Wording {
+    /// "1.47x faster" / "1.47x slower" (better or worse, by `higher_is_better`).
+    Speed,
+    /// "108x more memory" / "2.10x less memory" (by the ratio of the medians).
+    Amount { noun: String },
+}
+
+/// A against B.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub median_a: f64,
+    pub median_b: f64,
+    /// median(a) / median(b).
+    pub ratio: f64,
+    /// max(ratio, 1/ratio): the "x" figure.
+    pub factor: f64,
+    /// Whether A's median is the better one.
+    pub a_better: bool,
+    pub u: f64,
+    /// Two-sided Mann-Whitney p-value.
+    pub p_value: f64,
+    pub test: TestMethod,
+    /// p < [`ALPHA`] and the medians differ.
+    pub significant: bool,
+    /// "1.47x faster", "108x more memory", or "no significant difference".
+    pub phrase: String,
+}
+
+/// Format a factor like hyperfine/benchmark-ips: 2 decimals below 10, 1 below 100, none above.
+pub fn format_factor(f: f64) -> String {
+    if !f.is_finite() {
+        "∞".to_string()
+    } else if f >= 100.0 {
+        format!("{f:.0}")
+    } else if f >= 10.0 {
+        format!("{f:.1}")
+    } else {
+        format!("{f:.2}")
+    }
+}
+
+/// Compare A with B in speed words ("faster"/"slower").
+pub fn compare(a: &[f64], b: &[f64], higher_is_better: bool) -> Option<Comparison> {
+    compare_worded(a, b, higher_is_better, &Wording::Speed)
+}
+
+/// Compare A with B: ratio of medians, Mann-Whitney U, significance and a phrase.
+/// `None` if either sample is empty or not finite.
+pub fn compare_worded(
+    a: &[f64],
+    b: &[f64],
+    higher_is_better: bool,
+    wording: &Wording,
+) -> Option<Comparison> {
+    let (ma, mb) = (median(a)?, median(b)?);
+    let mw = mann_whitney_u(a, b)?;
+    let ratio = if ma == mb {
+        1.0
+    } else if mb == 0.0 {
+        f64::INFINITY
+    } else {
+        ma / mb
+    };
+    let factor = if ratio == 0.0 {
+        f64::INFINITY
+    } else if ratio >= 1.0 {
+        ratio
+    } else {
+        1.0 / ratio
+    };
+    let a_better = if higher_is_better { ma > mb } else { ma < mb };
+    let significant = mw.p < ALPHA && ma != mb;
+    let phrase = if !significant {
+        "no significant difference".to_string()
+    } else {
+        let f = format_factor(factor);
+        match wording {
+            Wording::Speed => format!("{f}x {}", if a_better { "faster" } else { "slower" }),
+            Wording::Amount { noun } => {
+                format!("{f}x {} {noun}", if ma > mb { "more" } else { "less" })
+            }
+        }
+    };
+    Some(Comparison {
+        median_a: ma,
+        median_b: mb,
+        ratio,
+        factor,
+        a_better,
+        u: mw.u,
+        p_value: mw.p,
+        test: mw.method,
+        significant,
+        phrase,
+    })
+}
+
+/// Threshold of [`outliers`], in scaled MADs.
+pub const OUTLIER_MADS: f64 = 3.0;
+
+/// Indices of outliers: values more than 3 scaled MADs (1.4826 · median absolute deviation, the
+/// normal-consistent scale) from the median. When the MAD is 0 (more than half the values equal),
+/// 1.2533 · mean absolute deviation is the scale instead (Iglewicz & Hoaglin); if that is 0 too,
+/// there are no outliers. Needs n ≥ 3.
+pub fn outliers(xs: &[f64]) -> Vec<usize> {
+    if xs.len() < 3 || !finite(xs) {
+        return Vec::new();
+    }
+    let med = median_sorted(&sorted(xs));
+    let dev: Vec<f64> = xs.iter().map(|x| (x - med).abs()).collect();
+    let mut scale = 1.4826 * median_sorted(&sorted(&dev));
+    if scale == 0.0 {
+        scale = 1.253_314 * dev.iter().sum::<f64>() / dev.len() as f64;
+    }
+    if scale == 0.0 {
+        return Vec::new();
+    }
+    (0..xs.len())
+        .filter(|&i| dev[i] / scale > OUTLIER_MADS)
+        .collect()
+}
+
+/// The first trial was much worse than the rest (cold caches, JIT warm-up, lazy init).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FirstTrialSlow {
+    pub first: f64,
+    pub median_rest: f64,
+    /// How many times worse the first trial is than the median of the rest.
+    pub factor: f64,
+}
+
+/// Flag a first trial that is worse than every other trial *and* worse than the median of the
+/// rest by more than both 3 scaled MADs of the rest and 10% (so tight data does not trip it on
+/// noise). Needs n ≥ 3.
+pub fn first_trial_slow(xs: &[f64], higher_is_better: bool) -> Option<FirstTrialSlow> {
+    if xs.len() < 3 || !finite(xs) {
+        return None;
+    }
+    let (first, rest) = (xs[0], &xs[1..]);
+    let rest_sorted = sorted(rest);
+    let med = median_sorted(&rest_sorted);
+    let mad = 1.4826
+        * median_sorted(&sorted(
+            &rest.iter().map(|x| (x - med).abs()).collect::<Vec<_>>(),
+        ));
+    let worst_rest = if higher_is_better {
+        rest_sorted[0]
+    } else {
+        rest_sorted[rest_sorted.len() - 1]
+    };
+    let worse_than_all = if higher_is_better {
+        first < worst_rest
+    } else {
+        first > worst_rest
+    };
+    let gap = if higher_is_better {
+        med - first
+    } else {
+        first - med
+    };
+    let margin = (OUTLIER_MADS * mad).max(0.10 * med.abs());
+    if !worse_than_all || gap <= margin {
+        return None;
+    }
+    let factor = if higher_is_better {
+        if first > 0.0 {
+            med / first
+        } else {
+            f64::INFINITY
+        }
+    } else if med > 0.0 {
+        first / med
+    } else {
+        f64::INFINITY
+    };
+    Some(FirstTrialSlow {
+        first,
+        median_rest: med,
+        factor,
+    })
+}
+
+#[cfg(test)]
+mod tests;

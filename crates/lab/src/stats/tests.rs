@@ -1,0 +1,253 @@
+//! Table tests of the statistics against values computed by hand or from standard tables.
+
+use super::*;
+
+fn close(a: f64, b: f64, eps: f64) -> bool {
+    (a - b).abs() <= eps
+}
+
+#[test]
+fn descriptive_table() {
+    struct Case {
+        xs: &'static [f64],
+        median: f64,
+        mean: f64,
+        stddev: Option<f64>,
+        min: f64,
+        max: f64,
+        second_lower: Option<f64>,
+        second_higher: Option<f64>,
+    }
+    let cases = [
+        Case {
+            xs: &[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0],
+            median: 4.5,
+            mean: 5.0,
+            stddev: Some((32.0f64 / 7.0).sqrt()),
+            min: 2.0,
+            max: 9.0,
+            second_lower: Some(4.0),
+            second_higher: Some(7.0),
+        },
+        Case {
+            xs: &[3.0, 1.0, 2.0],
+            median: 2.0,
+            mean: 2.0,
+            stddev: Some(1.0),
+            min: 1.0,
+            max: 3.0,
+            second_lower: Some(2.0),
+            second_higher: Some(2.0),
+        },
+        Case {
+            xs: &[42.0],
+            median: 42.0,
+            mean: 42.0,
+            stddev: None,
+            min: 42.0,
+            max: 42.0,
+            second_lower: None,
+            second_higher: None,
+        },
+    ];
+    for c in cases {
+        assert_eq!(median(c.xs), Some(c.median), "{:?}", c.xs);
+        assert!(close(mean(c.xs).unwrap(), c.mean, 1e-12));
+        match (stddev(c.xs), c.stddev) {
+            (Some(a), Some(b)) => assert!(close(a, b, 1e-12), "{a} vs {b}"),
+            (a, b) => assert_eq!(a, b),
+        }
+        assert_eq!(min(c.xs), Some(c.min));
+        assert_eq!(max(c.xs), Some(c.max));
+        assert_eq!(second_best(c.xs, false), c.second_lower);
+        assert_eq!(second_best(c.xs, true), c.second_higher);
+    }
+    assert_eq!(median(&[]), None);
+    assert_eq!(median(&[1.0, f64::NAN]), None);
+    assert!(summarize(&[], true).is_none());
+}
+
+#[test]
+fn t_interval_of_the_mean() {
+    // mean ± t(0.975, n−1)·s/√n with t from tables: t(.975,7) = 2.364624, t(.975,4) = 2.776445.
+    let ci = ci95_mean(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+    let h = 2.364_624 * (32.0f64 / 7.0).sqrt() / 8f64.sqrt();
+    assert!(
+        close(ci.lo, 5.0 - h, 1e-5) && close(ci.hi, 5.0 + h, 1e-5),
+        "{ci:?}"
+    );
+    let ci = ci95_mean(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    assert!(
+        close(ci.lo, 1.036_757, 1e-5) && close(ci.hi, 4.963_243, 1e-5),
+        "{ci:?}"
+    );
+    assert!(ci95_mean(&[1.0]).is_none());
+}
+
+#[test]
+fn bootstrap_interval_of_the_median() {
+    let xs = [10.0, 10.4, 9.8, 10.1, 10.3, 10.2, 9.9];
+    let a = ci95_median(&xs).unwrap();
+    let b = ci95_median(&xs).unwrap();
+    assert_eq!(a, b, "seeded: the same data gives the same interval");
+    assert!(a.lo <= 10.1 && 10.1 <= a.hi, "{a:?}");
+    assert!(a.lo >= 9.8 && a.hi <= 10.4);
+    assert!(a.hi - a.lo > 0.0);
+    // A constant sample has a zero-width interval.
+    let c = ci95_median(&[3.0; 5]).unwrap();
+    assert_eq!((c.lo, c.hi), (3.0, 3.0));
+    // Wider spread, wider interval.
+    let wide = ci95_median(&[5.0, 15.0, 8.0, 12.0, 10.0, 7.0, 13.0]).unwrap();
+    assert!(wide.hi - wide.lo > a.hi - a.lo);
+}
+
+#[test]
+fn comparison_table() {
+    struct Case {
+        a: &'static [f64],
+        b: &'static [f64],
+        higher_is_better: bool,
+        wording: Wording,
+        phrase: &'static str,
+        significant: bool,
+    }
+    let mem = || Wording::Amount {
+        noun: "memory".into(),
+    };
+    let cases = [
+        // Wall times (lower is better): 10.1 vs 15.0 → 1.49x faster, fully separated, p = 2/252.
+        Case {
+            a: &[10.1, 10.3, 9.9, 10.0, 10.2],
+            b: &[14.8, 15.1, 15.0, 14.9, 15.2],
+            higher_is_better: false,
+            wording: Wording::Speed,
+            phrase: "1.49x faster",
+            significant: true,
+        },
+        // The same the other way round.
+        Case {
+            a: &[14.8, 15.1, 15.0, 14.9, 15.2],
+            b: &[10.1, 10.3, 9.9, 10.0, 10.2],
+            higher_is_better: false,
+            wording: Wording::Speed,
+            phrase: "1.49x slower",
+            significant: true,
+        },
+        // Throughput (higher is better): 1470 vs 1000 req/s.
+        Case {
+            a: &[1470.0, 1480.0, 1460.0, 1475.0, 1465.0],
+            b: &[1000.0, 1005.0, 995.0, 1002.0, 998.0],
+            higher_is_better: true,
+            wording: Wording::Speed,
+            phrase: "1.47x faster",
+            significant: true,
+        },
+        // Peak RSS: 108 MB vs 1 MB.
+        Case {
+            a: &[108e6, 108.2e6, 107.9e6, 108.1e6, 107.8e6],
+            b: &[1e6, 1.01e6, 0.99e6, 1.02e6, 0.98e6],
+            higher_is_better: false,
+            wording: mem(),
+            phrase: "108x more memory",
+            significant: true,
+        },
+        Case {
+            a: &[1e6, 1.01e6, 0.99e6, 1.02e6, 0.98e6],
+            b: &[2.1e6, 2.2e6, 2.0e6, 2.15e6, 2.05e6],
+            higher_is_better: false,
+            wording: mem(),
+            phrase: "2.10x less memory",
+            significant: true,
+        },
+        // Interleaved values: no significant difference.
+        Case {
+            a: &[10.0, 10.4, 9.8, 10.1, 10.3],
+            b: &[10.2, 9.9, 10.05, 10.35, 10.15],
+            higher_is_better: false,
+            wording: Wording::Speed,
+            phrase: "no significant difference",
+            significant: false,
+        },
+        // A real 2x difference but only 3 trials each: the smallest exact p is 0.1, so the test
+        // cannot call it significant, and the phrase says so rather than claiming "2x".
+        Case {
+            a: &[1.0, 1.1, 0.9],
+            b: &[2.0, 2.1, 1.9],
+            higher_is_better: false,
+            wording: Wording::Speed,
+            phrase: "no significant difference",
+            significant: false,
+        },
+    ];
+    for c in cases {
+        let r = compare_worded(c.a, c.b, c.higher_is_better, &c.wording).unwrap();
+        assert_eq!(r.phrase, c.phrase, "{:?} vs {:?}: {r:?}", c.a, c.b);
+        assert_eq!(r.significant, c.significant);
+        assert!(r.factor >= 1.0);
+    }
+    let r = compare(
+        &[10.1, 10.3, 9.9, 10.0, 10.2],
+        &[14.8, 15.1, 15.0, 14.9, 15.2],
+        false,
+    )
+    .unwrap();
+    assert!(close(r.p_value, 2.0 / 252.0, 1e-12));
+    assert_eq!(r.test, TestMethod::Exact);
+    assert!(close(r.ratio, 10.1 / 15.0, 1e-12));
+    assert!(r.a_better);
+    let r = compare(&[1.0, 1.1, 0.9], &[2.0, 2.1, 1.9], false).unwrap();
+    assert!(close(r.p_value, 0.1, 1e-12));
+    assert!(compare(&[], &[1.0], true).is_none());
+}
+
+#[test]
+fn factor_formatting() {
+    for (f, s) in [
+        (1.4666, "1.47"),
+        (9.999, "10.00"),
+        (12.34, "12.3"),
+        (108.26, "108"),
+        (f64::INFINITY, "∞"),
+    ] {
+        assert_eq!(format_factor(f), s);
+    }
+}
+
+#[test]
+fn outlier_table() {
+    let cases: [(&[f64], &[usize]); 5] = [
+        (&[10.0, 10.2, 9.9, 10.1, 25.0], &[4]),
+        (&[5.0, 5.0, 5.0, 5.0, 100.0], &[4]), // MAD 0: mean absolute deviation as the scale
+        (&[1.0, 2.0, 3.0, 4.0, 5.0], &[]),
+        (&[7.0, 7.0, 7.0], &[]),
+        (&[0.1, 10.0, 10.1, 9.9, 10.05, 9.95], &[0]),
+    ];
+    for (xs, want) in cases {
+        assert_eq!(outliers(xs), want, "{xs:?}");
+    }
+}
+
+#[test]
+fn first_trial_table() {
+    // Times: a first trial 50% slower than the rest.
+    let r = first_trial_slow(&[15.0, 10.0, 10.2, 9.9, 10.1], false).unwrap();
+    assert_eq!(r.median_rest, 10.05);
+    assert!(close(r.factor, 15.0 / 10.05, 1e-12));
+    // 4.5% slower and the slowest: within 10%, not flagged.
+    assert!(first_trial_slow(&[10.5, 10.0, 10.2, 9.9, 10.1], false).is_none());
+    // Not the slowest: not flagged.
+    assert!(first_trial_slow(&[15.0, 10.0, 16.0, 9.9, 10.1], false).is_none());
+    // Throughput: a first trial at half the rate.
+    let r = first_trial_slow(&[500.0, 1000.0, 990.0, 1010.0, 1005.0], true).unwrap();
+    assert!(close(r.factor, 1002.5 / 500.0, 1e-12));
+    assert!(first_trial_slow(&[1.0, 2.0], false).is_none());
+}
+
+#[test]
+fn summary_serializes() {
+    let s = summarize(&[1.0, 2.0, 3.0, 4.0, 5.0], true).unwrap();
+    assert_eq!(s.second_best, Some(4.0));
+    let j = serde_json::to_value(&s).unwrap();
+    assert_eq!(j["median"], 3.0);
+    assert!(j["ci95_mean"]["lo"].as_f64().unwrap() < 3.0);
+}

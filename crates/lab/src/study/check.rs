@@ -1,0 +1,455 @@
+//! Validation of the raw study file into a [`Study`]: defaults, ranges, cross-field rules, and
+//! the sweep expanded once so a bad point is reported before any contender starts.
+
+use super::raw::{self, CommandValue};
+use super::*;
+use std::ops::Range;
+use toml::Spanned;
+
+type Err<'a> = &'a dyn Fn(Option<Range<usize>>, String) -> StudyError;
+
+/// Placeholders barrage fills in commands; client parameters may not shadow them.
+pub const RESERVED: &[&str] = &[
+    "url",
+    "base",
+    "host",
+    "port",
+    "addr",
+    "out",
+    "tmp",
+    "dir",
+    "barrage",
+    "checksum",
+    "trial",
+    "contender",
+];
+
+pub(super) fn validate(
+    f: raw::File,
+    src: &str,
+    base_dir: &Path,
+    err: Err,
+) -> Result<Study, StudyError> {
+    let _ = src;
+    let st = f.study.get_ref();
+    let name = st.name.get_ref().trim().to_string();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(err(
+            Some(st.name.span()),
+            format!("study name {name:?} must be letters, digits, '-', '_' or '.' (it names the results directory)"),
+        ));
+    }
+    let kind = match (&st.kind, &f.load, &f.client) {
+        (Some(k), _, _) => match k.get_ref().as_str() {
+            "server" => Kind::Server,
+            "client" => Kind::Client,
+            other => {
+                return Err(err(
+                    Some(k.span()),
+                    format!("kind {other:?} is not \"server\" or \"client\""),
+                ))
+            }
+        },
+        (None, Some(_), None) => Kind::Server,
+        (None, None, Some(_)) => Kind::Client,
+        (None, Some(l), Some(_)) => {
+            return Err(err(
+                Some(l.span()),
+                "a study has either [load] (a server study) or [client] (a client study), not both".into(),
+            ))
+        }
+        (None, None, None) => {
+            return Err(err(
+                Some(f.study.span()),
+                "the study needs [load] (a server study: contenders are servers under load) or [client] (a client study: contenders are programs run against barrage's server)".into(),
+            ))
+        }
+    };
+    match (kind, &f.load, &f.client) {
+        (Kind::Server, None, _) => {
+            return Err(err(
+                Some(f.study.span()),
+                "a server study needs a [load] table".into(),
+            ))
+        }
+        (Kind::Client, _, None) => {
+            return Err(err(
+                Some(f.study.span()),
+                "a client study needs a [client] table".into(),
+            ))
+        }
+        (Kind::Server, _, Some(c)) => {
+            return Err(err(
+                Some(c.span()),
+                "[client] belongs to client studies (kind = \"client\")".into(),
+            ))
+        }
+        (Kind::Client, Some(l), _) => {
+            return Err(err(
+                Some(l.span()),
+                "[load] belongs to server studies (kind = \"server\")".into(),
+            ))
+        }
+        _ => {}
+    }
+    let trials = match &st.trials {
+        None => 5,
+        Some(t) => {
+            let v = *t.get_ref();
+            if !(1..=10_000).contains(&v) {
+                return Err(err(
+                    Some(t.span()),
+                    format!("trials must be between 1 and 10000, not {v}"),
+                ));
+            }
+            v as u32
+        }
+    };
+    let pin = match &st.pin {
+        None => PinMode::Auto,
+        Some(p) => match p.get_ref() {
+            toml::Value::Boolean(true) => PinMode::On,
+            toml::Value::Boolean(false) => PinMode::Off,
+            toml::Value::String(s) if s == "auto" => PinMode::Auto,
+            other => {
+                return Err(err(
+                    Some(p.span()),
+                    format!("pin must be true, false or \"auto\", not {other}"),
+                ))
+            }
+        },
+    };
+    let sample_interval = spanned_dur(&st.sample_interval, Duration::from_millis(100));
+    if sample_interval < Duration::from_millis(10) || sample_interval > Duration::from_secs(60) {
+        return Err(err(
+            st.sample_interval.as_ref().map(|s| s.span()),
+            "sample_interval must be between 10ms and 60s".into(),
+        ));
+    }
+    let trial_timeout = spanned_dur(&st.trial_timeout, Duration::from_secs(300));
+    if trial_timeout.is_zero() {
+        return Err(err(
+            st.trial_timeout.as_ref().map(|s| s.span()),
+            "trial_timeout must be longer than zero".into(),
+        ));
+    }
+    let load = match &f.load {
+        Some(l) => Some(load_spec(l, err)?),
+        None => None,
+    };
+    let client = match &f.client {
+        Some(c) => Some(client_spec(c, err)?),
+        None => None,
+    };
+    let target = f.target.as_ref().map_or(
+        TargetSpec {
+            threads: 0,
+            fault_rate: 0.0,
+        },
+        |t| TargetSpec {
+            threads: t.threads.unwrap_or(0) as usize,
+            fault_rate: t.fault_rate.unwrap_or(0.0),
+        },
+    );
+    if !(0.0..=1.0).contains(&target.fault_rate) {
+        return Err(err(
+            None,
+            "[target] fault_rate must be between 0 and 1".into(),
+        ));
+    }
+    if f.contenders.is_empty() {
+        return Err(err(
+            Some(f.study.span()),
+            "the study has no [[contender]]".into(),
+        ));
+    }
+    let mut contenders: Vec<ContenderSpec> = Vec::new();
+    for c in &f.contenders {
+        let spec = contender(c, kind, base_dir, err)?;
+        if contenders.iter().any(|o| o.name == spec.name) {
+            return Err(err(
+                Some(c.get_ref().name.span()),
+                format!("two contenders are named {:?}", spec.name),
+            ));
+        }
+        contenders.push(spec);
+    }
+    let study = Study {
+        name,
+        description: st.description.clone(),
+        kind,
+        trials,
+        warmup: st.warmup.map_or(Duration::ZERO, Dur::get),
+        cooldown: st.cooldown.map_or(Duration::ZERO, Dur::get),
+        interleave: st.interleave.unwrap_or(true),
+        pin,
+        sample_interval,
+        trial_timeout,
+        stop_grace: st.stop_grace.map_or(Duration::from_secs(5), Dur::get),
+        load,
+        client,
+        target,
+        contenders,
+        base_dir: base_dir.to_path_buf(),
+        source: src.to_string(),
+    };
+    // Expand the sweep now: a point the engine would refuse is an error of the study file.
+    let span = f
+        .load
+        .as_ref()
+        .map(|l| l.span())
+        .or(f.client.as_ref().map(|c| c.span()));
+    let points = crate::sweep::points(&study).map_err(|e| err(span.clone(), e))?;
+    // And ask the engine itself, so nothing it would refuse gets as far as a started contender.
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 1));
+    let headers = study
+        .load
+        .as_ref()
+        .map(|l| l.headers.clone())
+        .unwrap_or_default();
+    for p in &points {
+        for ph in &p.phases {
+            let cfg = crate::runner::engine_config(&ph.load, addr, &headers, study.warmup, 1);
+            if let Err(e) = cfg.validate() {
+                let at = if p.label.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (point {})", p.label)
+                };
+                return Err(err(span.clone(), format!("{e}{at}")));
+            }
+        }
+    }
+    Ok(study)
+}
+
+fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {
+    d.as_ref().map_or(default, |s| s.get_ref().get())
+}
+
+fn load_spec(l: &Spanned<raw::Load>, err: Err) -> Result<LoadSpec, StudyError> {
+    let r = l.get_ref();
+    let mut variants = Vec::new();
+    for v in &r.variants {
+        let name = v.get_ref().name.get_ref().trim().to_string();
+        if name.is_empty() || variants.iter().any(|(n, _)| *n == name) {
+            return Err(err(
+                Some(v.get_ref().name.span()),
+                format!("variant names must be unique and not empty ({name:?})"),
+            ));
+        }
+        variants.push((name, v.get_ref().fields()));
+    }
+    let mut phases = Vec::new();
+    for p in &r.phases {
+        let fields = p.get_ref().fields();
+        let json = serde_json::to_value(&fields).unwrap_or_default();
+        if let Some((k, _)) = json
+            .as_object()
+            .and_then(|o| o.iter().find(|(_, v)| v.is_array()))
+        {
+            return Err(err(
+                Some(p.span()),
+                format!("a phase cannot sweep: {k} must be one value (sweep in [load] instead)"),
+            ));
+        }
+        phases.push((p.get_ref().name.clone(), fields));
+    }
+    Ok(LoadSpec {
+        headers: r
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        base: r.fields(),
+        variants,
+        phases,
+    })
+}
+
+fn client_spec(c: &Spanned<raw::Client>, err: Err) -> Result<ClientSpec, StudyError> {
+    let r = c.get_ref();
+    for k in r.params.keys() {
+        if RESERVED.contains(&k.as_str()) {
+            return Err(err(
+                Some(c.span()),
+                format!("parameter {k:?} would shadow barrage's own placeholder {{{k}}}"),
+            ));
+        }
+        if k.is_empty() || !k.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
+            return Err(err(
+                Some(c.span()),
+                format!("parameter name {k:?} must be letters, digits or '_'"),
+            ));
+        }
+    }
+    let file_size = match &r.expect.file_size {
+        None => None,
+        Some(toml::Value::Integer(i)) if *i >= 0 => Some(i.to_string()),
+        Some(toml::Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(err(
+                Some(c.span()),
+                format!("expect.file_size must be a size in bytes or a placeholder such as \"{{size}}\", not {other}"),
+            ))
+        }
+    };
+    if (file_size.is_some() || r.expect.file_pattern) && r.expect.file.is_none() {
+        return Err(err(
+            Some(c.span()),
+            "expect.file_size and expect.file_pattern need expect.file (the path the client writes)".into(),
+        ));
+    }
+    Ok(ClientSpec {
+        path: r.path.clone().unwrap_or_else(|| "/".into()),
+        params: r
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        expect: ClientExpect {
+            exit_code: r.expect.exit_code.unwrap_or(0),
+            stdout_contains: r.expect.stdout_contains.clone(),
+            file: r.expect.file.clone(),
+            file_size,
+            file_pattern: r.expect.file_pattern,
+        },
+    })
+}
+
+fn command_line(c: &CommandValue) -> String {
+    match c {
+        CommandValue::Line(s) => s.trim().to_string(),
+        CommandValue::Argv(v) => v
+            .iter()
+            .map(|a| shell_quote(a))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// Quotes one argument for `sh -c` (placeholders inside stay intact: braces are not special).
+pub fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,{}".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+fn contender(
+    c: &Spanned<raw::Contender>,
+    kind: Kind,
+    base_dir: &Path,
+    err: Err,
+) -> Result<ContenderSpec, StudyError> {
+    let r = c.get_ref();
+    let name = r.name.get_ref().trim().to_string();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.' | '+'))
+    {
+        return Err(err(
+            Some(r.name.span()),
+            format!("contender name {name:?} must be letters, digits, '-', '_', '.' or '+'"),
+        ));
+    }
+    let start = command_line(r.start.get_ref());
+    if start.is_empty() {
+        return Err(err(
+            Some(r.start.span()),
+            format!("contender {name:?}: start is empty"),
+        ));
+    }
+    // A server must be told where to listen: barrage picks the port.
+    let tells_port = |t: &str| {
+        ["{port}", "{addr}", "{url}", "{base}"]
+            .iter()
+            .any(|p| t.contains(p))
+    };
+    if kind == Kind::Server && !tells_port(&start) && !r.env.values().any(|v| tells_port(v)) {
+        return Err(err(
+            Some(r.start.span()),
+            format!("contender {name:?}: start (or env) must pass {{port}} (or {{addr}}, {{url}}): barrage picks a free port for each trial and probes it"),
+        ));
+    }
+    let dir = match &r.dir {
+        Some(d) => base_dir.join(d),
+        None => base_dir.to_path_buf(),
+    };
+    if !dir.is_dir() {
+        return Err(err(
+            Some(r.name.span()),
+            format!(
+                "contender {name:?}: directory {} does not exist",
+                dir.display()
+            ),
+        ));
+    }
+    let ready = match (&r.ready, kind) {
+        (None, Kind::Server) => ReadySpec::Tcp {
+            timeout: Duration::from_secs(10),
+        },
+        (None, Kind::Client) => ReadySpec::None,
+        (Some(s), _) => {
+            let (k, path, timeout, status) = match s.get_ref() {
+                raw::Ready::Kind(k) => (k.clone(), None, None, None),
+                raw::Ready::Table(t) => (t.kind.clone(), t.path.clone(), t.timeout, t.status),
+            };
+            let timeout = timeout.map_or(Duration::from_secs(10), Dur::get);
+            match (k.as_str(), kind) {
+                ("none", _) => ReadySpec::None,
+                ("tcp", Kind::Server) => ReadySpec::Tcp { timeout },
+                ("http", Kind::Server) => ReadySpec::Http {
+                    path: path.unwrap_or_else(|| "/".into()),
+                    status,
+                    timeout,
+                },
+                ("tcp" | "http", Kind::Client) => {
+                    return Err(err(
+                        Some(s.span()),
+                        format!("contender {name:?}: client contenders have no readiness probe"),
+                    ))
+                }
+                (other, _) => {
+                    return Err(err(
+                        Some(s.span()),
+                        format!("contender {name:?}: ready must be \"tcp\", \"http\" or \"none\", not {other:?}"),
+                    ))
+                }
+            }
+        }
+    };
+    let (stop_signal, stop_signal_number) = match &r.stop_signal {
+        None => ("TERM".to_string(), libc::SIGTERM),
+        Some(s) => match crate::supervise::parse_signal(s.get_ref()) {
+            Some(n) => (s.get_ref().clone(), n),
+            None => {
+                return Err(err(
+                    Some(s.span()),
+                    format!("contender {name:?}: unknown signal {:?}", s.get_ref()),
+                ))
+            }
+        },
+    };
+    Ok(ContenderSpec {
+        name,
+        dir,
+        build: r.build.as_ref().map(command_line).filter(|b| !b.is_empty()),
+        start,
+        ready,
+        env: r.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        stop_signal,
+        stop_signal_number,
+        requires: r.requires.clone(),
+        memory_limit: r.memory_limit.map(|b| b.0),
+    })
+}

@@ -1,0 +1,221 @@
+//! The study file: a TOML description of contenders, load (or a client workload), trials and
+//! sweeps, parsed and validated into a [`Study`]. Every error names the line it comes from.
+//!
+//! The format is documented with a full example in `docs/study.md`.
+
+mod raw;
+pub mod value;
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use thiserror::Error;
+pub use value::{format_duration, parse_duration, Dur, OneOrMany, Param};
+
+pub use check::shell_quote;
+pub use raw::LoadFields;
+
+/// The embedded default study (`barrage run` with no argument).
+pub const DEFAULT_STUDY: &str = include_str!("../../studies/default.toml");
+
+/// A study file that cannot be run, with the line it comes from when known.
+#[derive(Debug, Error)]
+pub enum StudyError {
+    #[error("{}", located(.file, .line, .message))]
+    Invalid {
+        file: String,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("cannot read {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
+impl StudyError {
+    /// The 1-based line the error points at, when known.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            StudyError::Invalid { line, .. } => *line,
+            StudyError::Read { .. } => None,
+        }
+    }
+}
+
+fn located(file: &str, line: &Option<usize>, message: &str) -> String {
+    match line {
+        Some(l) => format!("{file}:{l}: {message}"),
+        None => format!("{file}: {message}"),
+    }
+}
+
+/// Whether the contenders are servers under load or client programs run against barrage's server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Server,
+    Client,
+}
+
+/// CPU pinning of contender vs load generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinMode {
+    /// Pin when the machine has at least 2 CPUs available.
+    Auto,
+    On,
+    Off,
+}
+
+/// A validated study.
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub name: String,
+    pub description: String,
+    pub kind: Kind,
+    pub trials: u32,
+    pub warmup: Duration,
+    pub cooldown: Duration,
+    pub interleave: bool,
+    pub pin: PinMode,
+    pub sample_interval: Duration,
+    /// Time budget of one trial's contender run (a client past it is killed and recorded).
+    pub trial_timeout: Duration,
+    /// Stop signal to SIGKILL.
+    pub stop_grace: Duration,
+    /// Server studies: the load.
+    pub load: Option<LoadSpec>,
+    /// Client studies: the workload.
+    pub client: Option<ClientSpec>,
+    /// Client studies: barrage's in-process target server.
+    pub target: TargetSpec,
+    pub contenders: Vec<ContenderSpec>,
+    /// Directory of the study file; contender `dir`s are relative to it.
+    pub base_dir: PathBuf,
+    /// The file's text, kept in the results so `--resume` can rebuild the same plan.
+    pub source: String,
+}
+
+/// `[load]` of a server study: base fields (lists are sweep axes), variants and phases.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    pub headers: Vec<(String, String)>,
+    pub base: LoadFields,
+    pub variants: Vec<(String, LoadFields)>,
+    pub phases: Vec<(Option<String>, LoadFields)>,
+}
+
+/// `[client]` of a client study.
+#[derive(Debug, Clone)]
+pub struct ClientSpec {
+    /// Path on the target server; `{url}` is the server's base URL plus this path.
+    pub path: String,
+    /// Parameters substituted into commands; lists are sweep axes.
+    pub params: Vec<(String, OneOrMany<Param>)>,
+    pub expect: ClientExpect,
+}
+
+/// How a client contender's run is validated.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientExpect {
+    pub exit_code: i32,
+    /// Strings stdout must contain (placeholders expanded).
+    pub stdout_contains: Vec<String>,
+    /// A file the client writes (placeholders expanded, relative to the contender's dir).
+    pub file: Option<String>,
+    /// Its expected size in bytes (a number or a placeholder such as "{size}").
+    pub file_size: Option<String>,
+    /// The file must hold exactly the `/bytes/{n}` pattern of barrage's server.
+    pub file_pattern: bool,
+}
+
+/// barrage's own target server for client studies.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetSpec {
+    /// Server threads (0: barrage's default).
+    pub threads: usize,
+    pub fault_rate: f64,
+}
+
+/// A server's readiness probe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReadySpec {
+    /// No probe (client contenders).
+    None,
+    Tcp {
+        #[serde(with = "dur_str")]
+        timeout: Duration,
+    },
+    Http {
+        path: String,
+        status: Option<u16>,
+        #[serde(with = "dur_str")]
+        timeout: Duration,
+    },
+}
+
+/// One `[[contender]]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContenderSpec {
+    pub name: String,
+    pub dir: PathBuf,
+    /// Run once before any trial (shell command).
+    pub build: Option<String>,
+    /// The start command (shell command with placeholders).
+    pub start: String,
+    pub ready: ReadySpec,
+    pub env: Vec<(String, String)>,
+    pub stop_signal: String,
+    #[serde(skip)]
+    pub stop_signal_number: i32,
+    pub requires: Vec<String>,
+    pub memory_limit: Option<u64>,
+}
+
+mod dur_str {
+    use serde::Serializer;
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format_duration(*d))
+    }
+}
+
+/// Reads and validates a study file.
+pub fn load(path: &Path) -> Result<Study, StudyError> {
+    let file = path.display().to_string();
+    let src = std::fs::read_to_string(path).map_err(|source| StudyError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    parse(&src, &file, base)
+}
+
+/// Parses and validates a study from its text; `file` names it in errors, `base_dir` is where
+/// contender directories are resolved.
+pub fn parse(src: &str, file: &str, base_dir: &Path) -> Result<Study, StudyError> {
+    let err = |span: Option<std::ops::Range<usize>>, message: String| StudyError::Invalid {
+        file: file.to_string(),
+        line: span.map(|s| line_of(src, s.start)),
+        message,
+    };
+    let f: raw::File = toml::from_str(src).map_err(|e| err(e.span(), e.message().to_string()))?;
+    check::validate(f, src, base_dir, &err)
+}
+
+/// 1-based line of a byte offset.
+pub fn line_of(src: &str, offset: usize) -> usize {
+    src.as_bytes()[..offset.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+mod check;

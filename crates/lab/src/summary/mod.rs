@@ -1,0 +1,439 @@
+//! Statistics of a results document: per point and contender (median, mean, stddev, min, max,
+//! 2nd best, 95% CI of every metric; latency percentiles from the *merged* HDR histograms of all
+//! trials), comparisons with significance, warnings; and their renderings as a terminal table and
+//! `summary.csv` (strings: printing is the CLI's job).
+
+use crate::results::{Results, Trial};
+use crate::stats::{self, Summary, Wording};
+use crate::study::Kind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Latency from the merged histogram of every successful trial's measured windows.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MergedLatency {
+    pub count: u64,
+    pub mean_us: f64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+    /// The merged histogram, HdrHistogram V2 compressed, base64 (for reports and merging).
+    pub hdr: String,
+}
+
+/// Statistics of one (point, contender).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cell {
+    pub point: usize,
+    pub label: String,
+    pub contender: String,
+    pub trials_ok: usize,
+    pub trials_failed: usize,
+    /// Metric name -> statistics over the successful trials.
+    pub stats: BTreeMap<String, Summary>,
+    pub latency: Option<MergedLatency>,
+    /// Load errors over all successful trials.
+    pub errors: u64,
+    /// barrage's own load generator was the bottleneck in at least one trial.
+    pub generator_bottleneck: bool,
+    /// One line per failed trial.
+    pub failures: Vec<String>,
+}
+
+/// A against B on one metric at one point.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    pub point: usize,
+    pub label: String,
+    /// "contenders" (same point) or "variants" (same contender, same other parameters).
+    pub between: String,
+    pub metric: String,
+    /// The better one (by median) and the other.
+    pub a: String,
+    pub b: String,
+    #[serde(flatten)]
+    pub comparison: stats::Comparison,
+}
+
+/// Something the reader should know about the numbers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Warning {
+    pub point: Option<usize>,
+    pub contender: Option<String>,
+    /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
+    /// "skipped".
+    pub kind: String,
+    pub message: String,
+}
+
+/// Metrics of a study kind: (name, higher is better).
+pub fn metrics(kind: Kind) -> &'static [(&'static str, bool)] {
+    match kind {
+        Kind::Server => &[
+            ("rps", true),
+            ("latency_p50_us", false),
+            ("latency_p99_us", false),
+            ("cpu_s_per_request", false),
+            ("peak_rss_bytes", false),
+        ],
+        Kind::Client => &[
+            ("wall_s", false),
+            ("user_s", false),
+            ("sys_s", false),
+            ("cpu_s", false),
+            ("peak_rss_bytes", false),
+        ],
+    }
+}
+
+fn metric(t: &Trial, name: &str) -> Option<f64> {
+    let m = &t.metrics;
+    match name {
+        "rps" => m.rps,
+        "latency_p50_us" => m.latency_p50_us,
+        "latency_p99_us" => m.latency_p99_us,
+        "cpu_s_per_request" => m.cpu_s_per_request,
+        "peak_rss_bytes" => m.peak_rss_bytes.map(|b| b as f64),
+        "wall_s" => m.wall_s,
+        "user_s" => m.user_s,
+        "sys_s" => m.sys_s,
+        "cpu_s" => m.cpu_s,
+        _ => None,
+    }
+}
+
+fn values(trials: &[&Trial], name: &str) -> Vec<f64> {
+    trials
+        .iter()
+        .filter(|t| t.ok)
+        .filter_map(|t| metric(t, name))
+        .filter(|v| v.is_finite())
+        .collect()
+}
+
+fn merged_latency(trials: &[&Trial]) -> Option<MergedLatency> {
+    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
+    for t in trials.iter().filter(|t| t.ok) {
+        for p in &t.phases {
+            let Some(h) = p
+                .load
+                .get("hdr")
+                .and_then(|h| h.as_str())
+                .and_then(barrage_engine::stats::decode_hdr)
+            else {
+                continue;
+            };
+            match &mut merged {
+                None => merged = Some(h),
+                Some(m) => {
+                    // Histograms from the engine share its bounds; a failing add means a foreign
+                    // histogram, which is skipped rather than mixed in approximately.
+                    let _ = m.add(&h);
+                }
+            }
+        }
+    }
+    let h = merged?;
+    if h.is_empty() {
+        return None;
+    }
+    Some(MergedLatency {
+        count: h.len(),
+        mean_us: h.mean(),
+        p50_us: h.value_at_quantile(0.50),
+        p90_us: h.value_at_quantile(0.90),
+        p99_us: h.value_at_quantile(0.99),
+        p999_us: h.value_at_quantile(0.999),
+        max_us: h.max(),
+        hdr: barrage_engine::stats::encode_hdr(&h),
+    })
+}
+
+/// Recomputes `summary`, `comparisons` and `warnings` of `r` from its trials.
+pub fn update(r: &mut Results) {
+    let kind = r.study.kind;
+    let mut cells = Vec::new();
+    let mut warnings = Vec::new();
+    for c in &r.contenders {
+        if c.status != "ready" {
+            warnings.push(Warning {
+                point: None,
+                contender: Some(c.name.clone()),
+                kind: "skipped".into(),
+                message: format!(
+                    "{} was not run: {}",
+                    c.name,
+                    c.skip_reason.clone().unwrap_or_else(|| c.status.clone())
+                ),
+            });
+        }
+    }
+    for p in &r.points {
+        for c in r.contenders.iter().filter(|c| c.status == "ready") {
+            let trials = r.trials_of(p.id, &c.name);
+            if trials.is_empty() {
+                continue;
+            }
+            let where_ = if p.label.is_empty() {
+                c.name.clone()
+            } else {
+                format!("{} at {}", c.name, p.label)
+            };
+            let mut stats_map = BTreeMap::new();
+            for (name, hib) in metrics(kind) {
+                let vs = values(&trials, name);
+                if let Some(s) = stats::summarize(&vs, *hib) {
+                    stats_map.insert(name.to_string(), s);
+                }
+                if (*name == "rps" || *name == "wall_s") && !vs.is_empty() {
+                    for i in stats::outliers(&vs) {
+                        warnings.push(Warning {
+                            point: Some(p.id),
+                            contender: Some(c.name.clone()),
+                            kind: "outlier".into(),
+                            message: format!(
+                                "{where_}: trial {} is an outlier ({name} = {})",
+                                i + 1,
+                                fmt_metric(name, vs[i])
+                            ),
+                        });
+                    }
+                    if let Some(f) = stats::first_trial_slow(&vs, *hib) {
+                        warnings.push(Warning {
+                            point: Some(p.id),
+                            contender: Some(c.name.clone()),
+                            kind: "first_trial_slow".into(),
+                            message: format!(
+                                "{where_}: the first trial was {}x worse than the rest ({name}: {} vs median {}): a cold start (caches, JIT, lazy init)?{}",
+                                stats::format_factor(f.factor),
+                                fmt_metric(name, f.first),
+                                fmt_metric(name, f.median_rest),
+                                if kind == Kind::Server {
+                                    " A longer warmup may help."
+                                } else {
+                                    ""
+                                }
+                            ),
+                        });
+                    }
+                }
+            }
+            let ok = trials.iter().filter(|t| t.ok).count();
+            let failures: Vec<String> = trials
+                .iter()
+                .filter_map(|t| {
+                    t.failure
+                        .as_ref()
+                        .map(|f| format!("trial {}: {}: {}", t.trial + 1, f.kind, f.message))
+                })
+                .collect();
+            if !failures.is_empty() {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "failed_trials".into(),
+                    message: format!(
+                        "{where_}: {} of {} trials failed ({})",
+                        failures.len(),
+                        trials.len(),
+                        failures.join("; ")
+                    ),
+                });
+            }
+            let bottleneck = trials
+                .iter()
+                .any(|t| t.generator.as_ref().is_some_and(|g| g.bottleneck));
+            if bottleneck {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "generator_bottleneck".into(),
+                    message: format!("{where_}: barrage's load generator was the bottleneck; the figures measure barrage as much as the contender"),
+                });
+            }
+            cells.push(Cell {
+                point: p.id,
+                label: p.label.clone(),
+                contender: c.name.clone(),
+                trials_ok: ok,
+                trials_failed: trials.len() - ok,
+                stats: stats_map,
+                latency: merged_latency(&trials),
+                errors: trials
+                    .iter()
+                    .filter(|t| t.ok)
+                    .filter_map(|t| t.metrics.errors)
+                    .sum(),
+                generator_bottleneck: bottleneck,
+                failures,
+            });
+        }
+    }
+    let fewest = cells.iter().map(|c| c.trials_ok).min().unwrap_or(0);
+    let comparisons = comparisons(r, &cells);
+    if fewest == 1 {
+        warnings.push(Warning {
+            point: None,
+            contender: None,
+            kind: "few_trials".into(),
+            message: "with one trial there is no confidence interval and no significance test"
+                .into(),
+        });
+    } else if fewest < 4 && !comparisons.is_empty() {
+        warnings.push(Warning {
+            point: None,
+            contender: None,
+            kind: "few_trials".into(),
+            message: format!(
+                "with {fewest} successful trials per contender no difference can be significant (Mann-Whitney needs at least 4 each at α = 0.05): raise trials"
+            ),
+        });
+    }
+    r.comparisons = comparisons;
+    r.summary = cells;
+    r.warnings = warnings;
+}
+
+/// A member of a comparison group: (point, contender, name shown: contender or variant).
+type Member = (usize, String, String);
+
+fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
+    let kind = r.study.kind;
+    let (primary, hib) = metrics(kind)[0];
+    let mut groups: Vec<(&str, Vec<Member>)> = Vec::new();
+    // Contenders at the same point.
+    for p in &r.points {
+        let members: Vec<_> = cells
+            .iter()
+            .filter(|c| c.point == p.id)
+            .map(|c| (c.point, c.contender.clone(), c.contender.clone()))
+            .collect();
+        if members.len() > 1 {
+            groups.push(("contenders", members));
+        }
+    }
+    // Variants of one contender at otherwise equal parameters.
+    let mut by_rest: BTreeMap<(String, String), Vec<Member>> = BTreeMap::new();
+    for c in cells {
+        let p = &r.points[c.point];
+        let Some(v) = &p.variant else { continue };
+        let mut rest = p.params.clone();
+        rest.remove("variant");
+        let key = (
+            c.contender.clone(),
+            serde_json::to_string(&rest).unwrap_or_default(),
+        );
+        by_rest
+            .entry(key)
+            .or_default()
+            .push((c.point, c.contender.clone(), v.clone()));
+    }
+    for (_, members) in by_rest {
+        if members.len() > 1 {
+            groups.push(("variants", members));
+        }
+    }
+    let mut out = Vec::new();
+    for (between, members) in groups {
+        let vals =
+            |m: &Member, metric: &str| -> Vec<f64> { values(&r.trials_of(m.0, &m.1), metric) };
+        // The reference is the best median on the primary metric.
+        let best = members
+            .iter()
+            .filter_map(|m| stats::median(&vals(m, primary)).map(|x| (m, x)))
+            .max_by(|a, b| {
+                let o = a.1.total_cmp(&b.1);
+                if hib {
+                    o
+                } else {
+                    o.reverse()
+                }
+            })
+            .map(|(m, _)| m.clone());
+        let Some(best) = best else { continue };
+        for other in members.iter().filter(|m| **m != best) {
+            for (metric, hib) in metrics(kind) {
+                let wording = if *metric == "peak_rss_bytes" {
+                    Wording::Amount {
+                        noun: "memory".into(),
+                    }
+                } else if metric.starts_with("cpu") {
+                    Wording::Amount { noun: "CPU".into() }
+                } else {
+                    Wording::Speed
+                };
+                let (a, b) = (vals(&best, metric), vals(other, metric));
+                if let Some(cmp) = stats::compare_worded(&a, &b, *hib, &wording) {
+                    let label = r.points[best.0].label.clone();
+                    out.push(ComparisonRow {
+                        point: best.0,
+                        label: if between == "variants" {
+                            strip_variant(&label, &best.2)
+                        } else {
+                            label
+                        },
+                        between: between.into(),
+                        metric: metric.to_string(),
+                        a: best.2.clone(),
+                        b: other.2.clone(),
+                        comparison: cmp,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn strip_variant(label: &str, variant: &str) -> String {
+    label
+        .strip_prefix(variant)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| label.to_string())
+}
+
+/// A metric value for people: "12.3k", "1.25 ms", "48.0 MiB", "3.2 µs".
+pub fn fmt_metric(name: &str, v: f64) -> String {
+    match name {
+        "rps" => fmt_count(v),
+        "peak_rss_bytes" => fmt_bytes(v),
+        n if n.ends_with("_us") => fmt_secs(v / 1e6),
+        "cpu_s_per_request" => fmt_secs(v),
+        _ => fmt_secs(v),
+    }
+}
+
+pub fn fmt_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+pub fn fmt_bytes(v: f64) -> String {
+    if v >= (1u64 << 30) as f64 {
+        format!("{:.2} GiB", v / (1u64 << 30) as f64)
+    } else if v >= (1u64 << 20) as f64 {
+        format!("{:.1} MiB", v / (1u64 << 20) as f64)
+    } else {
+        format!("{:.0} KiB", v / 1024.0)
+    }
+}
+
+pub fn fmt_secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+mod render;
+pub use render::{csv, table};

@@ -1,0 +1,171 @@
+//! Ctrl-C cleanup: a registry of live contender process groups and a SIGINT/SIGTERM/SIGHUP
+//! handler.
+//!
+//! The handler only does async-signal-safe work: it sets the [`interrupted`] flag and writes a
+//! byte to a self-pipe. A cleanup thread reads the pipe, runs the [`on_interrupt`] callbacks (the
+//! runner cancels its load there), sends SIGTERM to every registered group, waits up to
+//! [`CLEANUP_GRACE`] for them to exit, then SIGKILLs what is left. The owners of the
+//! [`super::Contender`]s reap them (their `stop`/drop sees the exit and records
+//! [`super::Outcome::Interrupted`]); descendants that left their group are killed too. The runner learns of the interrupt through [`interrupted`]
+//! and returns. A second signal while cleaning up SIGKILLs every registered group directly from
+//! the handler and lets the signal's default action end barrage.
+//!
+//! The registry is a fixed array of atomics, so the handler can read it without locks.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::signals::{descendants, group_members, kill_pid_if_alive};
+use super::SuperviseError;
+
+/// Time between SIGTERM and SIGKILL in the interrupt cleanup.
+pub const CLEANUP_GRACE: Duration = Duration::from_secs(2);
+
+const SLOTS: usize = 1024;
+static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static PIPE_W: AtomicI32 = AtomicI32::new(-1);
+static SPAWN: Mutex<()> = Mutex::new(());
+type Callback = Box<dyn Fn() + Send + Sync>;
+static CALLBACKS: Mutex<Vec<Callback>> = Mutex::new(Vec::new());
+static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// Held while spawning so the cleanup thread never misses a group that is being created.
+pub(super) fn spawn_guard() -> MutexGuard<'static, ()> {
+    SPAWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Record a live group. Returns false if the registry is full (the contender still gets stopped
+/// by its owner, but not by the interrupt cleanup).
+pub(super) fn register(_guard: &MutexGuard<'static, ()>, pgid: i32) -> bool {
+    for slot in &GROUPS {
+        if slot
+            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return true;
+        }
+    }
+    false
+}
+
+pub(super) fn unregister(pgid: i32) {
+    for slot in &GROUPS {
+        if slot
+            .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Process groups of contenders that are started and not yet reaped.
+pub fn live_groups() -> Vec<i32> {
+    GROUPS
+        .iter()
+        .map(|s| s.load(Ordering::SeqCst))
+        .filter(|&p| p != 0)
+        .collect()
+}
+
+/// Whether SIGINT, SIGTERM or SIGHUP arrived since [`install_interrupt_cleanup`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Run `f` on the cleanup thread when an interrupt arrives (before the groups are signalled).
+pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) {
+    CALLBACKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Box::new(f));
+}
+
+extern "C" fn handler(sig: libc::c_int) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // Second signal: no more patience.
+        for slot in &GROUPS {
+            let p = slot.load(Ordering::SeqCst);
+            if p > 0 {
+                unsafe { libc::kill(-p, libc::SIGKILL) };
+            }
+        }
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+        return;
+    }
+    let fd = PIPE_W.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let b = [sig as u8];
+        unsafe { libc::write(fd, b.as_ptr().cast(), 1) };
+    }
+}
+
+fn cleanup_thread(read_fd: i32) {
+    let mut b = [0u8; 1];
+    loop {
+        let n = unsafe { libc::read(read_fd, b.as_mut_ptr().cast(), 1) };
+        if n == 1 {
+            break;
+        }
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return;
+    }
+    for cb in CALLBACKS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        cb();
+    }
+    let _g = spawn_guard();
+    let groups = live_groups();
+    // Descendants that left their group (setsid, daemons) are found through the tree now, before
+    // any signal: once their parent dies they are reparented and no longer findable.
+    let escaped: Vec<(i32, u64)> = groups.iter().flat_map(|&g| descendants(g)).collect();
+    for &g in &groups {
+        unsafe { libc::kill(-g, libc::SIGTERM) };
+    }
+    let end = Instant::now() + CLEANUP_GRACE;
+    while Instant::now() < end && groups.iter().any(|&g| !group_members(g).is_empty()) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for &g in &groups {
+        unsafe { libc::kill(-g, libc::SIGKILL) };
+    }
+    for p in escaped {
+        kill_pid_if_alive(p);
+    }
+}
+
+/// Install the handler and the cleanup thread (idempotent). Call once, early, from the binary.
+pub fn install_interrupt_cleanup() -> Result<(), SuperviseError> {
+    let r = INSTALLED.get_or_init(|| {
+        let mut fds = [0i32; 2];
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error().to_string());
+        }
+        // The handler must never block on the pipe.
+        unsafe { libc::fcntl(fds[1], libc::F_SETFL, libc::O_NONBLOCK) };
+        PIPE_W.store(fds[1], Ordering::SeqCst);
+        let read_fd = fds[0];
+        std::thread::Builder::new()
+            .name("barrage-interrupt".into())
+            .spawn(move || cleanup_thread(read_fd))
+            .map_err(|e| e.to_string())?;
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+            sa.sa_sigaction = handler as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+            if unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) } != 0 {
+                return Err(std::io::Error::last_os_error().to_string());
+            }
+        }
+        Ok(())
+    });
+    r.clone()
+        .map_err(|e| SuperviseError::Signal(std::io::Error::other(e)))
+}

@@ -1,0 +1,210 @@
+//! Memory limits (a memory cgroup, v2 or v1, or `RLIMIT_AS`) and CPU pinning sets, prepared before
+//! the fork so the child's pre-exec hook only makes system calls.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::{MemoryLimitApplied, MemoryLimitMode, Spec, SuperviseError};
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+#[derive(Debug)]
+struct Cgroup {
+    dir: PathBuf,
+    v2: bool,
+    bytes: u64,
+}
+
+/// The limit chosen for one contender.
+#[derive(Debug, Default)]
+pub(super) struct Applied {
+    rlimit: Option<u64>,
+    cgroup: Option<Cgroup>,
+}
+
+impl Applied {
+    pub(super) fn rlimit_bytes(&self) -> Option<libc::rlim_t> {
+        self.rlimit.map(|b| b as libc::rlim_t)
+    }
+
+    /// `<cgroup>/cgroup.procs` for the child to move itself into.
+    pub(super) fn procs_path_cstring(&self) -> Option<CString> {
+        let c = self.cgroup.as_ref()?;
+        CString::new(
+            c.dir
+                .join("cgroup.procs")
+                .into_os_string()
+                .into_encoded_bytes(),
+        )
+        .ok()
+    }
+
+    pub(super) fn applied(&self) -> MemoryLimitApplied {
+        match (&self.cgroup, self.rlimit) {
+            (Some(c), _) if c.v2 => MemoryLimitApplied::CgroupV2 {
+                bytes: c.bytes,
+                path: c.dir.display().to_string(),
+            },
+            (Some(c), _) => MemoryLimitApplied::CgroupV1 {
+                bytes: c.bytes,
+                path: c.dir.display().to_string(),
+            },
+            (None, Some(bytes)) => MemoryLimitApplied::Rlimit { bytes },
+            (None, None) => MemoryLimitApplied::None,
+        }
+    }
+
+    /// OOM kills the cgroup counted (v2 `memory.events`, v1 `memory.oom_control`).
+    pub(super) fn oom_kills(&self) -> Option<u64> {
+        let c = self.cgroup.as_ref()?;
+        let file = if c.v2 {
+            "memory.events"
+        } else {
+            "memory.oom_control"
+        };
+        let text = std::fs::read_to_string(c.dir.join(file)).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+    }
+
+    /// Peak memory of the cgroup (v2 `memory.peak`, v1 `memory.max_usage_in_bytes`).
+    pub(super) fn peak_bytes(&self) -> Option<u64> {
+        let c = self.cgroup.as_ref()?;
+        let file = if c.v2 {
+            "memory.peak"
+        } else {
+            "memory.max_usage_in_bytes"
+        };
+        std::fs::read_to_string(c.dir.join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Remove the cgroup (it must be empty: called after the group is gone).
+    pub(super) fn cleanup(&mut self) {
+        if let Some(c) = &self.cgroup {
+            for _ in 0..50 {
+                if std::fs::remove_dir(&c.dir).is_ok() || !c.dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// Our own cgroup path for a hierarchy, from /proc/self/cgroup (`0::/x` for v2, `N:memory:/x`).
+fn own_cgroup(v2: bool) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, ctrl, path) = (f.next()?, f.next()?, f.next()?);
+        let ok = if v2 {
+            ctrl.is_empty()
+        } else {
+            ctrl.split(',').any(|c| c == "memory")
+        };
+        ok.then(|| path.to_string())
+    })
+}
+
+fn try_cgroup(bytes: u64) -> std::io::Result<Cgroup> {
+    let v2_root = Path::new("/sys/fs/cgroup");
+    let name = format!(
+        "barrage-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    );
+    let attempt = |root: &Path, v2: bool| -> std::io::Result<Cgroup> {
+        let own = own_cgroup(v2).ok_or_else(|| std::io::Error::other("no cgroup entry"))?;
+        let dir = root.join(own.trim_start_matches('/')).join(&name);
+        std::fs::create_dir(&dir)?;
+        let (file, value) = if v2 {
+            ("memory.max", bytes.to_string())
+        } else {
+            ("memory.limit_in_bytes", bytes.to_string())
+        };
+        let res = std::fs::write(dir.join(file), value);
+        if let Err(e) = res {
+            let _ = std::fs::remove_dir(&dir);
+            return Err(e);
+        }
+        // Keep swap out of it so the limit means RAM (ignored: swap accounting may be off).
+        if v2 {
+            let _ = std::fs::write(dir.join("memory.swap.max"), "0");
+        } else {
+            let _ = std::fs::write(dir.join("memory.memsw.limit_in_bytes"), bytes.to_string());
+        }
+        Ok(Cgroup { dir, v2, bytes })
+    };
+    if v2_root.join("cgroup.controllers").exists() {
+        return attempt(v2_root, true);
+    }
+    attempt(&v2_root.join("memory"), false)
+}
+
+/// Decide and prepare the memory limit for `spec`.
+pub(super) fn prepare(spec: &Spec) -> Result<Applied, SuperviseError> {
+    let Some(bytes) = spec.memory_limit else {
+        return Ok(Applied::default());
+    };
+    match spec.memory_limit_mode {
+        MemoryLimitMode::Rlimit => Ok(Applied {
+            rlimit: Some(bytes),
+            cgroup: None,
+        }),
+        MemoryLimitMode::Cgroup => {
+            let c = try_cgroup(bytes).map_err(SuperviseError::Cgroup)?;
+            Ok(Applied {
+                rlimit: None,
+                cgroup: Some(c),
+            })
+        }
+        MemoryLimitMode::Auto => match try_cgroup(bytes) {
+            Ok(c) => Ok(Applied {
+                rlimit: None,
+                cgroup: Some(c),
+            }),
+            Err(_) => Ok(Applied {
+                rlimit: Some(bytes),
+                cgroup: None,
+            }),
+        },
+    }
+}
+
+/// A CPU set for `sched_setaffinity` from CPU numbers.
+pub(super) fn cpu_set(cpus: &[usize]) -> Result<libc::cpu_set_t, SuperviseError> {
+    if cpus.is_empty() {
+        return Err(SuperviseError::Cpus("empty cpu list".into()));
+    }
+    let online = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        if c >= libc::CPU_SETSIZE as usize || c >= online.max(64) {
+            return Err(SuperviseError::Cpus(format!("cpu {c} does not exist")));
+        }
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    Ok(set)
+}
+
+/// The CPUs the calling thread may run on (to plan pinning: contender vs load generator).
+pub fn allowed_cpus() -> Vec<usize> {
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
+    {
+        return (0..std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1))
+            .collect();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}

@@ -1,0 +1,575 @@
+//! Process supervision of contenders (Linux only).
+//!
+//! A contender is started as `sh -c <command>` in its own process group, optionally pinned to CPUs
+//! and memory-limited, with stdout captured (bounded) and a bounded tail of stderr, both drained by
+//! threads so the child never blocks on a full pipe. It is always stopped and reaped: the stop
+//! signal goes to the whole group, then SIGKILL after a grace, then `wait4` — on [`Contender::stop`],
+//! on [`Contender::wait`] when the time budget runs out, on drop, and on Ctrl-C through
+//! [`install_interrupt_cleanup`]. `PR_SET_PDEATHSIG` makes the leader die with barrage even if
+//! barrage itself is SIGKILLed.
+//!
+//! What the resource totals measure: [`Rusage`] comes from `wait4` on the group leader (the `sh`),
+//! which covers the leader itself plus every descendant that was reaped by a waited-for process of
+//! the tree (a shell waits for its commands, so `sh -c 'a; b'` is fully covered). Descendants that
+//! were orphaned and reaped by init, or children of a process ignoring SIGCHLD, are not included;
+//! the sampler (see [`crate::sample`]) still sees them while they live. `maxrss` is the maximum over
+//! those processes, not a sum: the tree's summed peak comes from the sampler.
+
+mod capture;
+mod classify;
+mod interrupt;
+mod limits;
+mod ready;
+mod signals;
+
+use std::io;
+use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+pub use interrupt::{
+    install_interrupt_cleanup, interrupted, live_groups, on_interrupt, CLEANUP_GRACE,
+};
+pub use limits::allowed_cpus;
+pub use ready::probe_once;
+pub use signals::group_members;
+pub use signals::{parse_signal, signal_name};
+
+use crate::sample::secs;
+
+/// Whether the contender is a server (runs until barrage stops it) or a client (runs to its own
+/// completion within a time budget). It decides how an exit is classified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Expected to run until stopped; exiting on its own before the stop is a failure.
+    Server,
+    /// Expected to exit by itself with code 0 within the budget.
+    Client,
+}
+
+/// What to do with the contender's stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdoutMode {
+    /// Read and drop (still drained, so the child never blocks); only the byte count is kept.
+    Discard,
+    /// Keep the first `limit` bytes (for validation); the total byte count is always kept.
+    Capture { limit: usize },
+}
+
+/// How a memory limit is enforced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryLimitMode {
+    /// A cgroup (v2 `memory.max`, else v1 `memory.limit_in_bytes`) when one can be created under
+    /// /sys/fs/cgroup, otherwise `RLIMIT_AS`.
+    #[default]
+    Auto,
+    /// Only `RLIMIT_AS` (address space per process: counts reservations, not residency; runtimes
+    /// that reserve large heaps, like Go or the JVM, may fail at start under a tight limit).
+    Rlimit,
+    /// Only a cgroup; spawning fails if none can be created.
+    Cgroup,
+}
+
+/// Everything needed to start one contender process.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// For messages only.
+    pub name: String,
+    /// Shell command, run as `sh -c <command>`.
+    pub command: String,
+    /// Working directory.
+    pub dir: PathBuf,
+    /// Extra environment (added to barrage's own environment).
+    pub env: Vec<(String, String)>,
+    pub role: Role,
+    /// Signal sent to the whole group to stop it (default SIGTERM).
+    pub stop_signal: i32,
+    /// Time between the stop signal and SIGKILL (default 5 s).
+    pub grace: Duration,
+    /// Pin the contender (and everything it starts) to these CPUs.
+    pub cpus: Option<Vec<usize>>,
+    /// Memory limit in bytes.
+    pub memory_limit: Option<u64>,
+    pub memory_limit_mode: MemoryLimitMode,
+    pub stdout: StdoutMode,
+    /// How many bytes of the end of stderr to keep (default 64 KiB).
+    pub stderr_tail: usize,
+}
+
+impl Spec {
+    /// A spec with the defaults: server role, SIGTERM, 5 s grace, no pinning, no limit, stdout
+    /// discarded, 64 KiB stderr tail, current directory.
+    pub fn new(name: impl Into<String>, command: impl Into<String>) -> Spec {
+        Spec {
+            name: name.into(),
+            command: command.into(),
+            dir: PathBuf::from("."),
+            env: Vec::new(),
+            role: Role::Server,
+            stop_signal: libc::SIGTERM,
+            grace: Duration::from_secs(5),
+            cpus: None,
+            memory_limit: None,
+            memory_limit_mode: MemoryLimitMode::Auto,
+            stdout: StdoutMode::Discard,
+            stderr_tail: 64 * 1024,
+        }
+    }
+}
+
+/// Which memory limit was actually applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MemoryLimitApplied {
+    None,
+    Rlimit { bytes: u64 },
+    CgroupV2 { bytes: u64, path: String },
+    CgroupV1 { bytes: u64, path: String },
+}
+
+/// A readiness probe for servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// Ready when a TCP connect to `addr` succeeds.
+    Tcp { addr: SocketAddr },
+    /// Ready when `GET path` on `addr` answers with `expect_status` (any status when `None`).
+    Http {
+        addr: SocketAddr,
+        path: String,
+        expect_status: Option<u16>,
+    },
+}
+
+/// Why a contender did not become ready.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NotReady {
+    #[error("not ready after {waited_ms} ms (last probe error: {last_error})")]
+    Timeout { waited_ms: u64, last_error: String },
+    #[error("exited before becoming ready")]
+    Exited,
+    #[error("interrupted while waiting for readiness")]
+    Interrupted,
+}
+
+/// How the group leader ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Termination {
+    Exited { code: i32 },
+    Signaled { signal: i32, core_dumped: bool },
+}
+
+/// Classified result of one contender run. Everything but [`Outcome::Ok`] is a failure of the
+/// trial (see [`Outcome::is_failure`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Client: exited 0. Server: was running until barrage stopped it.
+    Ok,
+    /// Exited with a non-zero code (client), or exited on its own before the stop (server; the
+    /// code may be 0 then).
+    Exited { code: i32 },
+    /// Killed by a signal barrage did not send (a crash: SIGSEGV, SIGABRT, ...).
+    Crashed { signal: i32, name: String },
+    /// Out of memory. Best-effort: exact when a cgroup reports an OOM kill; otherwise inferred from
+    /// an unexplained SIGKILL, or an abort/failure with an out-of-memory message on stderr.
+    Oom { evidence: String },
+    /// A client still running when its time budget ran out; barrage killed it.
+    TimeBudgetExceeded {
+        #[serde(with = "secs")]
+        budget: Duration,
+    },
+    /// A server that never passed its readiness probe.
+    NeverReady { reason: NotReady },
+    /// Stopped because barrage was interrupted (Ctrl-C).
+    Interrupted,
+}
+
+impl Outcome {
+    /// Whether the trial failed.
+    pub fn is_failure(&self) -> bool {
+        !matches!(self, Outcome::Ok)
+    }
+}
+
+/// Resource usage from `wait4` (see the module doc for what it covers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rusage {
+    #[serde(with = "secs", rename = "user_s")]
+    pub user: Duration,
+    #[serde(with = "secs", rename = "sys_s")]
+    pub sys: Duration,
+    /// Largest resident set of any one covered process, in bytes.
+    pub maxrss_bytes: u64,
+    pub minor_faults: u64,
+    pub major_faults: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+}
+
+/// How the stop went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopInfo {
+    /// The stop signal was sent to the group (false when it had exited already).
+    pub signal_sent: bool,
+    /// SIGKILL was needed after the grace.
+    pub killed_after_grace: bool,
+    /// Processes still found in the group or tree after the leader was reaped, then killed.
+    pub stragglers_killed: u32,
+}
+
+/// Everything known after a contender was reaped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Exit {
+    pub outcome: Outcome,
+    /// How the leader ended (`None` only if it could not be reaped, which should not happen).
+    pub termination: Option<Termination>,
+    /// Spawn to exit (for clients: their wall time).
+    #[serde(with = "secs", rename = "wall_s")]
+    pub wall: Duration,
+    pub rusage: Rusage,
+    /// Captured stdout (first `limit` bytes, [`StdoutMode::Capture`]); not serialized.
+    #[serde(skip)]
+    pub stdout: Vec<u8>,
+    pub stdout_bytes: u64,
+    pub stdout_truncated: bool,
+    /// Last bytes of stderr (lossy UTF-8).
+    pub stderr_tail: String,
+    pub stop: StopInfo,
+    pub memory_limit: MemoryLimitApplied,
+    /// Peak memory of the cgroup, when a cgroup was used and reports it.
+    pub cgroup_peak_bytes: Option<u64>,
+    /// When the process was spawned and when it was seen to exit (on the caller's clock).
+    #[serde(skip)]
+    pub spawned_at: Option<Instant>,
+    #[serde(skip)]
+    pub exited_at: Option<Instant>,
+}
+
+/// Errors of supervision itself (not of the contender, whose failures are [`Outcome`]s).
+#[derive(Debug, thiserror::Error)]
+pub enum SuperviseError {
+    #[error("cannot spawn `{command}`: {source}")]
+    Spawn { command: String, source: io::Error },
+    #[error("cannot set up the memory cgroup: {0}")]
+    Cgroup(io::Error),
+    #[error("invalid cpu list: {0}")]
+    Cpus(String),
+    #[error("cannot install the interrupt handler: {0}")]
+    Signal(io::Error),
+    #[error("system call failed: {0}")]
+    Sys(io::Error),
+}
+
+/// A running contender. Dropping it stops and reaps it.
+pub struct Contender {
+    spec: Spec,
+    pid: i32,
+    spawned_at: Instant,
+    exited_at: Option<Instant>,
+    reaped: Option<(Termination, Rusage)>,
+    pidfd: Option<std::os::fd::OwnedFd>,
+    stdout: Option<capture::Reader>,
+    stderr: Option<capture::Reader>,
+    limit: limits::Applied,
+    not_ready: Option<NotReady>,
+    registered: bool,
+}
+
+impl Contender {
+    /// Start the contender. On success it is registered for interrupt cleanup.
+    pub fn spawn(spec: &Spec) -> Result<Contender, SuperviseError> {
+        let limit = limits::prepare(spec)?;
+        let cpu_set = match &spec.cpus {
+            Some(cpus) => Some(limits::cpu_set(cpus)?),
+            None => None,
+        };
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(&spec.command)
+            .current_dir(&spec.dir)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let parent = unsafe { libc::getpid() };
+        let rlimit_as = limit.rlimit_bytes();
+        let cgroup_procs = limit.procs_path_cstring();
+        // SAFETY: the closure runs between fork and exec and only makes async-signal-safe system
+        // calls on data prepared before the fork (no allocation, no locks).
+        unsafe {
+            cmd.pre_exec(move || {
+                // Die with barrage even if barrage is SIGKILLed (no orphan). Note: the signal is
+                // tied to the *thread* that spawned us, so spawn from a long-lived thread.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    // barrage died between fork and prctl.
+                    libc::_exit(137);
+                }
+                if let Some(set) = &cpu_set {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+                    {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some(path) = &cgroup_procs {
+                    // Writing "0" to cgroup.procs moves the writing process itself.
+                    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                    libc::close(fd);
+                    if !ok {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some(bytes) = rlimit_as {
+                    let lim = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        // Registration must not race with an interrupt: hold the registry while spawning so the
+        // cleanup thread either sees the new group or runs before it exists.
+        let guard = interrupt::spawn_guard();
+        let mut child = cmd.spawn().map_err(|source| SuperviseError::Spawn {
+            command: spec.command.clone(),
+            source,
+        })?;
+        let pid = child.id() as i32;
+        let registered = interrupt::register(&guard, pid);
+        drop(guard);
+        let spawned_at = Instant::now();
+        let stdout_limit = match spec.stdout {
+            StdoutMode::Discard => capture::Keep::Head(0),
+            StdoutMode::Capture { limit } => capture::Keep::Head(limit),
+        };
+        let stdout = child
+            .stdout
+            .take()
+            .map(|p| capture::Reader::start(p, stdout_limit));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|p| capture::Reader::start(p, capture::Keep::Tail(spec.stderr_tail)));
+        // The std Child is dropped without waiting: we reap with wait4 ourselves for the rusage.
+        drop(child);
+        let pidfd = signals::pidfd_open(pid);
+        Ok(Contender {
+            spec: spec.clone(),
+            pid,
+            spawned_at,
+            exited_at: None,
+            reaped: None,
+            pidfd,
+            stdout,
+            stderr,
+            limit,
+            not_ready: None,
+            registered,
+        })
+    }
+
+    /// The group leader's pid (also the process group id).
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// When the process was spawned.
+    pub fn spawned_at(&self) -> Instant {
+        self.spawned_at
+    }
+
+    /// The memory limit that was applied.
+    pub fn memory_limit(&self) -> MemoryLimitApplied {
+        self.limit.applied()
+    }
+
+    /// Whether the leader has exited (reaps it if so; the rusage is kept for the [`Exit`]).
+    pub fn has_exited(&mut self) -> bool {
+        self.try_reap();
+        self.reaped.is_some()
+    }
+
+    /// Probe until ready, the timeout passes, the contender exits, or barrage is interrupted.
+    /// Returns the time from spawn to ready. On failure the contender keeps running until
+    /// [`Contender::stop`], whose outcome is then [`Outcome::NeverReady`].
+    pub fn wait_ready(&mut self, probe: &Probe, timeout: Duration) -> Result<Duration, NotReady> {
+        let res = ready::wait(self, probe, timeout);
+        if let Err(e) = &res {
+            self.not_ready = Some(e.clone());
+        }
+        res
+    }
+
+    /// For clients: wait for the contender to exit on its own within `budget` (counted from
+    /// spawn); past it, stop the group and classify as [`Outcome::TimeBudgetExceeded`].
+    pub fn wait(mut self, budget: Duration) -> Exit {
+        let deadline = self.spawned_at + budget;
+        loop {
+            if self.has_exited() {
+                return self.finish(None);
+            }
+            if interrupted() {
+                return self.finish(Some(Outcome::Interrupted));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return self.finish(Some(Outcome::TimeBudgetExceeded { budget }));
+            }
+            // Wake on exit (pidfd), on the deadline, or every 50 ms to notice an interrupt.
+            let step = (deadline - now).min(Duration::from_millis(50));
+            self.wait_exit_for(step);
+        }
+    }
+
+    /// Stop the group (stop signal, SIGKILL after the grace), reap, and classify.
+    pub fn stop(mut self) -> Exit {
+        self.finish(None)
+    }
+
+    /// Block up to `d` or until the leader exits, without reaping.
+    fn wait_exit_for(&mut self, d: Duration) {
+        if self.reaped.is_some() {
+            return;
+        }
+        match &self.pidfd {
+            Some(fd) => signals::poll_readable(fd, d),
+            None => {
+                // No pidfd (old kernel): poll without reaping.
+                let end = Instant::now() + d;
+                while Instant::now() < end && !signals::exited_nowait(self.pid) {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+        }
+        if signals::exited_nowait(self.pid) && self.exited_at.is_none() {
+            self.exited_at = Some(Instant::now());
+        }
+    }
+
+    fn try_reap(&mut self) {
+        if self.reaped.is_some() {
+            return;
+        }
+        if let Some(r) = signals::wait4(self.pid, false) {
+            self.exited_at.get_or_insert_with(Instant::now);
+            self.reaped = Some(r);
+        }
+    }
+
+    /// The single path to the end: stop if needed, reap, drain pipes, classify.
+    fn finish(&mut self, forced: Option<Outcome>) -> Exit {
+        let mut stop = StopInfo::default();
+        let exited_before_stop = {
+            self.try_reap();
+            self.reaped.is_some() || signals::exited_nowait(self.pid)
+        };
+        // Collect the tree before signalling so descendants that left the group still get killed.
+        let tree = signals::descendants(self.pid);
+        if !exited_before_stop {
+            stop.signal_sent = true;
+            signals::kill_group(self.pid, self.spec.stop_signal);
+            self.wait_exit_for(self.spec.grace);
+            if !signals::exited_nowait(self.pid) {
+                stop.killed_after_grace = true;
+            }
+        }
+        // SIGKILL whatever is left of the group and tree, even after a clean leader exit: a
+        // backgrounded grandchild must not outlive the trial (it could hold the port).
+        let leftover = signals::kill_group(self.pid, libc::SIGKILL) as u32;
+        let mut tree_left = 0;
+        for p in &tree {
+            if signals::kill_pid_if_alive(*p) {
+                tree_left += 1;
+            }
+        }
+        if self.reaped.is_none() {
+            if let Some(r) = signals::wait4(self.pid, true) {
+                self.exited_at.get_or_insert_with(Instant::now);
+                self.reaped = Some(r);
+            }
+        }
+        stop.stragglers_killed = if exited_before_stop || stop.killed_after_grace {
+            leftover + tree_left
+        } else {
+            tree_left
+        };
+        signals::await_group_gone(self.pid, Duration::from_secs(2));
+        if self.registered {
+            interrupt::unregister(self.pid);
+            self.registered = false;
+        }
+        let (stdout, stdout_bytes, stdout_truncated) = match self.stdout.take() {
+            Some(r) => r.finish(),
+            None => (Vec::new(), 0, false),
+        };
+        let (stderr, _, _) = match self.stderr.take() {
+            Some(r) => r.finish(),
+            None => (Vec::new(), 0, false),
+        };
+        let stderr_tail = String::from_utf8_lossy(&stderr).into_owned();
+        let (termination, rusage) = match self.reaped {
+            Some((t, r)) => (Some(t), r),
+            None => (None, Rusage::default()),
+        };
+        let cgroup_oom = self.limit.oom_kills();
+        let cgroup_peak_bytes = self.limit.peak_bytes();
+        let outcome = classify::classify(&classify::Facts {
+            role: self.spec.role,
+            forced,
+            not_ready: self.not_ready.clone(),
+            interrupted: interrupted(),
+            termination,
+            exited_before_stop,
+            memory_limit: self.spec.memory_limit,
+            maxrss: rusage.maxrss_bytes,
+            cgroup_peak: cgroup_peak_bytes,
+            cgroup_oom_kills: cgroup_oom,
+            stderr_tail: &stderr_tail,
+        });
+        self.limit.cleanup();
+        let exited_at = self.exited_at;
+        Exit {
+            outcome,
+            termination,
+            wall: exited_at.unwrap_or_else(Instant::now) - self.spawned_at,
+            rusage,
+            stdout,
+            stdout_bytes,
+            stdout_truncated,
+            stderr_tail,
+            stop,
+            memory_limit: self.limit.applied(),
+            cgroup_peak_bytes,
+            spawned_at: Some(self.spawned_at),
+            exited_at,
+        }
+    }
+}
+
+impl Drop for Contender {
+    fn drop(&mut self) {
+        if self.registered || self.reaped.is_none() {
+            // Not finished through stop()/wait(): make sure nothing is left behind.
+            let _ = self.finish(None);
+        }
+    }
+}

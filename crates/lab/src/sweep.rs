@@ -1,0 +1,320 @@
+//! The sweep: a study's list-valued fields expanded into the cartesian product of points, each a
+//! complete scalar load (server studies, with its phases) or parameter set (client studies).
+//!
+//! Expansion goes through JSON maps (field -> value or list) so variants and phases overlay the
+//! base by key, and every point deserializes into the same typed [`LoadPoint`].
+
+use crate::study::{Dur, Kind, OneOrMany, Param, Study};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The engine fields, in sweep order (the first axis varies slowest) with their short labels.
+const FIELDS: &[(&str, &str)] = &[
+    ("method", "method"),
+    ("path", "path"),
+    ("body", "body"),
+    ("expect_status", "status"),
+    ("expect_body", "expect_body"),
+    ("keepalive", "keepalive"),
+    ("pipeline", "pipeline"),
+    ("threads", "threads"),
+    ("connections", "c"),
+    ("rate", "rate"),
+    ("duration", "d"),
+    ("requests", "n"),
+    ("timeout", "timeout"),
+];
+
+/// One complete load, all scalars (what the engine runs for one phase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoadPoint {
+    pub method: String,
+    pub path: String,
+    pub body: String,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<String>,
+    pub connections: u32,
+    /// Load generator threads; 0: one per CPU the generator may use.
+    pub threads: u32,
+    pub duration: Option<Dur>,
+    pub requests: Option<u64>,
+    pub rate: Option<f64>,
+    pub pipeline: u32,
+    pub keepalive: bool,
+    pub timeout: Dur,
+}
+
+impl Default for LoadPoint {
+    fn default() -> Self {
+        LoadPoint {
+            method: "GET".into(),
+            path: "/".into(),
+            body: String::new(),
+            expect_status: None,
+            expect_body: None,
+            connections: 10,
+            threads: 0,
+            duration: None,
+            requests: None,
+            rate: None,
+            pipeline: 1,
+            keepalive: true,
+            timeout: Dur(Duration::from_secs(10)),
+        }
+    }
+}
+
+/// One phase of a trial: a name and the load it runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    pub load: LoadPoint,
+}
+
+/// One sweep point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Index in the study's point list.
+    pub id: usize,
+    /// Short human label ("keep-alive c=16"); empty when the study has one point and no variants.
+    pub label: String,
+    /// The variant it belongs to, if the study has variants.
+    pub variant: Option<String>,
+    /// The swept values that distinguish this point (axis name -> value).
+    pub params: BTreeMap<String, Value>,
+    /// Server studies: the load phases run back to back within one trial (at least one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+    /// Client studies: every parameter, for placeholders.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_params: BTreeMap<String, Param>,
+}
+
+impl Point {
+    /// Total planned load time of one trial (sum of the phase durations; 0 if request-bounded).
+    pub fn planned_duration(&self) -> Duration {
+        self.phases
+            .iter()
+            .filter_map(|p| p.load.duration.map(Dur::get))
+            .sum()
+    }
+}
+
+/// Expands the study into its points. Errors describe the offending point.
+pub fn points(study: &Study) -> Result<Vec<Point>, String> {
+    match study.kind {
+        Kind::Server => server_points(study),
+        Kind::Client => Ok(client_points(study)),
+    }
+}
+
+fn to_map<T: Serialize>(v: &T) -> Map<String, Value> {
+    match serde_json::to_value(v) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn server_points(study: &Study) -> Result<Vec<Point>, String> {
+    let Some(load) = &study.load else {
+        return Err("a server study needs [load]".into());
+    };
+    let base = to_map(&load.base);
+    let mut groups: Vec<(Option<String>, Map<String, Value>)> = Vec::new();
+    if load.variants.is_empty() {
+        groups.push((None, base.clone()));
+    } else {
+        for (name, fields) in &load.variants {
+            let mut m = base.clone();
+            m.extend(to_map(fields));
+            groups.push((Some(name.clone()), m));
+        }
+    }
+    let mut out = Vec::new();
+    for (variant, fields) in groups {
+        let axes: Vec<(&str, &str, Vec<Value>)> = FIELDS
+            .iter()
+            .filter_map(|(f, short)| match fields.get(*f) {
+                Some(Value::Array(vs)) => Some((*f, *short, vs.clone())),
+                _ => None,
+            })
+            .collect();
+        for combo in cartesian(&axes.iter().map(|a| a.2.len()).collect::<Vec<_>>()) {
+            let mut m = fields.clone();
+            let mut params = BTreeMap::new();
+            let mut label = variant.clone().map(|v| vec![v]).unwrap_or_default();
+            for (i, (f, short, vs)) in axes.iter().enumerate() {
+                let v = vs[combo[i]].clone();
+                label.push(format!("{short}={}", show(&v)));
+                params.insert(f.to_string(), v.clone());
+                m.insert(f.to_string(), v);
+            }
+            let point_load = scalar_load(&m)?;
+            let phases = if load.phases.is_empty() {
+                vec![Phase {
+                    name: "main".into(),
+                    load: point_load,
+                }]
+            } else {
+                let mut ps = Vec::new();
+                for (i, (name, pf)) in load.phases.iter().enumerate() {
+                    let mut pm = m.clone();
+                    let over = to_map(pf);
+                    // A phase that sets requests but not duration must not inherit the duration.
+                    if over.contains_key("requests") && !over.contains_key("duration") {
+                        pm.remove("duration");
+                    }
+                    pm.extend(over);
+                    ps.push(Phase {
+                        name: name.clone().unwrap_or_else(|| format!("phase{}", i + 1)),
+                        load: scalar_load(&pm)?,
+                    });
+                }
+                ps
+            };
+            let label = label.join(" ");
+            for ph in &phases {
+                check_load(&ph.load).map_err(|e| {
+                    let at = if label.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (point {label})")
+                    };
+                    format!("{e}{at}")
+                })?;
+            }
+            if let Some(v) = &variant {
+                params.insert("variant".into(), Value::String(v.clone()));
+            }
+            out.push(Point {
+                id: out.len(),
+                label,
+                variant: variant.clone(),
+                params,
+                phases,
+                client_params: BTreeMap::new(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn scalar_load(m: &Map<String, Value>) -> Result<LoadPoint, String> {
+    serde_json::from_value(Value::Object(m.clone())).map_err(|e| format!("bad load: {e}"))
+}
+
+/// The checks the engine would make, stated in study terms.
+fn check_load(l: &LoadPoint) -> Result<(), String> {
+    if l.connections == 0 {
+        return Err("connections must be at least 1".into());
+    }
+    if l.pipeline == 0 || l.pipeline > 1024 {
+        return Err("pipeline must be between 1 and 1024".into());
+    }
+    if l.pipeline > 1 && !l.keepalive {
+        return Err("pipeline > 1 needs keepalive = true".into());
+    }
+    match (l.duration, l.requests) {
+        (None, None) => return Err("the load needs a duration or a number of requests".into()),
+        (Some(d), _) if d.get().is_zero() => return Err("duration must be longer than zero".into()),
+        _ => {}
+    }
+    if let Some(r) = l.rate {
+        if !(r.is_finite() && r > 0.0) {
+            return Err("rate must be a positive number of requests per second".into());
+        }
+    }
+    if !l.path.starts_with('/') {
+        return Err(format!("path {:?} must start with '/'", l.path));
+    }
+    Ok(())
+}
+
+fn client_points(study: &Study) -> Vec<Point> {
+    let params: Vec<(String, Vec<Param>)> = study
+        .client
+        .as_ref()
+        .map(|c| {
+            c.params
+                .iter()
+                .map(|(k, v)| match v {
+                    OneOrMany::One(p) => (k.clone(), vec![p.clone()]),
+                    OneOrMany::Many(ps) => (k.clone(), ps.clone()),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for combo in cartesian(&params.iter().map(|p| p.1.len()).collect::<Vec<_>>()) {
+        let mut all = BTreeMap::new();
+        let mut swept = BTreeMap::new();
+        let mut label = Vec::new();
+        for (i, (k, vs)) in params.iter().enumerate() {
+            let v = vs[combo[i]].clone();
+            if vs.len() > 1 {
+                label.push(format!("{k}={v}"));
+                swept.insert(k.clone(), serde_json::to_value(&v).unwrap_or(Value::Null));
+            }
+            all.insert(k.clone(), v);
+        }
+        out.push(Point {
+            id: out.len(),
+            label: label.join(" "),
+            variant: None,
+            params: swept,
+            phases: Vec::new(),
+            client_params: all,
+        });
+    }
+    out
+}
+
+/// All index combinations for axes of the given lengths, first axis slowest. No axes: one empty
+/// combination.
+pub fn cartesian(lens: &[usize]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new()];
+    for &n in lens {
+        let mut next = Vec::with_capacity(out.len() * n);
+        for prefix in &out {
+            for i in 0..n {
+                let mut c = prefix.clone();
+                c.push(i);
+                next.push(c);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cartesian_order() {
+        assert_eq!(cartesian(&[]), vec![Vec::<usize>::new()]);
+        assert_eq!(
+            cartesian(&[2, 3]),
+            vec![
+                vec![0, 0],
+                vec![0, 1],
+                vec![0, 2],
+                vec![1, 0],
+                vec![1, 1],
+                vec![1, 2]
+            ]
+        );
+        assert!(cartesian(&[2, 0]).is_empty());
+    }
+}

@@ -1,0 +1,151 @@
+//! Study files: the embedded default parses and fits its time budget; invalid files give clear
+//! messages with the right line.
+
+use barrage_lab::study::{self, Kind};
+use barrage_lab::sweep;
+use std::path::Path;
+
+const SERVER: &str = r#"
+[study]
+name = "t"
+
+[load]
+duration = "1s"
+
+[[contender]]
+name = "a"
+start = "true {port}"
+"#;
+
+fn parse(src: &str) -> Result<study::Study, study::StudyError> {
+    study::parse(src, "t.toml", Path::new("."))
+}
+
+#[test]
+fn study_default_parses_and_fits_two_minutes() {
+    let s = parse(study::DEFAULT_STUDY).expect("default study");
+    assert_eq!(s.kind, Kind::Server);
+    let points = sweep::points(&s).unwrap();
+    // keep-alive, no keep-alive, pipelined x 4 connection counts.
+    assert_eq!(points.len(), 12);
+    assert!(points.iter().any(|p| p.label == "pipelined c=256"));
+    let conns: Vec<u32> = points
+        .iter()
+        .map(|p| p.phases[0].load.connections)
+        .collect();
+    assert_eq!(*conns.iter().min().unwrap(), 1);
+    assert_eq!(*conns.iter().max().unwrap(), 256);
+    // Load time plus warmup, cooldown and ~0.3 s of start/stop per trial must stay under 2 min.
+    let per_trial: f64 = points
+        .iter()
+        .map(|p| {
+            p.planned_duration().as_secs_f64()
+                + s.warmup.as_secs_f64()
+                + s.cooldown.as_secs_f64()
+                + 0.3
+        })
+        .sum();
+    let total = per_trial * f64::from(s.trials) * s.contenders.len() as f64;
+    assert!(total < 100.0, "default study would take ~{total:.0} s");
+}
+
+#[test]
+fn study_sweep_is_cartesian_with_variants_and_phases() {
+    let src = r#"
+[study]
+name = "sweep"
+trials = 3
+[load]
+connections = [1, 10, 50]
+duration = ["1s", "2s"]
+[[load.variant]]
+name = "ka"
+[[load.variant]]
+name = "close"
+keepalive = false
+[[load.phase]]
+name = "overload"
+rate = 2000
+[[load.phase]]
+name = "half"
+rate = 1000
+duration = "500ms"
+[[contender]]
+name = "a"
+start = ["server", "--port", "{port}"]
+"#;
+    let s = parse(src).unwrap();
+    assert_eq!(s.trials, 3);
+    assert_eq!(s.contenders[0].start, "server --port {port}");
+    let pts = sweep::points(&s).unwrap();
+    assert_eq!(pts.len(), 2 * 3 * 2);
+    assert_eq!(pts[0].label, "ka c=1 d=1s");
+    assert_eq!(pts[11].label, "close c=50 d=2s");
+    assert!(!pts[11].phases[0].load.keepalive);
+    // Phases inherit the point and override: the first keeps the point's duration.
+    assert_eq!(pts[1].phases.len(), 2);
+    assert_eq!(pts[1].phases[0].load.duration.unwrap().to_string(), "2s");
+    assert_eq!(pts[1].phases[0].load.rate, Some(2000.0));
+    assert_eq!(pts[1].phases[1].load.duration.unwrap().to_string(), "500ms");
+}
+
+#[test]
+fn study_client_params_sweep() {
+    let src = r#"
+[study]
+name = "dl"
+[client]
+path = "/bytes/{size}"
+params = { size = [1000, 2000], mode = "stream" }
+[client.expect]
+file = "{out}"
+file_size = "{size}"
+file_pattern = true
+[[contender]]
+name = "curl"
+start = "curl -s {url} -o {out}"
+requires = ["curl"]
+"#;
+    let s = parse(src).unwrap();
+    assert_eq!(s.kind, Kind::Client);
+    let pts = sweep::points(&s).unwrap();
+    assert_eq!(pts.len(), 2);
+    assert_eq!(pts[1].label, "size=2000");
+    assert_eq!(pts[1].client_params["mode"].to_string(), "stream");
+}
+
+#[test]
+fn study_errors_name_the_line() {
+    // (file text, line the error must point at, text the message must contain)
+    let cases: &[(&str, usize, &str)] = &[
+        ("[study]\nname = \"x\"\ntrials = 0\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "trials must be between 1"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1 fortnight\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 4, "unknown unit"),
+        ("[study]\nname = \"x\"\n[load]\nduraton = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 4, "unknown field `duraton`"),
+        ("[study]\nname = \"x\"\n[load]\nconnections = []\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 4, "empty list"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n[[contender]]\nname = \"a\"\nstart = \"y {port}\"\n", 9, "two contenders are named \"a\""),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\nstop_signal = \"SIGWHAT\"\n", 8, "unknown signal"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\nready = \"smoke\"\n", 8, "ready must be"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\npipeline = 8\nkeepalive = false\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "pipeline > 1 needs keepalive"),
+        ("[study]\nname = \"x\"\n[load]\nconnections = 4\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "needs a duration"),
+        ("[study]\nname = \"bad name\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 2, "study name"),
+        ("[study]\nname = \"x\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 1, "needs [load]"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n", 1, "no [[contender]]"),
+        ("[study]\nname = \"x\"\nsample_interval = \"1ms\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "sample_interval"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[load.phase]]\nrate = [1, 2]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 5, "a phase cannot sweep"),
+        ("[study]\nname = \"x\"\n[client]\nparams = { url = 1 }\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "shadow"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\ndir = \"no/such/dir\"\n", 6, "does not exist"),
+        ("[study]\nname = \"x\"\npin = \"sometimes\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "pin must be"),
+        ("[study\nname = \"x\"\n", 1, ""),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"server --port 8080\"\n", 7, "must pass {port}"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nmethod = \"GE T\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid method"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nheaders = { \"X\" = \"a\\r\\nb\" }\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid header"),
+    ];
+    for (src, line, text) in cases {
+        let e = parse(src).expect_err(src);
+        let msg = e.to_string();
+        assert_eq!(e.line(), Some(*line), "{msg}\n--- for ---\n{src}");
+        assert!(msg.contains(text), "{msg:?} lacks {text:?}");
+        assert!(msg.starts_with(&format!("t.toml:{line}: ")), "{msg}");
+    }
+    assert!(parse(SERVER).is_ok());
+}

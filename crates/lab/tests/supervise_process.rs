@@ -1,0 +1,373 @@
+//! Supervision end to end with real processes: group stop reaches grandchildren, crashes,
+//! never-ready servers, clients with exit codes and time budgets, OOM under a memory limit, CPU
+//! pinning, and cleanup on drop. Every test stops what it starts and is bounded in time.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use barrage_lab::sample::procfs;
+use barrage_lab::supervise::{
+    group_members, Contender, MemoryLimitApplied, MemoryLimitMode, NotReady, Outcome, Probe, Role,
+    Spec, StdoutMode, Termination,
+};
+
+fn dead(pid: i32) -> bool {
+    match procfs::read_stat(pid) {
+        None => true,
+        Some(s) => s.state == b'Z' || s.state == b'X',
+    }
+}
+
+/// Wait (bounded) for a condition that another process makes true.
+fn eventually(what: &str, max: Duration, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + max;
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn free_addr() -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("barrage-lab-{}-{name}", std::process::id()))
+}
+
+fn has_python() -> bool {
+    std::process::Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+#[test]
+fn stop_kills_the_whole_group_and_escaped_descendants() {
+    let pidfile = tmp("escaped");
+    let _ = std::fs::remove_file(&pidfile);
+    // Two background grandchildren in the group, a subshell's child, and one that left the group
+    // with setsid; the shell itself ignores TERM, so the stop needs the KILL after the grace.
+    let cmd = format!(
+        "trap '' TERM; sleep 300 & sleep 300 & (sleep 300 & wait) & setsid sleep 301 & echo $! > {}; wait",
+        pidfile.display()
+    );
+    let mut spec = Spec::new("group", cmd);
+    spec.grace = Duration::from_millis(300);
+    let c = Contender::spawn(&spec).unwrap();
+    let pgid = c.pid();
+    eventually("group has 5 members", Duration::from_secs(10), || {
+        group_members(pgid).len() >= 5
+    });
+    eventually("pid file", Duration::from_secs(10), || {
+        std::fs::read_to_string(&pidfile)
+            .map(|s| s.trim().parse::<i32>().is_ok())
+            .unwrap_or(false)
+    });
+    let escaped: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!dead(escaped));
+    let members = group_members(pgid);
+    let exit = c.stop();
+    std::fs::remove_file(&pidfile).ok();
+    assert_eq!(exit.outcome, Outcome::Ok, "{exit:?}");
+    assert!(exit.stop.signal_sent);
+    assert!(exit.stop.killed_after_grace, "the shell ignores TERM");
+    assert!(
+        group_members(pgid).is_empty(),
+        "group {pgid} still has members"
+    );
+    for p in members {
+        eventually(&format!("member {p} gone"), Duration::from_secs(5), || {
+            dead(p)
+        });
+    }
+    eventually("setsid descendant gone", Duration::from_secs(5), || {
+        dead(escaped)
+    });
+    // No process of the group is left anywhere in /proc.
+    assert!(procfs::all_stats()
+        .iter()
+        .all(|s| s.pgrp != pgid || s.state == b'Z'));
+}
+
+#[test]
+fn server_that_crashes_mid_run_is_recorded_with_its_stderr() {
+    if !has_python() {
+        eprintln!("python3 missing: skipped");
+        return;
+    }
+    let addr = free_addr();
+    let script = format!(
+        "import socket,time,sys,os\ns=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+         s.bind(('127.0.0.1',{})); s.listen(8)\ntime.sleep(0.4)\nsys.stderr.write('fatal: giving up\\n'); sys.stderr.flush()\nos.abort()\n",
+        addr.port()
+    );
+    let file = tmp("crasher.py");
+    std::fs::write(&file, script).unwrap();
+    let mut spec = Spec::new("crasher", format!("exec python3 {}", file.display()));
+    spec.grace = Duration::from_millis(500);
+    let mut c = Contender::spawn(&spec).unwrap();
+    let ready = c.wait_ready(&Probe::Tcp { addr }, Duration::from_secs(10));
+    assert!(ready.is_ok(), "{ready:?}");
+    eventually("crash", Duration::from_secs(10), || c.has_exited());
+    let exit = c.stop();
+    std::fs::remove_file(&file).ok();
+    match &exit.outcome {
+        Outcome::Crashed { signal, name } => {
+            assert_eq!(*signal, libc::SIGABRT);
+            assert_eq!(name, "SIGABRT");
+        }
+        o => panic!("expected a crash, got {o:?}"),
+    }
+    assert!(
+        exit.stderr_tail.contains("fatal: giving up"),
+        "{:?}",
+        exit.stderr_tail
+    );
+    assert!(!exit.stop.signal_sent, "it had exited before the stop");
+    assert!(exit.outcome.is_failure());
+}
+
+#[test]
+fn server_that_never_gets_ready_is_stopped_and_recorded() {
+    let addr = free_addr(); // nothing will listen there
+    let mut spec = Spec::new("sleeper", "sleep 300");
+    spec.grace = Duration::from_millis(500);
+    let mut c = Contender::spawn(&spec).unwrap();
+    let pid = c.pid();
+    let r = c.wait_ready(&Probe::Tcp { addr }, Duration::from_millis(400));
+    assert!(matches!(r, Err(NotReady::Timeout { .. })), "{r:?}");
+    let exit = c.stop();
+    assert!(
+        matches!(
+            exit.outcome,
+            Outcome::NeverReady {
+                reason: NotReady::Timeout { .. }
+            }
+        ),
+        "{exit:?}"
+    );
+    assert!(group_members(pid).is_empty());
+
+    // Exiting before becoming ready is noticed at once, not at the timeout.
+    let mut c = Contender::spawn(&Spec::new("quitter", "echo 'bad config' >&2; exit 3")).unwrap();
+    let t0 = Instant::now();
+    let r = c.wait_ready(
+        &Probe::Http {
+            addr,
+            path: "/".into(),
+            expect_status: Some(200),
+        },
+        Duration::from_secs(60),
+    );
+    assert_eq!(r, Err(NotReady::Exited));
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    let exit = c.stop();
+    assert_eq!(
+        exit.outcome,
+        Outcome::NeverReady {
+            reason: NotReady::Exited
+        }
+    );
+    assert_eq!(exit.termination, Some(Termination::Exited { code: 3 }));
+    assert!(exit.stderr_tail.contains("bad config"));
+}
+
+#[test]
+fn clients_exit_codes_stdout_and_time_budget() {
+    let mut spec = Spec::new(
+        "client",
+        "printf 'hello\\n'; head -c 100000 /dev/zero >&2; echo tail-marker >&2",
+    );
+    spec.role = Role::Client;
+    spec.stdout = StdoutMode::Capture { limit: 1 << 20 };
+    spec.stderr_tail = 1024;
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(30));
+    assert_eq!(exit.outcome, Outcome::Ok, "{exit:?}");
+    assert_eq!(exit.stdout, b"hello\n");
+    assert_eq!(exit.stdout_bytes, 6);
+    assert!(exit.stderr_tail.len() <= 1024);
+    assert!(exit.stderr_tail.ends_with("tail-marker\n"));
+    assert!(exit.wall > Duration::ZERO);
+
+    let mut spec = Spec::new("failing", "exit 7");
+    spec.role = Role::Client;
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(30));
+    assert_eq!(exit.outcome, Outcome::Exited { code: 7 });
+
+    let mut spec = Spec::new("slow", "sleep 300");
+    spec.role = Role::Client;
+    spec.grace = Duration::from_millis(500);
+    let c = Contender::spawn(&spec).unwrap();
+    let pid = c.pid();
+    let exit = c.wait(Duration::from_millis(300));
+    assert_eq!(
+        exit.outcome,
+        Outcome::TimeBudgetExceeded {
+            budget: Duration::from_millis(300)
+        }
+    );
+    assert!(
+        exit.wall >= Duration::from_millis(300) && exit.wall < Duration::from_secs(20),
+        "{:?}",
+        exit.wall
+    );
+    assert!(group_members(pid).is_empty());
+}
+
+#[test]
+fn wait4_rusage_counts_the_cpu_of_waited_children() {
+    // Two sequential CPU-bound children of the shell: the leader's wait4 covers both.
+    let mut spec = Spec::new(
+        "busy",
+        "for i in 1 2; do timeout 0.3 sh -c 'while :; do :; done'; done; true",
+    );
+    spec.role = Role::Client;
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(60));
+    assert_eq!(exit.outcome, Outcome::Ok, "{exit:?}");
+    let cpu = exit.rusage.user + exit.rusage.sys;
+    assert!(cpu >= Duration::from_millis(200), "cpu {cpu:?}");
+    assert!(exit.rusage.maxrss_bytes > 0);
+}
+
+#[test]
+fn memory_limit_turns_allocation_failure_into_oom() {
+    if !has_python() {
+        eprintln!("python3 missing: skipped");
+        return;
+    }
+    let mut spec = Spec::new(
+        "hog",
+        "exec python3 -c 'x = bytearray(600 * 1024 * 1024); print(len(x))'",
+    );
+    spec.role = Role::Client;
+    spec.memory_limit = Some(200 << 20);
+    spec.memory_limit_mode = MemoryLimitMode::Rlimit;
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(60));
+    assert_eq!(
+        exit.memory_limit,
+        MemoryLimitApplied::Rlimit { bytes: 200 << 20 }
+    );
+    assert!(matches!(exit.outcome, Outcome::Oom { .. }), "{exit:?}");
+}
+
+#[test]
+fn memory_limit_auto_prefers_a_cgroup_and_catches_the_oom_kill() {
+    if !has_python() {
+        eprintln!("python3 missing: skipped");
+        return;
+    }
+    // Touch 400 MB under a 100 MB limit: under a cgroup the kernel OOM-kills it; under RLIMIT_AS
+    // (no writable cgroup) the allocation fails. Either way the outcome is an OOM, and the spec
+    // says which limit was used.
+    let mut spec = Spec::new(
+        "hog",
+        "exec python3 -c 'x = b\"x\" * (400 * 1024 * 1024); print(len(x))'",
+    );
+    spec.role = Role::Client;
+    spec.memory_limit = Some(100 << 20);
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(60));
+    eprintln!(
+        "{:?} {:?} {:?}",
+        exit.memory_limit, exit.outcome, exit.cgroup_peak_bytes
+    );
+    assert!(matches!(exit.outcome, Outcome::Oom { .. }), "{exit:?}");
+    match &exit.memory_limit {
+        MemoryLimitApplied::CgroupV1 { path, .. } | MemoryLimitApplied::CgroupV2 { path, .. } => {
+            assert!(
+                !std::path::Path::new(path).exists(),
+                "cgroup {path} removed"
+            );
+        }
+        MemoryLimitApplied::Rlimit { bytes } => assert_eq!(*bytes, 100 << 20),
+        MemoryLimitApplied::None => panic!("a limit was asked for"),
+    }
+}
+
+#[test]
+fn cpu_pinning_applies_to_the_contender() {
+    let cpus = barrage_lab::supervise::allowed_cpus();
+    let last = *cpus.last().unwrap();
+    let mut spec = Spec::new("pinned", "grep Cpus_allowed_list /proc/self/status");
+    spec.role = Role::Client;
+    spec.cpus = Some(vec![last]);
+    spec.stdout = StdoutMode::Capture { limit: 4096 };
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(30));
+    assert_eq!(exit.outcome, Outcome::Ok);
+    let out = String::from_utf8(exit.stdout).unwrap();
+    assert_eq!(
+        out.split(':').nth(1).unwrap().trim(),
+        last.to_string(),
+        "{out}"
+    );
+    spec.cpus = Some(vec![100_000]);
+    assert!(Contender::spawn(&spec).is_err());
+}
+
+#[test]
+fn dropping_a_contender_stops_and_reaps_it() {
+    let c = Contender::spawn(&Spec::new("dropped", "sleep 300 & sleep 300")).unwrap();
+    let pid = c.pid();
+    eventually("two members", Duration::from_secs(10), || {
+        group_members(pid).len() >= 2
+    });
+    drop(c);
+    assert!(group_members(pid).is_empty());
+    assert!(
+        procfs::read_stat(pid).is_none(),
+        "leader reaped, not a zombie"
+    );
+    assert!(!barrage_lab::supervise::live_groups().contains(&pid));
+}
+
+#[test]
+fn http_probe_waits_for_the_expected_status() {
+    if !has_python() {
+        eprintln!("python3 missing: skipped");
+        return;
+    }
+    let addr = free_addr();
+    let mut spec = Spec::new(
+        "http",
+        format!(
+            "exec python3 -m http.server {} --bind 127.0.0.1",
+            addr.port()
+        ),
+    );
+    spec.grace = Duration::from_secs(2);
+    spec.dir = std::env::temp_dir();
+    let mut c = Contender::spawn(&spec).unwrap();
+    let r = c.wait_ready(
+        &Probe::Http {
+            addr,
+            path: "/".into(),
+            expect_status: Some(200),
+        },
+        Duration::from_secs(20),
+    );
+    assert!(r.is_ok(), "{r:?}");
+    let exit = c.stop();
+    assert_eq!(exit.outcome, Outcome::Ok);
+    // The port is free again.
+    TcpListener::bind(addr).expect("port released after stop");
+}

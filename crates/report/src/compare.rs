@@ -1,0 +1,89 @@
+//! Two result files, a baseline and a change: every (point, contender) and metric of either file
+//! side by side, with the change's ratio to the baseline and the Mann-Whitney test over the two
+//! files' trials. Points match by label, contenders by name; what one side lacks is said so.
+
+use crate::model::study::StudyDoc;
+use crate::page::{CompareRow, Section};
+use crate::study_section::{metrics, table};
+use crate::table::{compare, dedup, Cell};
+
+/// The comparison section of `change` against `base`.
+pub fn section(
+    base_label: &str,
+    base: &StudyDoc,
+    change_label: &str,
+    change: &StudyDoc,
+) -> Section {
+    let (tb, tc) = (table(base), table(change));
+    let keys = dedup(
+        tb.rows
+            .iter()
+            .chain(&tc.rows)
+            .map(|r| (r.point.clone(), r.contender.clone())),
+    );
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    if base.study.kind != change.study.kind
+        && !base.study.kind.is_empty()
+        && !change.study.kind.is_empty()
+    {
+        notes.push(format!("The files hold different kinds of study ({} vs {}): only the metrics they share are compared.", base.study.kind, change.study.kind));
+    }
+    let empty = Cell::default();
+    for (point, contender) in keys {
+        let b = tb
+            .rows
+            .iter()
+            .find(|r| r.point == point && r.contender == contender);
+        let c = tc
+            .rows
+            .iter()
+            .find(|r| r.point == point && r.contender == contender);
+        for m in metrics(base).iter() {
+            let cell = |t: &crate::table::Table, r: Option<&crate::table::Row>| -> Cell {
+                match (r, t.metrics.iter().position(|x| x.key == m.key)) {
+                    (Some(r), Some(i)) => r.cells[i].clone(),
+                    _ => empty.clone(),
+                }
+            };
+            let (bc, cc) = (cell(&tb, b), cell(&tc, c));
+            if bc.summary.is_none() && cc.summary.is_none() {
+                continue;
+            }
+            let verdict = compare(m, "baseline", &bc, &cc);
+            rows.push(CompareRow {
+                point: point.clone(),
+                contender: contender.clone(),
+                metric: *m,
+                baseline: bc,
+                change: cc,
+                verdict,
+            });
+        }
+    }
+    let single = rows
+        .iter()
+        .any(|r| r.verdict.as_ref().is_some_and(|v| v.p.is_none()));
+    if single {
+        notes.push("Some points have a single trial on one side: their ratio is shown without a significance test.".into());
+    }
+    Section {
+        heading: format!("Comparison: {} vs baseline {}", change_label, base_label),
+        meta: vec![
+            (
+                "baseline".into(),
+                format!("{base_label} ({}, {})", base.study.name, base.started_at),
+            ),
+            (
+                "change".into(),
+                format!(
+                    "{change_label} ({}, {})",
+                    change.study.name, change.started_at
+                ),
+            ),
+        ],
+        notes,
+        comparison: rows,
+        ..Section::default()
+    }
+}

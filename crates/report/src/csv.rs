@@ -1,0 +1,115 @@
+//! CSV output in long form (one line per section, point, contender and metric), so a
+//! spreadsheet or a script can pivot it any way: the summary statistics, the comparison with the
+//! best contender at the point, and, for two files, the baseline-vs-change lines.
+
+use crate::page::Page;
+use crate::table::fmt_p;
+use std::fmt::Write as _;
+
+pub const HEADER: &str = "section,point,contender,metric,unit,trials,failed,n,median,mean,stddev,min,max,ci_low,ci_high,vs,ratio,p_value,verdict,baseline_n,baseline_median,baseline_ci_low,baseline_ci_high";
+
+/// Renders every table of the page.
+pub fn render(page: &Page) -> String {
+    let mut s = String::from(HEADER);
+    s.push('\n');
+    for sec in &page.sections {
+        if let Some(t) = &sec.table {
+            for r in &t.rows {
+                for (i, m) in t.metrics.iter().enumerate() {
+                    let c = &r.cells[i];
+                    let cmp = r.vs_best.get(i).and_then(|c| c.as_ref());
+                    let sm = c.summary.as_ref();
+                    let _ = writeln!(
+                        s,
+                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,",
+                        field(&sec.heading),
+                        field(&r.point),
+                        field(&r.contender),
+                        m.key,
+                        field(m.unit),
+                        r.trials,
+                        r.failed,
+                        sm.map_or(0, |s| s.n),
+                        num(sm.map(|s| s.median)),
+                        num(sm.map(|s| s.mean)),
+                        num(sm.map(|s| s.stddev)),
+                        num(sm.map(|s| s.min)),
+                        num(sm.map(|s| s.max)),
+                        num(sm.and_then(|s| s.ci).map(|c| c.0)),
+                        num(sm.and_then(|s| s.ci).map(|c| c.1)),
+                        field(cmp.map_or("", |c| c.reference.as_str())),
+                        num(cmp.map(|c| c.ratio)),
+                        cmp.and_then(|c| c.p).map_or(String::new(), fmt_p),
+                        field(cmp.map_or("", |c| c.text.as_str())),
+                    );
+                }
+            }
+        }
+        for v in &sec.verdicts {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},,,,,,,,,,,,{},{},{},{},,,,",
+                field(&sec.heading),
+                field(&v.point),
+                field(&v.a),
+                field(&v.metric),
+                field(&v.b),
+                num(Some(v.ratio)),
+                v.p.map_or(String::new(), fmt_p),
+                field(&format!("{} ({})", v.phrase, v.between)),
+            );
+        }
+        for r in &sec.comparison {
+            let v = r.verdict.as_ref();
+            let (b, c) = (r.baseline.summary.as_ref(), r.change.summary.as_ref());
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},,,{},{},{},{},{},{},{},{},baseline,{},{},{},{},{},{},{}",
+                field(&sec.heading),
+                field(&r.point),
+                field(&r.contender),
+                r.metric.key,
+                field(r.metric.unit),
+                c.map_or(0, |s| s.n),
+                num(c.map(|s| s.median)),
+                num(c.map(|s| s.mean)),
+                num(c.map(|s| s.stddev)),
+                num(c.map(|s| s.min)),
+                num(c.map(|s| s.max)),
+                num(c.and_then(|s| s.ci).map(|c| c.0)),
+                num(c.and_then(|s| s.ci).map(|c| c.1)),
+                num(v.map(|c| c.ratio)),
+                v.and_then(|c| c.p).map_or(String::new(), fmt_p),
+                field(v.map_or("not comparable (missing on one side)", |c| c.text.as_str())),
+                b.map_or(0, |s| s.n),
+                num(b.map(|s| s.median)),
+                num(b.and_then(|s| s.ci).map(|c| c.0)),
+                num(b.and_then(|s| s.ci).map(|c| c.1)),
+            );
+        }
+    }
+    s
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| format!("{v}"))
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180).
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoting() {
+        assert_eq!(super::field("a,b"), "\"a,b\"");
+        assert_eq!(super::field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(super::field("plain"), "plain");
+    }
+}

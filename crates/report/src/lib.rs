@@ -1,0 +1,138 @@
+//! barrage's exporters: turn a study's `results.json` (`barrage.study/1`) or `barrage load --json`
+//! documents (`barrage.load/1`) into Markdown, CSV, or one self-contained HTML file with SVG plots.
+//!
+//! [`parse`] reads a document, [`build`] computes the report as a [`page::Page`] value (tables,
+//! comparisons, plots), and [`render`] lays it out in the chosen [`Format`]. With two or more
+//! study files the first is the baseline and each later one is compared with it point by point.
+
+pub mod compare;
+pub mod csv;
+pub mod hdr;
+pub mod html;
+pub mod load_section;
+pub mod markdown;
+pub mod model;
+pub mod page;
+pub mod stats;
+pub mod study_section;
+pub mod svg;
+pub mod table;
+
+use model::load::LoadDoc;
+use model::study::StudyDoc;
+use thiserror::Error;
+
+/// Why a report could not be made.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    #[error("not a results document: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("unknown schema {0:?} (expected barrage.study/1 or barrage.load/1)")]
+    Schema(String),
+    #[error("bad HDR histogram: {0}")]
+    Hdr(String),
+    #[error("nothing to report")]
+    Empty,
+}
+
+/// A parsed input document.
+#[derive(Debug, Clone)]
+pub enum Input {
+    Study(Box<StudyDoc>),
+    Load(Box<LoadDoc>),
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Html,
+    Markdown,
+    Csv,
+}
+
+/// Reads a document by its `schema` key.
+pub fn parse(text: &str) -> Result<Input, ReportError> {
+    let v: serde_json::Value = serde_json::from_str(text)?;
+    let schema = v
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .unwrap_or_default()
+        .to_string();
+    match schema.as_str() {
+        "barrage.study/1" => Ok(Input::Study(Box::new(serde_json::from_value(v)?))),
+        "barrage.load/1" => Ok(Input::Load(Box::new(serde_json::from_value(v)?))),
+        _ => Err(ReportError::Schema(schema)),
+    }
+}
+
+/// Choices that shape the report.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Point labels ("c=64", "keep-alive c=16") at which to plot the latency distributions;
+    /// empty: the highest point of each sweep line.
+    pub hdr_points: Vec<String>,
+}
+
+/// Builds the report of labelled inputs (labels are usually file names) with default options.
+pub fn build(inputs: &[(String, Input)]) -> Result<page::Page, ReportError> {
+    build_with(inputs, &Options::default())
+}
+
+/// Builds the report of labelled inputs with `options`.
+pub fn build_with(
+    inputs: &[(String, Input)],
+    options: &Options,
+) -> Result<page::Page, ReportError> {
+    if inputs.is_empty() {
+        return Err(ReportError::Empty);
+    }
+    let studies: Vec<(String, &StudyDoc)> = inputs
+        .iter()
+        .filter_map(|(l, i)| match i {
+            Input::Study(s) => Some((l.clone(), s.as_ref())),
+            Input::Load(_) => None,
+        })
+        .collect();
+    let loads: Vec<(String, &LoadDoc)> = inputs
+        .iter()
+        .filter_map(|(l, i)| match i {
+            Input::Load(d) => Some((l.clone(), d.as_ref())),
+            Input::Study(_) => None,
+        })
+        .collect();
+    let title = match (studies.as_slice(), loads.len()) {
+        ([(_, s)], 0) => format!("barrage study: {}", s.study.name),
+        ([(_, a), (_, b)], 0) => format!("barrage studies: {} vs {}", a.study.name, b.study.name),
+        ([], 1) => "barrage load run".to_string(),
+        ([], n) => format!("barrage load runs ({n})"),
+        _ => "barrage report".to_string(),
+    };
+    let mut page = page::Page {
+        title,
+        sections: Vec::new(),
+    };
+    if let Some((base_label, base)) = studies.first() {
+        for (label, other) in studies.iter().skip(1) {
+            page.sections
+                .push(compare::section(base_label, base, label, other));
+        }
+    }
+    for (label, s) in &studies {
+        page.sections
+            .push(study_section::section(label, s, &options.hdr_points));
+    }
+    if !loads.is_empty() {
+        page.sections.push(load_section::section(&loads));
+    }
+    Ok(page)
+}
+
+/// Renders the page in `format`; `generator` names the program in the HTML footer.
+pub fn render(page: &page::Page, format: Format, generator: &str) -> String {
+    match format {
+        Format::Html => html::render(page, generator),
+        Format::Markdown => markdown::render(page),
+        Format::Csv => csv::render(page),
+    }
+}

@@ -1,0 +1,257 @@
+//! The section for `barrage load --json` documents: one row per document (its overall figures,
+//! and its per-second throughput as the sample for comparisons), the HDR percentile distribution
+//! of each, and the per-second throughput, errors and latency over time.
+
+use crate::hdr;
+use crate::model::load::LoadDoc;
+use crate::page::{Plot, PlotGroup, Section};
+use crate::svg::{Axis, Line, LineChart, Shade};
+use crate::table::{Cell, Metric, Row, Table, ERRORS, P50, P99, P999};
+
+/// Median of the per-second throughput: the per-second rates are the samples a comparison of
+/// two single runs can be tested on.
+pub const RPS_SECONDS: Metric = Metric {
+    key: "rps_per_second",
+    name: "throughput (median of seconds)",
+    unit: "req/s",
+    better: crate::table::Better::Higher,
+    noun: None,
+    scale: 1.0,
+};
+pub const RPS_RUN: Metric = Metric {
+    key: "rps",
+    name: "throughput (run)",
+    ..RPS_SECONDS
+};
+
+/// Per-second throughput of the measured seconds (whole seconds only: a partial last second is a
+/// noisy rate).
+pub fn second_rates(d: &LoadDoc) -> Vec<f64> {
+    d.series
+        .iter()
+        .filter(|s| s.phase.is_empty() || s.phase == "measure")
+        .filter(|s| s.span_s == 0.0 || s.span_s >= 0.999)
+        .map(|s| s.responses as f64 / if s.span_s > 0.0 { s.span_s } else { 1.0 })
+        .collect()
+}
+
+/// Whether a per-second record is long enough to plot as a rate: the stub a run ends with (a few
+/// milliseconds) would draw a meaningless spike or drop.
+pub fn plottable(span_s: f64) -> bool {
+    span_s == 0.0 || span_s >= 0.25
+}
+
+/// The table row of one document.
+pub fn row(label: &str, d: &LoadDoc) -> Row {
+    let ms = |us: f64, m: &Metric| Cell::new(vec![us * m.scale], m);
+    Row {
+        point: String::new(),
+        contender: label.to_string(),
+        cells: vec![
+            Cell::new(second_rates(d), &RPS_SECONDS),
+            Cell::new(vec![d.rps], &RPS_RUN),
+            ms(d.latency_us.p50, &P50),
+            ms(d.latency_us.p99, &P99),
+            ms(d.latency_us.p999, &P999),
+            Cell::new(vec![d.errors.total as f64], &ERRORS),
+        ],
+        trials: 1,
+        failed: 0,
+        vs_best: Vec::new(),
+        notes: Vec::new(),
+        group: String::new(),
+        ref_label: String::new(),
+    }
+}
+
+pub fn metrics() -> Vec<Metric> {
+    vec![RPS_SECONDS, RPS_RUN, P50, P99, P999, ERRORS]
+}
+
+/// Builds the section for the documents (label, document).
+pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
+    let mut table = Table {
+        metrics: metrics(),
+        rows: docs.iter().map(|(l, d)| row(l, d)).collect(),
+    };
+    table.compare();
+    let mut meta = Vec::new();
+    for (l, d) in docs {
+        meta.push((
+            l.clone(),
+            format!(
+                "{} — {} responses, {} written, {} errors, {:.2} s measured",
+                d.config_summary(),
+                d.requests,
+                d.requests_written,
+                d.errors.total,
+                d.duration_s
+            ),
+        ));
+    }
+    let mut notes = vec![
+        "Each document is a single run: the run's own figures have no confidence interval; throughput per second is the median of its measured seconds, and comparisons test those per-second rates (Mann-Whitney U), which are not independent trials.".to_string(),
+    ];
+    for (l, d) in docs {
+        if d.errors.total > 0 {
+            notes.push(format!(
+                "{l}: {} errors (connect {}, timeout {}, reset {}, parse {}, status {}, body {}).",
+                d.errors.total,
+                d.errors.connect,
+                d.errors.timeout,
+                d.errors.reset,
+                d.errors.parse,
+                d.errors.status,
+                d.errors.body
+            ));
+        }
+    }
+    let mut plots = vec![distribution_group(docs, &mut notes)];
+    plots.push(series_group(docs));
+    Section {
+        heading: "Load runs".into(),
+        meta,
+        notes,
+        table: Some(table),
+        plots,
+        ..Section::default()
+    }
+}
+
+fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> PlotGroup {
+    let mut c = LineChart::new(
+        "Latency distribution (HDR percentiles)",
+        Axis::log("percentile"),
+        Axis::log("latency (ms)"),
+    );
+    let mut max_x: f64 = 10.0;
+    for (i, (l, d)) in docs.iter().enumerate() {
+        let Some(b64) = d.hdr.as_deref().filter(|s| !s.is_empty()) else {
+            notes.push(format!(
+                "{l}: no HDR histogram in the document; no distribution plot."
+            ));
+            continue;
+        };
+        match hdr::decode(b64) {
+            Ok(h) => {
+                let pts: Vec<(f64, f64)> = hdr::percentile_curve(&h)
+                    .into_iter()
+                    .map(|(x, v)| (x, v / 1000.0))
+                    .collect();
+                max_x = pts.iter().map(|p| p.0).fold(max_x, f64::max);
+                c.lines.push(Line {
+                    name: l.clone(),
+                    color: i,
+                    points: pts,
+                    ..Line::default()
+                });
+            }
+            Err(e) => notes.push(format!("{l}: {e}")),
+        }
+    }
+    c.x.ticks = Some(hdr::percentile_ticks(max_x));
+    PlotGroup {
+        heading: "Latency distribution".into(),
+        notes: Vec::new(),
+        plots: vec![Plot::Line(c)],
+    }
+}
+
+fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
+    let mut rps = LineChart::new(
+        "Throughput per second",
+        Axis::from_zero("time (s)"),
+        Axis::from_zero("responses/s"),
+    );
+    let mut errs = LineChart::new(
+        "Errors per second",
+        Axis::from_zero("time (s)"),
+        Axis::from_zero("errors/s"),
+    );
+    let mut p99 = LineChart::new(
+        "Latency per second (p99; p50 with dots)",
+        Axis::from_zero("time (s)"),
+        Axis::log("latency (ms)"),
+    );
+    for (i, (l, d)) in docs.iter().enumerate() {
+        let tl: Vec<_> = d
+            .timeline()
+            .into_iter()
+            .filter(|(_, s)| plottable(s.span_s))
+            .collect();
+        let rate = |n: u64, span: f64| n as f64 / if span > 0.0 { span } else { 1.0 };
+        // Each record covers [x, x + span): plot it at the end of its second.
+        let end = |x: f64, s: &crate::model::load::Second| {
+            x + if s.span_s > 0.0 { s.span_s } else { 1.0 }
+        };
+        rps.lines.push(Line {
+            name: l.clone(),
+            color: i,
+            points: tl
+                .iter()
+                .map(|(x, s)| (end(*x, s), rate(s.responses, s.span_s)))
+                .collect(),
+            markers: tl.len() < 40,
+            ..Line::default()
+        });
+        errs.lines.push(Line {
+            name: l.clone(),
+            color: i,
+            points: tl
+                .iter()
+                .map(|(x, s)| (end(*x, s), rate(s.errors, s.span_s)))
+                .collect(),
+            markers: tl.len() < 40,
+            ..Line::default()
+        });
+        p99.lines.push(Line {
+            name: format!("{l} p99"),
+            color: i,
+            points: tl
+                .iter()
+                .map(|(x, s)| (end(*x, s), s.p99_us / 1000.0))
+                .collect(),
+            ..Line::default()
+        });
+        p99.lines.push(Line {
+            name: format!("{l} p50"),
+            color: i,
+            points: tl
+                .iter()
+                .map(|(x, s)| (end(*x, s), s.p50_us / 1000.0))
+                .collect(),
+            markers: true,
+            ..Line::default()
+        });
+        // Shade the warmup seconds once (all documents share the time axis from their start).
+        if i == 0 {
+            let w: Vec<_> = tl.iter().filter(|(_, s)| s.phase == "warmup").collect();
+            if let (Some(a), Some(b)) = (w.first(), w.last()) {
+                for c in [&mut rps, &mut errs, &mut p99] {
+                    c.shades.push(Shade {
+                        from: a.0,
+                        to: end(b.0, b.1),
+                        label: "warmup".into(),
+                        class: "warmup",
+                    });
+                }
+            }
+        }
+    }
+    let no_errors = docs
+        .iter()
+        .all(|(_, d)| d.series.iter().all(|s| s.errors == 0));
+    let mut notes = Vec::new();
+    let mut plots = vec![Plot::Line(rps)];
+    if no_errors {
+        notes.push("No errors in any second: no error plot.".to_string());
+    } else {
+        plots.push(Plot::Line(errs));
+    }
+    plots.push(Plot::Line(p99));
+    PlotGroup {
+        heading: "Per-second series".into(),
+        notes,
+        plots,
+    }
+}

@@ -1,0 +1,175 @@
+//! Markdown output: the header, notes, summary and comparison tables of every section, for a
+//! README or a pull request. Plots are left to the HTML report.
+
+use crate::page::{Page, Section};
+use crate::table::Table;
+use std::fmt::Write as _;
+
+/// Renders the page as GitHub-flavoured Markdown.
+pub fn render(page: &Page) -> String {
+    let mut s = format!("# {}\n", cell(&page.title));
+    for sec in &page.sections {
+        section(&mut s, sec);
+    }
+    s
+}
+
+fn section(s: &mut String, sec: &Section) {
+    let _ = write!(s, "\n## {}\n\n", cell(&sec.heading));
+    if !sec.meta.is_empty() {
+        s.push_str("| | |\n|---|---|\n");
+        for (k, v) in &sec.meta {
+            let _ = writeln!(s, "| {} | {} |", cell(k), cell(v));
+        }
+        s.push('\n');
+    }
+    for n in &sec.notes {
+        let _ = writeln!(s, "> **Note:** {}", cell(n));
+    }
+    if !sec.notes.is_empty() {
+        s.push('\n');
+    }
+    if let Some(t) = &sec.table {
+        table(s, t);
+    }
+    if !sec.verdicts.is_empty() {
+        s.push_str("| point | between | metric | better (A) | other (B) | A vs B | p |\n|---|---|---|---|---|---|---|\n");
+        for v in &sec.verdicts {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                cell(&v.point),
+                cell(&v.between),
+                cell(&v.metric),
+                cell(&v.a),
+                cell(&v.b),
+                cell(&v.phrase),
+                v.p.map_or(String::new(), crate::table::fmt_p)
+            );
+        }
+        s.push('\n');
+    }
+    if !sec.comparison.is_empty() {
+        s.push_str("| point | contender | metric | baseline | change | verdict |\n|---|---|---|---|---|---|\n");
+        for r in &sec.comparison {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {}{} | {} | {} | {} |",
+                cell(&r.point),
+                cell(&r.contender),
+                r.metric.name,
+                unit(r.metric.unit),
+                r.baseline.text(),
+                r.change.text(),
+                cell(
+                    r.verdict
+                        .as_ref()
+                        .map_or("not comparable (missing on one side)", |v| v.text.as_str())
+                )
+            );
+        }
+        s.push('\n');
+    }
+    if !sec.failures.is_empty() {
+        s.push_str("Failed trials:\n\n");
+        for f in &sec.failures {
+            let _ = writeln!(
+                s,
+                "- {} / {} trial {}: {}",
+                cell(&f.point),
+                cell(&f.contender),
+                f.trial,
+                cell(&f.reason)
+            );
+        }
+        s.push('\n');
+    }
+}
+
+fn unit(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" ({u})")
+    }
+}
+
+/// The summary table: medians with their 95 % CI, then the comparison of the first metric
+/// (and of every other metric whose difference is significant).
+pub fn table(s: &mut String, t: &Table) {
+    let with_point = t.rows.iter().any(|r| !r.point.is_empty());
+    s.push('|');
+    if with_point {
+        s.push_str(" point |");
+    }
+    s.push_str(" contender | trials |");
+    for m in &t.metrics {
+        let _ = write!(s, " {}{} |", m.name, unit(m.unit));
+    }
+    s.push_str(" comparison |\n|");
+    let cols = t.metrics.len() + 3 + usize::from(with_point);
+    s.push_str(&"---|".repeat(cols));
+    s.push('\n');
+    for r in &t.rows {
+        s.push('|');
+        if with_point {
+            let _ = write!(s, " {} |", cell(&r.point));
+        }
+        let trials = if r.failed > 0 {
+            format!("{} ({} failed)", r.trials, r.failed)
+        } else {
+            r.trials.to_string()
+        };
+        let _ = write!(s, " {} | {} |", cell(&r.contender), trials);
+        for c in &r.cells {
+            let _ = write!(s, " {} |", c.text());
+        }
+        let _ = writeln!(s, " {} |", cell(&comparison_text(t, r)));
+    }
+    s.push('\n');
+    s.push_str(values_note(t));
+    s.push_str("\n\n");
+}
+
+/// What the cells mean.
+pub fn values_note(t: &Table) -> &'static str {
+    if t.rows
+        .iter()
+        .any(|r| r.cells.iter().any(|c| c.headline.is_some()))
+    {
+        "Values: median over successful trials [95% confidence interval of the median]; latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile]."
+    } else {
+        "Values: median over successful trials [95% confidence interval of the median]."
+    }
+}
+
+/// The comparison column: the headline metric's verdict, plus any other metric whose
+/// difference is significant.
+pub fn comparison_text(t: &Table, r: &crate::table::Row) -> String {
+    let mut parts = Vec::new();
+    let compared = t
+        .rows
+        .iter()
+        .filter(|o| o.group_key() == r.group_key())
+        .count()
+        > 1;
+    if compared
+        && r.vs_best.first().is_some_and(|c| c.is_none())
+        && r.cells.first().is_some_and(|c| c.summary.is_some())
+    {
+        parts.push(format!("best {}", t.metrics[0].name));
+    }
+    for (i, c) in r.vs_best.iter().enumerate() {
+        if let Some(c) = c {
+            if i == 0 || c.significant {
+                parts.push(format!("{}: {}", t.metrics[i].name, c.text));
+            }
+        }
+    }
+    parts.join("; ")
+}
+
+/// Escapes a table cell (pipes and line breaks would end it).
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,105 @@
+//! The report as a value, before it becomes HTML, Markdown or CSV: sections with a header (key,
+//! value pairs), notes, a summary table, comparison tables and groups of plots. The exporters
+//! only lay this out; every figure is computed when the page is built.
+
+use crate::svg::{BarChart, LineChart};
+use crate::table::{Cell, Comparison, Metric, Table};
+
+/// The whole report.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    pub title: String,
+    pub sections: Vec<Section>,
+}
+
+/// One input file (or the group of load documents), or a comparison of two files.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    pub heading: String,
+    /// Header facts: study, date, machine, version, pinning, trials, ...
+    pub meta: Vec<(String, String)>,
+    /// Warnings and facts the reader must not miss (failed trials, no CI possible, ...).
+    pub notes: Vec<String>,
+    pub table: Option<Table>,
+    pub comparison: Vec<CompareRow>,
+    /// The lab's comparisons (contenders at a point, variants of a contender), as the terminal
+    /// shows them.
+    pub verdicts: Vec<Verdict>,
+    pub plots: Vec<PlotGroup>,
+    /// Failed trials with their reason and stderr tail.
+    pub failures: Vec<Failure>,
+}
+
+/// A titled group of plots (e.g. one contender at one point).
+#[derive(Debug, Clone, Default)]
+pub struct PlotGroup {
+    pub heading: String,
+    pub notes: Vec<String>,
+    pub plots: Vec<Plot>,
+}
+
+/// A plot of either kind.
+#[derive(Debug, Clone)]
+pub enum Plot {
+    Line(LineChart),
+    Bar(BarChart),
+}
+
+impl Plot {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Plot::Line(c) => c.is_empty(),
+            Plot::Bar(c) => c.is_empty(),
+        }
+    }
+    pub fn title(&self) -> &str {
+        match self {
+            Plot::Line(c) => &c.title,
+            Plot::Bar(c) => &c.title,
+        }
+    }
+    pub fn to_svg(&self) -> String {
+        match self {
+            Plot::Line(c) => c.to_svg(),
+            Plot::Bar(c) => c.to_svg(),
+        }
+    }
+}
+
+/// One line of a baseline-vs-change comparison.
+#[derive(Debug, Clone)]
+pub struct CompareRow {
+    pub point: String,
+    pub contender: String,
+    pub metric: Metric,
+    pub baseline: Cell,
+    pub change: Cell,
+    /// The change relative to the baseline; `None` when either side has no value.
+    pub verdict: Option<Comparison>,
+}
+
+/// A failed trial, shown rather than hidden.
+#[derive(Debug, Clone, Default)]
+pub struct Failure {
+    pub point: String,
+    pub contender: String,
+    pub trial: usize,
+    pub reason: String,
+    pub stderr_tail: String,
+}
+
+/// One of the lab's comparisons: A (the better by median) against B on a metric.
+#[derive(Debug, Clone, Default)]
+pub struct Verdict {
+    pub point: String,
+    /// "contenders" or "variants".
+    pub between: String,
+    pub metric: String,
+    pub a: String,
+    pub b: String,
+    pub ratio: f64,
+    pub p: Option<f64>,
+    pub significant: bool,
+    /// "1.47x faster", "108x more memory", "no significant difference".
+    pub phrase: String,
+}

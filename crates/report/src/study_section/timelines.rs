@@ -1,0 +1,192 @@
+//! Per contender and point: CPU % (user and sys) and RSS of the process tree over time for every
+//! trial, and the per-second throughput and errors, on the trial's clock (seconds since the trial
+//! started), with the warmup and measured windows of the first trial shaded and phase boundaries
+//! marked. This is where a server that stalls after an error shows itself.
+
+use super::{cells_order, point_label, trials_of};
+use crate::model::study::{StudyDoc, Trial};
+use crate::page::{Plot, PlotGroup};
+use crate::svg::{Axis, Line, LineChart, Shade};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// One plot group per (point, contender) that has trials.
+pub fn groups(doc: &StudyDoc) -> Vec<PlotGroup> {
+    cells_order(doc)
+        .into_iter()
+        .map(|(p, name)| {
+            let trials = trials_of(doc, p, &name);
+            let pl = point_label(doc, p);
+            group(
+                if pl.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{name} at {pl}")
+                },
+                &trials,
+            )
+        })
+        .collect()
+}
+
+fn trial_name(t: &Trial) -> String {
+    if t.ok() {
+        format!("trial {}", t.index + 1)
+    } else {
+        format!("trial {} (failed)", t.index + 1)
+    }
+}
+
+fn group(heading: String, trials: &[&Trial]) -> PlotGroup {
+    let time = || Axis::from_zero("time since trial start (s)");
+    let mut cpu = LineChart::new(
+        format!("CPU — {heading}"),
+        time(),
+        Axis::from_zero("CPU (% of one core)"),
+    );
+    let mut rss = LineChart::new(
+        format!("RSS — {heading}"),
+        time(),
+        Axis::from_zero("RSS of the process tree (MiB)"),
+    );
+    let mut rps = LineChart::new(
+        format!("Throughput per second — {heading}"),
+        time(),
+        Axis::from_zero("responses/s"),
+    );
+    let mut errs = LineChart::new(
+        format!("Errors per second — {heading}"),
+        time(),
+        Axis::from_zero("errors/s"),
+    );
+    let mut notes = Vec::new();
+    for (k, t) in trials.iter().enumerate() {
+        let t0 = t.windows.trial_start_s;
+        let name = trial_name(t);
+        if let Some(s) = &t.samples {
+            // The first sample is the baseline (0 % by construction): leave it out of CPU.
+            let pts = |f: &dyn Fn(&crate::model::study::Sample) -> f64| {
+                s.samples
+                    .iter()
+                    .skip(1)
+                    .map(|x| (x.t_s - t0, f(x)))
+                    .collect::<Vec<_>>()
+            };
+            cpu.lines.push(Line {
+                name: format!("{name} user"),
+                color: k,
+                points: pts(&|x| x.cpu_user_pct),
+                ..Line::default()
+            });
+            cpu.lines.push(Line {
+                name: format!("{name} sys"),
+                color: k,
+                points: pts(&|x| x.cpu_sys_pct),
+                dashed: true,
+                ..Line::default()
+            });
+            rss.lines.push(Line {
+                name: name.clone(),
+                color: k,
+                points: s
+                    .samples
+                    .iter()
+                    .map(|x| (x.t_s - t0, x.rss_bytes as f64 / MIB))
+                    .collect(),
+                ..Line::default()
+            });
+        }
+        let mut thr = Vec::new();
+        let mut err = Vec::new();
+        for ph in &t.phases {
+            let mut x = ph.measure_start_s - t0;
+            for sec in &ph.load.series {
+                let span = if sec.span_s > 0.0 { sec.span_s } else { 1.0 };
+                x += span;
+                if !crate::load_section::plottable(sec.span_s) {
+                    continue;
+                }
+                thr.push((x, sec.responses as f64 / span));
+                err.push((x, sec.errors as f64 / span));
+            }
+        }
+        if !thr.is_empty() {
+            let markers = thr.len() < 40;
+            rps.lines.push(Line {
+                name: name.clone(),
+                color: k,
+                points: thr,
+                markers,
+                ..Line::default()
+            });
+            errs.lines.push(Line {
+                name: name.clone(),
+                color: k,
+                points: err,
+                markers,
+                ..Line::default()
+            });
+        }
+        if !t.ok() {
+            notes.push(format!("{name}: {}", t.reason_text()));
+        }
+    }
+    // Windows of the first trial that has phases (all trials of a point run the same schedule).
+    if let Some(t) = trials.iter().find(|t| !t.phases.is_empty()) {
+        let mut shades = Vec::new();
+        let mut marks = Vec::new();
+        for (i, ph) in t.phases.iter().enumerate() {
+            let (a, m, e) = (
+                ph.start_s - t.windows.trial_start_s,
+                ph.measure_start_s - t.windows.trial_start_s,
+                ph.measure_end_s - t.windows.trial_start_s,
+            );
+            if m > a + 1e-6 {
+                shades.push(Shade {
+                    from: a,
+                    to: m,
+                    label: "warmup".into(),
+                    class: "warmup",
+                });
+            }
+            if e > m {
+                let label = if ph.name.is_empty() || t.phases.len() == 1 {
+                    "measured".to_string()
+                } else {
+                    format!("measured: {}", ph.name)
+                };
+                shades.push(Shade {
+                    from: m,
+                    to: e,
+                    label,
+                    class: "measure",
+                });
+            }
+            if i > 0 {
+                marks.push((a, format!("phase {}", ph.name)));
+            }
+        }
+        for c in [&mut cpu, &mut rss, &mut rps, &mut errs] {
+            c.shades = shades.clone();
+            c.marks = marks.clone();
+        }
+    }
+    let no_errors = errs
+        .lines
+        .iter()
+        .all(|l| l.points.iter().all(|p| p.1 == 0.0));
+    let mut plots = vec![Plot::Line(cpu), Plot::Line(rss)];
+    if !rps.lines.is_empty() {
+        plots.push(Plot::Line(rps));
+        if no_errors {
+            notes.push("No errors in any trial.".into());
+        } else {
+            plots.push(Plot::Line(errs));
+        }
+    }
+    PlotGroup {
+        heading: format!("Timelines: {heading}"),
+        notes,
+        plots,
+    }
+}

@@ -1,0 +1,411 @@
+//! The summary table every output format shares: per (point, contender) and metric, the trial
+//! values summarised (median, CI, ...), plus the relative comparison of each contender with the
+//! best one at the same point and its significance (Mann-Whitney U over the trials).
+
+use crate::stats::{compare_worded, summarize, Summary, Wording};
+use crate::svg::fmt_num;
+
+/// Significance level of the comparisons (the lab's).
+pub use crate::stats::ALPHA;
+
+/// Which direction is better for a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// A column of the summary table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metric {
+    /// Stable identifier (CSV).
+    pub key: &'static str,
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+    /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
+    pub noun: Option<&'static str>,
+    /// Trial values are multiplied by this to show them in `unit` (bytes -> MiB, µs -> ms).
+    pub scale: f64,
+}
+
+pub const RPS: Metric = Metric {
+    key: "rps",
+    name: "throughput",
+    unit: "req/s",
+    better: Better::Higher,
+    noun: None,
+    scale: 1.0,
+};
+pub const P50: Metric = Metric {
+    key: "latency_p50_us",
+    name: "p50",
+    unit: "ms",
+    better: Better::Lower,
+    noun: None,
+    scale: 1e-3,
+};
+pub const P99: Metric = Metric {
+    key: "latency_p99_us",
+    name: "p99",
+    unit: "ms",
+    better: Better::Lower,
+    noun: None,
+    scale: 1e-3,
+};
+pub const P999: Metric = Metric {
+    key: "latency_p999_us",
+    name: "p99.9",
+    unit: "ms",
+    better: Better::Lower,
+    noun: None,
+    scale: 1e-3,
+};
+pub const ERRORS: Metric = Metric {
+    key: "errors",
+    name: "errors",
+    unit: "",
+    better: Better::Lower,
+    noun: Some("errors"),
+    scale: 1.0,
+};
+pub const CPU_PER_REQ: Metric = Metric {
+    key: "cpu_s_per_request",
+    name: "CPU/req",
+    unit: "µs",
+    better: Better::Lower,
+    noun: Some("CPU"),
+    scale: 1e6,
+};
+pub const PEAK_RSS: Metric = Metric {
+    key: "peak_rss_bytes",
+    name: "peak RSS",
+    unit: "MiB",
+    better: Better::Lower,
+    noun: Some("memory"),
+    scale: 1.0 / 1048576.0,
+};
+pub const WALL: Metric = Metric {
+    key: "wall_s",
+    name: "wall",
+    unit: "s",
+    better: Better::Lower,
+    noun: None,
+    scale: 1.0,
+};
+pub const USER: Metric = Metric {
+    key: "user_s",
+    name: "user",
+    unit: "s",
+    better: Better::Lower,
+    noun: Some("user CPU"),
+    scale: 1.0,
+};
+pub const SYS: Metric = Metric {
+    key: "sys_s",
+    name: "sys",
+    unit: "s",
+    better: Better::Lower,
+    noun: Some("sys CPU"),
+    scale: 1.0,
+};
+
+/// Per-trial values of one metric for one contender at one point.
+#[derive(Debug, Clone, Default)]
+pub struct Cell {
+    pub values: Vec<f64>,
+    pub summary: Option<Summary>,
+    /// A figure that stands for the cell better than the median of the trials, e.g. a latency
+    /// percentile of all trials' merged HDR histograms (shown as the value, with the trials' CI).
+    pub headline: Option<f64>,
+}
+
+impl Cell {
+    /// Values already in the metric's display unit.
+    pub fn new(values: Vec<f64>, metric: &Metric) -> Self {
+        let summary = summarize(&values, metric.better == Better::Higher);
+        Cell {
+            values,
+            summary,
+            headline: None,
+        }
+    }
+
+    /// The value shown: the headline figure, else the median of the trials.
+    pub fn center(&self) -> Option<f64> {
+        self.headline.or(self.summary.as_ref().map(|s| s.median))
+    }
+
+    /// "12.3k [12.1k, 12.5k]" or "12.3k" (one trial) or "-" (none).
+    pub fn text(&self) -> String {
+        match (&self.summary, self.center()) {
+            (Some(s), Some(c)) => match s.ci {
+                Some((lo, hi)) => format!("{} [{}, {}]", fmt_num(c), fmt_num(lo), fmt_num(hi)),
+                None => fmt_num(c),
+            },
+            _ => "-".into(),
+        }
+    }
+}
+
+/// One row: a contender at a point.
+#[derive(Debug, Clone, Default)]
+pub struct Row {
+    pub point: String,
+    pub contender: String,
+    /// Aligned with [`Table::metrics`].
+    pub cells: Vec<Cell>,
+    /// Trials run, and how many of them failed (failed trials have no values).
+    pub trials: usize,
+    pub failed: usize,
+    /// Per metric: the comparison with the best contender at this point.
+    pub vs_best: Vec<Option<Comparison>>,
+    pub notes: Vec<String>,
+    /// Rows compared with each other share a group (empty: the point); e.g. the variants of one
+    /// contender at otherwise equal parameters when the point has a single contender.
+    pub group: String,
+    /// How this row is named in another row's comparison (empty: the contender).
+    pub ref_label: String,
+}
+
+impl Row {
+    /// The key of the group this row is compared within.
+    pub fn group_key(&self) -> &str {
+        if self.group.is_empty() {
+            &self.point
+        } else {
+            &self.group
+        }
+    }
+    fn name(&self) -> &str {
+        if self.ref_label.is_empty() {
+            &self.contender
+        } else {
+            &self.ref_label
+        }
+    }
+}
+
+/// "1.47x slower than X (p = 0.008)".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub reference: String,
+    /// How many times better or worse (>= 1) this row is than the reference, by median.
+    pub factor: f64,
+    /// Plain ratio of the medians, this / reference.
+    pub ratio: f64,
+    pub p: Option<f64>,
+    /// p < α and the medians differ.
+    pub significant: bool,
+    pub text: String,
+}
+
+/// The summary table.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub metrics: Vec<Metric>,
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// Fills in `vs_best` for every row: at each point, the best median per metric is the
+    /// reference; every other row is compared with it.
+    pub fn compare(&mut self) {
+        let points: Vec<String> = dedup(self.rows.iter().map(|r| r.group_key().to_string()));
+        for r in &mut self.rows {
+            r.vs_best = vec![None; self.metrics.len()];
+        }
+        for p in points {
+            let idx: Vec<usize> = (0..self.rows.len())
+                .filter(|&i| self.rows[i].group_key() == p)
+                .collect();
+            if idx.len() < 2 {
+                continue;
+            }
+            for (m, metric) in self.metrics.iter().enumerate() {
+                let med = |i: usize| {
+                    self.rows[i]
+                        .cells
+                        .get(m)
+                        .and_then(|c| c.summary.as_ref())
+                        .map(|s| s.median)
+                };
+                let best = idx
+                    .iter()
+                    .copied()
+                    .filter(|&i| med(i).is_some())
+                    .reduce(|a, b| {
+                        let (x, y) = (med(a).unwrap_or_default(), med(b).unwrap_or_default());
+                        let b_better = match metric.better {
+                            Better::Higher => y > x,
+                            Better::Lower => y < x,
+                        };
+                        if b_better {
+                            b
+                        } else {
+                            a
+                        }
+                    });
+                let Some(best) = best else { continue };
+                let found: Vec<(usize, Option<Comparison>)> = idx
+                    .iter()
+                    .filter(|&&i| i != best && med(i).is_some())
+                    .map(|&i| {
+                        (
+                            i,
+                            compare(
+                                metric,
+                                self.rows[best].name(),
+                                &self.rows[best].cells[m],
+                                &self.rows[i].cells[m],
+                            ),
+                        )
+                    })
+                    .collect();
+                for (i, c) in found {
+                    self.rows[i].vs_best[m] = c;
+                }
+            }
+        }
+    }
+}
+
+/// Compares `this` with `reference` on `metric`: ratio of medians and the Mann-Whitney test
+/// (crates/lab's `compare_worded`, so the words are the terminal's).
+pub fn compare(
+    metric: &Metric,
+    ref_name: &str,
+    reference: &Cell,
+    this: &Cell,
+) -> Option<Comparison> {
+    let (r, t) = (reference.summary.as_ref()?, this.summary.as_ref()?);
+    let wording = match metric.noun {
+        None => Wording::Speed,
+        Some(n) => Wording::Amount {
+            noun: n.to_string(),
+        },
+    };
+    let c = compare_worded(
+        &this.values,
+        &reference.values,
+        metric.better == Better::Higher,
+        &wording,
+    )?;
+    let tested = r.n >= 2 && t.n >= 2;
+    let f = fmt_factor(c.factor);
+    let amount = match (&wording, metric.better == Better::Higher) {
+        _ if c.ratio == 1.0 => "equal".to_string(),
+        (Wording::Speed, _) => format!("{f}x {}", if c.a_better { "faster" } else { "slower" }),
+        (Wording::Amount { noun }, _) => format!(
+            "{f}x {} {noun}",
+            if c.median_a > c.median_b {
+                "more"
+            } else {
+                "less"
+            }
+        ),
+    };
+    let text = if !tested {
+        format!("{amount} than {ref_name} (one trial: no significance test)")
+    } else if c.significant {
+        format!("{amount} than {ref_name} (p = {})", fmt_p(c.p_value))
+    } else {
+        format!(
+            "no significant difference from {ref_name} (p = {}; medians {amount})",
+            fmt_p(c.p_value)
+        )
+    };
+    Some(Comparison {
+        reference: ref_name.to_string(),
+        factor: c.factor,
+        ratio: c.ratio,
+        p: tested.then_some(c.p_value),
+        significant: tested && c.significant,
+        text,
+    })
+}
+
+/// "1.47", "108" — as the terminal formats factors.
+pub fn fmt_factor(f: f64) -> String {
+    barrage_lab::stats::format_factor(f)
+}
+
+/// "0.008", "< 0.001".
+pub fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".into()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// Keeps the first occurrence of each value, in order.
+pub fn dedup<T: PartialEq>(it: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in it {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, v: &[f64]) -> Row {
+        Row {
+            point: "c=1".into(),
+            contender: name.into(),
+            cells: vec![Cell::new(v.to_vec(), &RPS)],
+            trials: v.len(),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn compares_with_the_best() {
+        let mut t = Table {
+            metrics: vec![RPS],
+            rows: vec![
+                row("slow", &[100.0, 101.0, 99.0, 100.5, 100.2]),
+                row("fast", &[147.0, 148.0, 146.0, 147.5, 147.2]),
+                row("same", &[146.9, 148.1, 146.2, 147.6, 147.0]),
+            ],
+        };
+        t.compare();
+        assert!(t.rows[1].vs_best[0].is_none(), "the best has no comparison");
+        let c = t.rows[0].vs_best[0].as_ref().unwrap();
+        assert_eq!(c.reference, "fast");
+        assert!(
+            c.text.starts_with("1.47x slower than fast (p = 0.008)"),
+            "{}",
+            c.text
+        );
+        let c = t.rows[2].vs_best[0].as_ref().unwrap();
+        assert!(
+            c.text.starts_with("no significant difference from fast"),
+            "{}",
+            c.text
+        );
+    }
+
+    #[test]
+    fn single_trial_says_no_test() {
+        let mut t = Table {
+            metrics: vec![PEAK_RSS],
+            rows: vec![row("a", &[10.0]), row("b", &[1080.0])],
+        };
+        for r in &mut t.rows {
+            r.cells[0] = Cell::new(r.cells[0].values.clone(), &PEAK_RSS);
+        }
+        t.compare();
+        let c = t.rows[1].vs_best[0].as_ref().unwrap();
+        assert_eq!(
+            c.text,
+            "108x more memory than a (one trial: no significance test)"
+        );
+        assert_eq!(t.rows[1].cells[0].text(), "1080");
+    }
+}

@@ -1,0 +1,175 @@
+//! Golden tests of the Markdown and CSV output for real results (see tests/fixtures/make.sh).
+//! `UPDATE_GOLDEN=1 cargo test -p barrage-report --test golden` rewrites the expected files;
+//! review the diff before committing it.
+
+mod common;
+
+use barrage_report::{parse, Format, ReportError};
+use common::{report, CASES};
+use std::path::PathBuf;
+
+fn check(name: &str, got: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 creates it)", path.display()));
+    if want != got {
+        let line = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{name} differs from the golden file at line {}:\n  want: {:?}\n  got:  {:?}\n(UPDATE_GOLDEN=1 rewrites it)",
+            line + 1,
+            want.lines().nth(line),
+            got.lines().nth(line)
+        );
+    }
+}
+
+#[test]
+fn markdown_matches_golden() {
+    for (name, files) in CASES {
+        check(&format!("{name}.md"), &report(files, Format::Markdown));
+    }
+}
+
+#[test]
+fn csv_matches_golden() {
+    for (name, files) in CASES {
+        check(&format!("{name}.csv"), &report(files, Format::Csv));
+    }
+}
+
+#[test]
+fn csv_rows_have_the_header_width() {
+    for (name, files) in CASES {
+        let csv = report(files, Format::Csv);
+        let width = csv.lines().next().unwrap().split(',').count();
+        for line in csv.lines().skip(1) {
+            // Quoted fields may hold commas: count outside quotes.
+            let mut n = 1;
+            let mut quoted = false;
+            for c in line.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => n += 1,
+                    _ => {}
+                }
+            }
+            assert_eq!(n, width, "{name}: {line}");
+        }
+    }
+}
+
+#[test]
+fn single_trial_study_says_no_ci_is_possible() {
+    let md = report(&["single-trial.json"], Format::Markdown);
+    assert!(
+        md.contains(
+            "Single trial per point: no confidence interval and no significance test are possible"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("one trial: no significance test"), "{md}");
+    // No interval brackets in the table: every value stands alone.
+    let table: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| barrage-serve") || l.starts_with("| python-http"))
+        .collect();
+    assert_eq!(table.len(), 2, "{md}");
+    assert!(table.iter().all(|l| !l.contains('[')), "{table:?}");
+}
+
+#[test]
+fn failed_trials_are_reported_not_hidden() {
+    let md = report(&["client-failed.json"], Format::Markdown);
+    assert!(md.contains("| 3 (1 failed) |"), "{md}");
+    assert!(md.contains("| 3 (2 failed) |"), "{md}");
+    assert!(md.contains("Failed trials:"), "{md}");
+    assert!(md.contains("crashed: killed by SIGSEGV"), "{md}");
+    let csv = report(&["client-failed.json"], Format::Csv);
+    assert!(
+        csv.lines().any(|l| l.contains(",flaky,wall_s,s,3,2,1,")),
+        "{csv}"
+    );
+}
+
+#[test]
+fn two_files_are_compared_point_by_point() {
+    let md = report(
+        &["server-study.json", "server-study-b.json"],
+        Format::Markdown,
+    );
+    assert!(
+        md.contains("## Comparison: server-study-b.json vs baseline server-study.json"),
+        "{md}"
+    );
+    for point in ["c=1", "c=8"] {
+        for c in ["barrage-serve", "python-http"] {
+            assert!(
+                md.contains(&format!("| {point} | {c} | throughput (req/s) |")),
+                "{point} {c}: {md}"
+            );
+        }
+    }
+    assert!(
+        md.contains("than baseline (p = ")
+            || md.contains("no significant difference from baseline (p = "),
+        "{md}"
+    );
+}
+
+#[test]
+fn variants_of_one_contender_are_compared() {
+    let md = report(&["variants.json"], Format::Markdown);
+    // Each keep-alive row is compared with the pipelined variant at the same connections.
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| keep-alive c="))
+        .collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    assert!(
+        rows.iter().all(|l| l.contains("than pipelined")),
+        "{rows:?}"
+    );
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| pipelined c=1 |") && l.contains("best throughput")),
+        "{md}"
+    );
+}
+
+#[test]
+fn unknown_schema_and_bad_json_are_errors() {
+    assert!(
+        matches!(parse(r#"{"schema":"other/1"}"#), Err(ReportError::Schema(s)) if s == "other/1")
+    );
+    assert!(matches!(parse("{"), Err(ReportError::Json(_))));
+    assert!(matches!(
+        barrage_report::build(&[]),
+        Err(ReportError::Empty)
+    ));
+}
+
+#[test]
+fn a_minimal_or_interrupted_study_still_reports() {
+    let doc = parse(r#"{"schema":"barrage.study/1","study":{"name":"x"},"status":"interrupted","planned_trials":4,
+        "trials":[{"point":0,"contender":"a","trial":0,"ok":false,"failure":{"kind":"never_ready","message":"no answer on port 1","stderr_tail":"boom"}}]}"#)
+    .unwrap();
+    let page = barrage_report::build(&[("r.json".into(), doc)]).unwrap();
+    let md = barrage_report::render(&page, Format::Markdown, "t");
+    assert!(
+        md.contains("interrupted (1 of 4 planned trials recorded)"),
+        "{md}"
+    );
+    assert!(md.contains("never_ready: no answer on port 1"), "{md}");
+    let html = barrage_report::render(&page, Format::Html, "t");
+    assert!(html.contains("boom") && html.ends_with("</html>\n"));
+}

@@ -1,0 +1,475 @@
+//! One client connection: reading requests, answering them in order, streaming, timers.
+//!
+//! A connection owns no buffer while it is idle: reads go into the worker's scratch buffer and
+//! responses into the worker's scratch output, so ten thousand idle keep-alive connections cost
+//! a few hundred bytes each. Only what is left over (a partial request, output the socket did not
+//! take) is copied into the connection's own small buffers.
+//!
+//! Requests are answered strictly in order: a request whose answer is not immediate (sleep, a
+//! streamed body, a drip, a stall) makes the connection busy, and the requests behind it wait
+//! in the input until it is done. All requests parsed from one read are answered with one write.
+
+mod answer;
+
+use answer::headers_json;
+pub(crate) use answer::random_fault;
+
+use crate::respond::{push_chunk_header, BodyLen};
+use crate::route::{route, Fault, Route};
+use crate::stream::Stream;
+use crate::worker::Ctx;
+use barrage_wire::{header_slots, parse_request_head, BodyDecoder, Framing, RequestHead};
+use mio::net::TcpStream;
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+/// Stop parsing requests while this much output is waiting for the socket (backpressure).
+const HIGH_WATER: usize = 256 * 1024;
+
+/// A malformed response for `/fault/garbage`: not a status line any HTTP parser accepts.
+const GARBAGE: &[u8] = b"HTTP/1.1 2x0 GARBAGE\r\n\x00\x01\x02 not a header\r\n\r\n";
+
+/// How a connection ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// FIN after the output is written.
+    Close,
+    /// RST (SO_LINGER 0).
+    Reset,
+}
+
+/// What the worker does with the connection after running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    Keep,
+    End(End),
+}
+
+/// Why the connection is being run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// Socket readiness; `drain` says the peer closed or errored, so read until EOF.
+    Io { drain: bool },
+    /// Its timer fired.
+    Timer,
+    /// The server began shutting down.
+    Drain,
+}
+
+/// Per-worker scratch buffers shared by all its connections.
+pub(crate) struct Scratch {
+    pub input: Box<[u8]>,
+    pub output: Vec<u8>,
+}
+
+/// What a response needs to know about its request once the head is gone.
+#[derive(Debug)]
+struct Req {
+    keep_alive: bool,
+    minor: u8,
+    is_head: bool,
+    /// `METHOD target` when access logging is on.
+    log: Option<Box<str>>,
+}
+
+/// An answer that is not written at once.
+#[derive(Debug)]
+enum Busy {
+    None,
+    Sleep {
+        req: Req,
+        ms: u64,
+    },
+    Stream {
+        req: Req,
+        stream: Stream,
+    },
+    Drip {
+        req: Req,
+        left: u64,
+        offset: u64,
+        every: Duration,
+    },
+    Stall,
+}
+
+/// A request body being read.
+#[derive(Debug)]
+struct Body {
+    dec: BodyDecoder,
+    seen: u64,
+    kind: BodyKind,
+    req: Req,
+}
+
+#[derive(Debug)]
+enum BodyKind {
+    /// Read and drop, then answer the route.
+    Discard(Route),
+    /// Keep the first bytes to compare with `ping`.
+    Ping { first: [u8; 4] },
+    /// Forward to the response as it arrives (as chunks when the request was chunked).
+    Echo { chunked: bool },
+}
+
+pub(crate) struct Conn {
+    pub stream: TcpStream,
+    /// Unique per worker; timers carry it so a reused slot ignores stale timers.
+    pub id: u64,
+    /// Sequence number of the one timer this connection may have armed.
+    pub timer_seq: u64,
+    pub last_active: Instant,
+    inbuf: Vec<u8>,
+    out: Vec<u8>,
+    body: Option<Body>,
+    busy: Busy,
+    closing: Option<End>,
+    peer_eof: bool,
+}
+
+impl Conn {
+    pub(crate) fn new(stream: TcpStream, id: u64, now: Instant) -> Self {
+        Conn {
+            stream,
+            id,
+            timer_seq: 0,
+            last_active: now,
+            inbuf: Vec::new(),
+            out: Vec::new(),
+            body: None,
+            busy: Busy::None,
+            closing: None,
+            peer_eof: false,
+        }
+    }
+
+    /// True while the server itself is holding the answer back (a sleep or a drip between
+    /// bytes): the idle timeout does not apply then. A connection whose client stops reading a
+    /// response makes no progress and does time out.
+    pub(crate) fn is_working(&self) -> bool {
+        matches!(self.busy, Busy::Sleep { .. } | Busy::Drip { .. })
+    }
+
+    /// Runs the connection until it has to wait for the socket or a timer.
+    pub(crate) fn run(&mut self, ctx: &mut Ctx<'_>, scratch: &mut Scratch, cause: Cause) -> Next {
+        let mut len = self.inbuf.len();
+        scratch.input[..len].copy_from_slice(&self.inbuf);
+        self.inbuf.clear();
+        let own_out = !self.out.is_empty();
+        let mut out = if own_out {
+            std::mem::take(&mut self.out)
+        } else {
+            let mut o = std::mem::take(&mut scratch.output);
+            o.clear();
+            o
+        };
+        if cause == Cause::Timer {
+            self.fire_timer(ctx, &mut out);
+        }
+        let drain = matches!(cause, Cause::Io { drain: true });
+        let next = self.run_inner(ctx, &mut scratch.input, &mut len, &mut out, drain);
+        if next == Next::Keep && len > 0 {
+            self.inbuf.extend_from_slice(&scratch.input[..len]);
+        } else if self.inbuf.capacity() > 16 * 1024 {
+            self.inbuf = Vec::new();
+        }
+        if own_out {
+            self.out = out;
+            if self.out.is_empty() && self.out.capacity() > 64 * 1024 {
+                self.out = Vec::new();
+            }
+        } else {
+            if next == Next::Keep && !out.is_empty() {
+                self.out.extend_from_slice(&out);
+            }
+            scratch.output = out;
+        }
+        next
+    }
+
+    fn run_inner(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+        len: &mut usize,
+        out: &mut Vec<u8>,
+        drain: bool,
+    ) -> Next {
+        let mut pos = 0;
+        let mut exhausted = false;
+        loop {
+            let mut progress = false;
+            if matches!(self.busy, Busy::None) {
+                let used = self.process(ctx, &buf[pos..*len], out);
+                pos += used;
+                progress |= used > 0;
+            }
+            match self.pump(ctx, out) {
+                Ok(finished) => progress |= finished,
+                Err(_) => return Next::End(End::Close),
+            }
+            let quiet = matches!(self.busy, Busy::None) && out.is_empty();
+            if let Some(end) = self.closing {
+                if quiet {
+                    return Next::End(end);
+                }
+            }
+            if matches!(self.busy, Busy::Stall) && (self.peer_eof || ctx.draining) {
+                return Next::End(End::Close);
+            }
+            if quiet && self.body.is_none() && ctx.draining && !progress {
+                return Next::End(End::Close);
+            }
+            if quiet && self.peer_eof && !progress {
+                return Next::End(End::Close);
+            }
+            if !exhausted && !self.peer_eof && out.len() < HIGH_WATER {
+                if pos > 0 {
+                    buf.copy_within(pos..*len, 0);
+                    *len -= pos;
+                    pos = 0;
+                }
+                let room = buf.len() - *len;
+                if room > 0 {
+                    match self.stream.read(&mut buf[*len..]) {
+                        Ok(0) => {
+                            self.peer_eof = true;
+                            exhausted = true;
+                            progress = true;
+                        }
+                        Ok(n) => {
+                            *len += n;
+                            // A short read took everything the kernel had; new data raises a
+                            // new edge, so the WouldBlock read can be skipped (one syscall
+                            // less per request). Not when the peer closed: no edge follows.
+                            exhausted = n < room && !drain;
+                            progress = true;
+                            self.last_active = ctx.now;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => exhausted = true,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => progress = true,
+                        Err(_) => return Next::End(End::Close),
+                    }
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        if pos > 0 {
+            buf.copy_within(pos..*len, 0);
+            *len -= pos;
+        }
+        Next::Keep
+    }
+
+    /// Writes pending output, then any streamed body. Returns true when a stream finished.
+    fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
+        let mut written = 0;
+        while written < out.len() {
+            match self.stream.write(&out[written..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if written > 0 {
+            self.last_active = ctx.now;
+        }
+        if written == out.len() {
+            out.clear();
+        } else {
+            out.drain(..written);
+            return Ok(false);
+        }
+        if let Busy::Stream { stream, .. } = &mut self.busy {
+            let before = stream.sent();
+            let done = stream.pump(&mut self.stream)?;
+            if stream.sent() != before {
+                self.last_active = ctx.now;
+            }
+            if done {
+                if let Busy::Stream { req, .. } = std::mem::replace(&mut self.busy, Busy::None) {
+                    self.finish(ctx, &req, 200);
+                }
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Parses and answers complete requests from `inp`; returns the bytes consumed.
+    fn process(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
+        let mut pos = 0;
+        let mut headers = header_slots();
+        while matches!(self.busy, Busy::None) && self.closing.is_none() && out.len() < HIGH_WATER {
+            if self.body.is_some() {
+                pos += self.feed_body(ctx, &inp[pos..], out);
+                if self.body.is_some() {
+                    break;
+                }
+                continue;
+            }
+            if pos == inp.len() {
+                break;
+            }
+            match parse_request_head(&inp[pos..], &mut headers, ctx.cfg().header_limit) {
+                Ok(None) => break,
+                Ok(Some(h)) => {
+                    pos += h.head_len;
+                    self.on_head(ctx, &h, out);
+                }
+                Err(e) => {
+                    let req = Req {
+                        keep_alive: false,
+                        minor: 1,
+                        is_head: false,
+                        log: ctx.cfg().log.then(|| "- -".into()),
+                    };
+                    let msg = format!("{e}\n");
+                    self.simple(ctx, out, &req, e.status(), msg.as_bytes(), &[]);
+                    return inp.len();
+                }
+            }
+        }
+        pos
+    }
+
+    fn on_head(&mut self, ctx: &mut Ctx<'_>, h: &RequestHead<'_, '_>, out: &mut Vec<u8>) {
+        let req = Req {
+            keep_alive: h.keep_alive,
+            minor: h.version_minor,
+            is_head: h.method == "HEAD",
+            log: ctx
+                .cfg()
+                .log
+                .then(|| format!("{} {}", h.method, h.target).into_boxed_str()),
+        };
+        let mut r = route(h.method, h.path(), h.query(), || headers_json(h));
+        if let Some(f) = ctx.pick_fault() {
+            r = Route::Fault(f);
+        }
+        if h.framing == Framing::Empty {
+            return self.respond(ctx, out, r, req);
+        }
+        if let Framing::Length(n) = h.framing {
+            if n > ctx.cfg().echo_limit {
+                let req = Req {
+                    keep_alive: false,
+                    ..req
+                };
+                return self.simple(ctx, out, &req, 413, b"request body too large\n", &[]);
+            }
+        }
+        if matches!(
+            r,
+            Route::Fault(Fault::Reset | Fault::Close | Fault::Garbage | Fault::Stall)
+        ) {
+            // Faults act at once: the body does not matter to them.
+            return self.respond(ctx, out, r, req);
+        }
+        if h.expect_continue {
+            out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let kind = match r {
+            Route::Echo if !req.is_head => {
+                let chunked = h.framing == Framing::Chunked;
+                let len = match h.framing {
+                    Framing::Length(n) => BodyLen::Fixed(n),
+                    _ => BodyLen::Chunked,
+                };
+                let ci = self.conn_info(ctx, &req);
+                ctx.templates
+                    .head(out, 200, Some("application/octet-stream"), len, ci, &[]);
+                BodyKind::Echo { chunked }
+            }
+            Route::Ping => BodyKind::Ping { first: [0; 4] },
+            other => BodyKind::Discard(other),
+        };
+        self.body = Some(Body {
+            dec: BodyDecoder::new(h.framing),
+            seen: 0,
+            kind,
+            req,
+        });
+    }
+
+    /// Feeds request body bytes; answers when the body is complete. Returns the bytes consumed.
+    fn feed_body(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
+        let limit = ctx.cfg().echo_limit;
+        let Some(body) = self.body.as_mut() else {
+            return 0;
+        };
+        let Body {
+            dec, seen, kind, ..
+        } = body;
+        let mut too_big = false;
+        let result = dec.decode(inp, |data| {
+            let before = *seen;
+            *seen += data.len() as u64;
+            if *seen > limit {
+                too_big = true;
+                return;
+            }
+            match kind {
+                BodyKind::Discard(_) => {}
+                BodyKind::Ping { first } => {
+                    for (i, &b) in data.iter().enumerate() {
+                        if let Some(slot) = first.get_mut(before as usize + i) {
+                            *slot = b;
+                        }
+                    }
+                }
+                BodyKind::Echo { chunked: true } => {
+                    push_chunk_header(out, data.len());
+                    out.extend_from_slice(data);
+                    out.extend_from_slice(b"\r\n");
+                }
+                BodyKind::Echo { chunked: false } => out.extend_from_slice(data),
+            }
+        });
+        let echoing = matches!(kind, BodyKind::Echo { .. });
+        let failed = match result {
+            Err(_) => Some((400, &b"malformed request body\n"[..])),
+            Ok(_) if too_big => Some((413, &b"request body too large\n"[..])),
+            Ok(_) => None,
+        };
+        if let Some((status, msg)) = failed {
+            let body = self.body.take().expect("body present");
+            if echoing {
+                // The echo's head is out: all we can do is cut the response short.
+                self.closing = Some(End::Close);
+            } else {
+                let req = Req {
+                    keep_alive: false,
+                    ..body.req
+                };
+                self.simple(ctx, out, &req, status, msg, &[]);
+            }
+            return inp.len();
+        }
+        let used = result.unwrap_or(0);
+        if body.dec.is_done() {
+            let body = self.body.take().expect("body present");
+            match body.kind {
+                BodyKind::Echo { chunked } => {
+                    if chunked {
+                        out.extend_from_slice(b"0\r\n\r\n");
+                    }
+                    self.finish(ctx, &body.req, 200);
+                }
+                BodyKind::Ping { first } => {
+                    if body.seen == 4 && &first == b"ping" {
+                        self.simple(ctx, out, &body.req, 200, b"pong", &[]);
+                    } else {
+                        self.simple(ctx, out, &body.req, 400, b"expected the body ping\n", &[]);
+                    }
+                }
+                BodyKind::Discard(r) => self.respond(ctx, out, r, body.req),
+            }
+        }
+        used
+    }
+}

@@ -1,0 +1,315 @@
+//! Writing response heads and small whole responses into an output buffer.
+//!
+//! The hot responses (`GET /` and `GET /json` on a keep-alive HTTP/1.1 connection) are rendered
+//! once per second, when the Date changes, and copied whole; everything else is assembled here
+//! from parts. Nothing allocates except the output buffer's growth.
+
+use crate::date::DateCache;
+use std::io::Write;
+
+pub(crate) const SERVER: &str = "barrage";
+pub(crate) const HELLO: &[u8] = b"Hello, World!";
+pub(crate) const JSON: &[u8] = br#"{"message":"Hello, World!"}"#;
+
+/// How the body of a response is framed, as its head announces it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyLen {
+    Fixed(u64),
+    Chunked,
+    /// 1xx, 204, 304: no body and no length header.
+    NoBody,
+}
+
+/// What the response says about the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConnInfo {
+    pub keep_alive: bool,
+    pub minor: u8,
+}
+
+impl ConnInfo {
+    fn header(self) -> &'static [u8] {
+        match (self.keep_alive, self.minor) {
+            (false, _) => b"Connection: close\r\n",
+            (true, 0) => b"Connection: keep-alive\r\n",
+            (true, _) => b"",
+        }
+    }
+}
+
+/// Per-thread response templates, refreshed when the second changes.
+pub(crate) struct Templates {
+    date: DateCache,
+    hello: Vec<u8>,
+    json: Vec<u8>,
+}
+
+impl Templates {
+    pub(crate) fn new() -> Self {
+        let mut t = Templates {
+            date: DateCache::new(),
+            hello: Vec::new(),
+            json: Vec::new(),
+        };
+        t.render();
+        t
+    }
+
+    /// Call once per event-loop turn: re-renders the templates when the second changed.
+    pub(crate) fn tick(&mut self) {
+        if self.date.refresh() {
+            self.render();
+        }
+    }
+
+    fn render(&mut self) {
+        let keep = ConnInfo {
+            keep_alive: true,
+            minor: 1,
+        };
+        self.hello.clear();
+        let date = *self.date.get();
+        head_with_date(
+            &mut self.hello,
+            &date,
+            200,
+            Some("text/plain"),
+            BodyLen::Fixed(13),
+            keep,
+            &[],
+        );
+        self.hello.extend_from_slice(HELLO);
+        self.json.clear();
+        let len = BodyLen::Fixed(JSON.len() as u64);
+        head_with_date(
+            &mut self.json,
+            &date,
+            200,
+            Some("application/json"),
+            len,
+            keep,
+            &[],
+        );
+        self.json.extend_from_slice(JSON);
+    }
+
+    /// `Hello, World!` as 200 text/plain.
+    pub(crate) fn hello(&self, out: &mut Vec<u8>, conn: ConnInfo, is_head: bool) {
+        if conn.keep_alive && conn.minor == 1 && !is_head {
+            out.extend_from_slice(&self.hello);
+        } else {
+            self.full(out, 200, Some("text/plain"), HELLO, conn, is_head, &[]);
+        }
+    }
+
+    /// The fixed JSON object as 200 application/json.
+    pub(crate) fn json(&self, out: &mut Vec<u8>, conn: ConnInfo, is_head: bool) {
+        if conn.keep_alive && conn.minor == 1 && !is_head {
+            out.extend_from_slice(&self.json);
+        } else {
+            self.full(out, 200, Some("application/json"), JSON, conn, is_head, &[]);
+        }
+    }
+
+    /// A response head; the caller writes the body.
+    pub(crate) fn head(
+        &self,
+        out: &mut Vec<u8>,
+        status: u16,
+        content_type: Option<&str>,
+        len: BodyLen,
+        conn: ConnInfo,
+        extra: &[(&str, &str)],
+    ) {
+        head_with_date(out, self.date.get(), status, content_type, len, conn, extra);
+    }
+
+    /// A whole response with a small body (omitted for HEAD requests and bodiless statuses).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn full(
+        &self,
+        out: &mut Vec<u8>,
+        status: u16,
+        content_type: Option<&str>,
+        body: &[u8],
+        conn: ConnInfo,
+        is_head: bool,
+        extra: &[(&str, &str)],
+    ) {
+        let bodiless = status < 200 || status == 204 || status == 304;
+        let len = if bodiless {
+            BodyLen::NoBody
+        } else {
+            BodyLen::Fixed(body.len() as u64)
+        };
+        let ctype = if bodiless { None } else { content_type };
+        self.head(out, status, ctype, len, conn, extra);
+        if !is_head && !bodiless {
+            out.extend_from_slice(body);
+        }
+    }
+}
+
+fn head_with_date(
+    out: &mut Vec<u8>,
+    date: &[u8],
+    status: u16,
+    content_type: Option<&str>,
+    len: BodyLen,
+    conn: ConnInfo,
+    extra: &[(&str, &str)],
+) {
+    out.extend_from_slice(b"HTTP/1.1 ");
+    push_u64(out, u64::from(status));
+    out.push(b' ');
+    out.extend_from_slice(reason(status).as_bytes());
+    out.extend_from_slice(b"\r\nServer: ");
+    out.extend_from_slice(SERVER.as_bytes());
+    out.extend_from_slice(b"\r\nDate: ");
+    out.extend_from_slice(date);
+    out.extend_from_slice(b"\r\n");
+    if let Some(ct) = content_type {
+        out.extend_from_slice(b"Content-Type: ");
+        out.extend_from_slice(ct.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    match len {
+        BodyLen::Fixed(n) => {
+            out.extend_from_slice(b"Content-Length: ");
+            push_u64(out, n);
+            out.extend_from_slice(b"\r\n");
+        }
+        BodyLen::Chunked => out.extend_from_slice(b"Transfer-Encoding: chunked\r\n"),
+        BodyLen::NoBody => {}
+    }
+    for (k, v) in extra {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(v.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(conn.header());
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends a chunk-size line for a chunk of `n` bytes.
+pub(crate) fn push_chunk_header(out: &mut Vec<u8>, n: usize) {
+    let _ = write!(out, "{n:x}\r\n");
+}
+
+/// The reason phrase of a status code ("Unknown" for codes without a registered one).
+pub(crate) fn reason(status: u16) -> &'static str {
+    match status {
+        100 => "Continue",
+        101 => "Switching Protocols",
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "Non-Authoritative Information",
+        204 => "No Content",
+        205 => "Reset Content",
+        206 => "Partial Content",
+        300 => "Multiple Choices",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        410 => "Gone",
+        411 => "Length Required",
+        412 => "Precondition Failed",
+        413 => "Content Too Large",
+        414 => "URI Too Long",
+        415 => "Unsupported Media Type",
+        416 => "Range Not Satisfiable",
+        417 => "Expectation Failed",
+        418 => "I'm a teapot",
+        421 => "Misdirected Request",
+        422 => "Unprocessable Content",
+        425 => "Too Early",
+        426 => "Upgrade Required",
+        428 => "Precondition Required",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        451 => "Unavailable For Legal Reasons",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        505 => "HTTP Version Not Supported",
+        _ => "Unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads() {
+        let t = Templates::new();
+        let mut out = Vec::new();
+        let ka = ConnInfo {
+            keep_alive: true,
+            minor: 1,
+        };
+        t.hello(&mut out, ka, false);
+        let s = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            s.starts_with("HTTP/1.1 200 OK\r\nServer: barrage\r\nDate: "),
+            "{s}"
+        );
+        assert!(s.ends_with("Content-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!"));
+        out.clear();
+        let close = ConnInfo {
+            keep_alive: false,
+            minor: 1,
+        };
+        t.full(&mut out, 204, Some("text/plain"), b"x", close, false, &[]);
+        let s = String::from_utf8(out.clone()).unwrap();
+        assert!(s.starts_with("HTTP/1.1 204 No Content\r\n"));
+        assert!(s.ends_with("Connection: close\r\n\r\n"), "{s}");
+        out.clear();
+        let ten = ConnInfo {
+            keep_alive: true,
+            minor: 0,
+        };
+        t.hello(&mut out, ten, true);
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.ends_with("Content-Length: 13\r\nConnection: keep-alive\r\n\r\n"),
+            "{s}"
+        );
+        let mut n = Vec::new();
+        push_u64(&mut n, 0);
+        push_u64(&mut n, 18_446_744_073_709_551_615);
+        assert_eq!(n, b"018446744073709551615");
+    }
+}

@@ -1,0 +1,314 @@
+//! Mapping a request's method and target to what the server does with it. Pure and table-tested.
+
+/// A fault the server can act out instead of answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// Close with a TCP RST (SO_LINGER 0).
+    Reset,
+    /// Close (FIN) without answering.
+    Close,
+    /// Keep the connection open and never answer.
+    Stall,
+    /// A valid response whose body trickles out one byte every `every_ms`.
+    Drip { bytes: u64, every_ms: u64 },
+    /// A malformed response, then close.
+    Garbage,
+}
+
+/// The faults `--fault-rate` picks from (drip is an endpoint only: it answers correctly, slowly).
+pub(crate) const RANDOM_FAULTS: [Fault; 4] =
+    [Fault::Reset, Fault::Close, Fault::Stall, Fault::Garbage];
+
+/// The endpoint a request goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Route {
+    Hello,
+    Ping,
+    Echo,
+    Sleep {
+        ms: u64,
+    },
+    Bytes {
+        n: u64,
+        chunked: bool,
+        chunk: usize,
+    },
+    Status(u16),
+    Json,
+    /// The request headers, already rendered as JSON (the head is gone by the time we answer).
+    Headers(Vec<u8>),
+    Fault(Fault),
+    NotFound,
+    MethodNotAllowed(&'static str),
+    /// A bad parameter in an otherwise well-formed request (400, connection kept).
+    BadParam(&'static str),
+}
+
+/// Longest `/sleep` accepted (one hour).
+pub(crate) const MAX_SLEEP_MS: u64 = 3_600_000;
+/// Default write size of `/bytes` (and chunk size with `?chunked=1`).
+pub(crate) const DEFAULT_WRITE: usize = 256 * 1024;
+pub(crate) const DEFAULT_CHUNK: usize = 64 * 1024;
+/// Largest `?chunk=`.
+pub(crate) const MAX_CHUNK: usize = 16 << 20;
+
+/// Routes a request. `headers_json` renders the request headers for `/headers` (called only then).
+pub(crate) fn route(
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    headers_json: impl FnOnce() -> Vec<u8>,
+) -> Route {
+    let get = method == "GET" || method == "HEAD";
+    let only_get = |r: Route| {
+        if get {
+            r
+        } else {
+            Route::MethodNotAllowed("GET, HEAD")
+        }
+    };
+    match path {
+        "/" if get => Route::Hello,
+        "/" if method == "POST" => Route::Ping,
+        "/" => Route::MethodNotAllowed("GET, HEAD, POST"),
+        "/ping" if method == "POST" => Route::Ping,
+        "/ping" => Route::MethodNotAllowed("POST"),
+        "/echo" => Route::Echo,
+        "/json" => only_get(Route::Json),
+        "/headers" => only_get(Route::Headers(headers_json())),
+        "/fault/reset" => Route::Fault(Fault::Reset),
+        "/fault/close" => Route::Fault(Fault::Close),
+        "/fault/stall" => Route::Fault(Fault::Stall),
+        "/fault/garbage" => Route::Fault(Fault::Garbage),
+        "/fault/drip" => only_get(drip(query)),
+        _ => {
+            if let Some(ms) = path.strip_prefix("/sleep/") {
+                only_get(match ms.parse::<u64>() {
+                    Ok(ms) if ms <= MAX_SLEEP_MS => Route::Sleep { ms },
+                    _ => Route::BadParam("sleep takes milliseconds, 0 to 3600000"),
+                })
+            } else if let Some(n) = path.strip_prefix("/bytes/") {
+                only_get(bytes(n, query))
+            } else if let Some(code) = path.strip_prefix("/status/") {
+                only_get(match code.parse::<u16>() {
+                    Ok(c) if (200..=599).contains(&c) => Route::Status(c),
+                    _ => Route::BadParam("status takes a code from 200 to 599"),
+                })
+            } else {
+                Route::NotFound
+            }
+        }
+    }
+}
+
+fn bytes(n: &str, query: Option<&str>) -> Route {
+    let Some(n) = parse_size(n) else {
+        return Route::BadParam("bytes takes a size: 1000, 64KiB, 1GiB, 5MB");
+    };
+    let mut chunked = false;
+    let mut chunk = None;
+    for (k, v) in params(query) {
+        match k {
+            "chunked" => chunked = matches!(v, "1" | "true" | "yes" | ""),
+            "chunk" => match parse_size(v) {
+                Some(c) if c > 0 && c <= MAX_CHUNK as u64 => chunk = Some(c as usize),
+                _ => return Route::BadParam("chunk takes a size from 1 to 16MiB"),
+            },
+            _ => {}
+        }
+    }
+    let chunk = chunk.unwrap_or(if chunked {
+        DEFAULT_CHUNK
+    } else {
+        DEFAULT_WRITE
+    });
+    Route::Bytes { n, chunked, chunk }
+}
+
+fn drip(query: Option<&str>) -> Route {
+    let mut bytes = 10;
+    let mut every_ms = 100;
+    for (k, v) in params(query) {
+        let parsed = match k {
+            "bytes" => parse_size(v).map(|b| bytes = b),
+            "every" => v
+                .parse::<u64>()
+                .ok()
+                .filter(|&ms| (1..=MAX_SLEEP_MS).contains(&ms))
+                .map(|ms| every_ms = ms),
+            _ => Some(()),
+        };
+        if parsed.is_none() {
+            return Route::BadParam("drip takes bytes=SIZE&every=MS");
+        }
+    }
+    Route::Fault(Fault::Drip { bytes, every_ms })
+}
+
+/// `k=v` pairs of a query string (no percent-decoding: our parameters never need it).
+fn params(query: Option<&str>) -> impl Iterator<Item = (&str, &str)> {
+    query
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+}
+
+/// A byte count with an optional unit: `B`, decimal `KB MB GB TB` or binary `KiB MiB GiB TiB`
+/// (case-insensitive, no space). `None` for anything else or on overflow.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 20 {
+        return None;
+    }
+    let n: u64 = s[..digits].parse().ok()?;
+    let unit = s[digits..].to_ascii_lowercase();
+    let mult: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(method: &str, target: &str) -> Route {
+        let (path, query) = match target.split_once('?') {
+            Some((p, q)) => (p, Some(q)),
+            None => (target, None),
+        };
+        route(method, path, query, || b"{}".to_vec())
+    }
+
+    #[test]
+    fn table() {
+        let cases: Vec<(&str, &str, Route)> = vec![
+            ("GET", "/", Route::Hello),
+            ("HEAD", "/", Route::Hello),
+            ("POST", "/", Route::Ping),
+            ("DELETE", "/", Route::MethodNotAllowed("GET, HEAD, POST")),
+            ("POST", "/ping", Route::Ping),
+            ("GET", "/ping", Route::MethodNotAllowed("POST")),
+            ("PUT", "/echo", Route::Echo),
+            ("GET", "/json", Route::Json),
+            ("GET", "/headers", Route::Headers(b"{}".to_vec())),
+            ("GET", "/sleep/250", Route::Sleep { ms: 250 }),
+            (
+                "GET",
+                "/sleep/x",
+                Route::BadParam("sleep takes milliseconds, 0 to 3600000"),
+            ),
+            (
+                "GET",
+                "/sleep/3600001",
+                Route::BadParam("sleep takes milliseconds, 0 to 3600000"),
+            ),
+            (
+                "GET",
+                "/bytes/1GiB",
+                Route::Bytes {
+                    n: 1 << 30,
+                    chunked: false,
+                    chunk: DEFAULT_WRITE,
+                },
+            ),
+            (
+                "GET",
+                "/bytes/10?chunked=1",
+                Route::Bytes {
+                    n: 10,
+                    chunked: true,
+                    chunk: DEFAULT_CHUNK,
+                },
+            ),
+            (
+                "GET",
+                "/bytes/64KiB?chunked=1&chunk=1KiB",
+                Route::Bytes {
+                    n: 65536,
+                    chunked: true,
+                    chunk: 1024,
+                },
+            ),
+            (
+                "GET",
+                "/bytes/5?chunk=0",
+                Route::BadParam("chunk takes a size from 1 to 16MiB"),
+            ),
+            (
+                "GET",
+                "/bytes/5XB",
+                Route::BadParam("bytes takes a size: 1000, 64KiB, 1GiB, 5MB"),
+            ),
+            ("GET", "/status/503", Route::Status(503)),
+            (
+                "GET",
+                "/status/99",
+                Route::BadParam("status takes a code from 200 to 599"),
+            ),
+            ("GET", "/fault/reset", Route::Fault(Fault::Reset)),
+            ("POST", "/fault/close", Route::Fault(Fault::Close)),
+            ("GET", "/fault/stall", Route::Fault(Fault::Stall)),
+            ("GET", "/fault/garbage", Route::Fault(Fault::Garbage)),
+            (
+                "GET",
+                "/fault/drip",
+                Route::Fault(Fault::Drip {
+                    bytes: 10,
+                    every_ms: 100,
+                }),
+            ),
+            (
+                "GET",
+                "/fault/drip?bytes=3&every=5",
+                Route::Fault(Fault::Drip {
+                    bytes: 3,
+                    every_ms: 5,
+                }),
+            ),
+            (
+                "GET",
+                "/fault/drip?every=x",
+                Route::BadParam("drip takes bytes=SIZE&every=MS"),
+            ),
+            // A zero interval would drip the whole body in one loop turn.
+            (
+                "GET",
+                "/fault/drip?every=0",
+                Route::BadParam("drip takes bytes=SIZE&every=MS"),
+            ),
+            ("GET", "/nope", Route::NotFound),
+            ("GET", "/bytes", Route::NotFound),
+        ];
+        for (m, t, want) in cases {
+            assert_eq!(r(m, t), want, "{m} {t}");
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("0"), Some(0));
+        assert_eq!(parse_size("64KiB"), Some(65_536));
+        assert_eq!(parse_size("64kib"), Some(65_536));
+        assert_eq!(parse_size("5MB"), Some(5_000_000));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size("2TiB"), Some(2 << 40));
+        assert_eq!(parse_size("12b"), Some(12));
+        assert_eq!(parse_size(""), None);
+        assert_eq!(parse_size("KiB"), None);
+        assert_eq!(parse_size("1 KiB"), None);
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("99999999999TiB"), None);
+        assert_eq!(parse_size("184467440737095516150"), None);
+    }
+}
