@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/serve.sh: barrage serve against nginx and h2o (see docs/serve.md, "Speed").
 #
-#   bench/serve.sh [--rounds N] [--duration 5s] [--only keepalive,pipeline,bytes,idle] [--quick]
+#   bench/serve.sh [--rounds N] [--duration 5s] [--only keepalive,pipeline,bytes,idle,sleep] [--quick]
 #
 # - keep-alive and pipelined (16 deep) plaintext: each server pinned to CPU 0 with one thread,
 #   wrk -t1 -c64 pinned to CPU 1; the server's own CPU seconds (utime+stime from /proc/PID/stat)
@@ -10,13 +10,14 @@
 # - /bytes/1GiB to curl (pinned to CPU 1) against nginx serving a 1 GiB file (sendfile on), and
 #   the server's peak RSS (VmHWM) during the transfer.
 # - 10,000 idle keep-alive connections (each has made one request): the server's RSS.
+# - 10,000 concurrent GET /sleep/1000: wall time, the server's CPU time and RSS.
 # Prints a Markdown report on stdout; progress on stderr. Needs: wrk, curl, nginx, h2o, python3,
 # taskset. Run it on a quiet machine: it measures time.
 set -euo pipefail
 
 ROUNDS=3
 DURATION=5s
-ONLY=keepalive,pipeline,bytes,idle
+ONLY=keepalive,pipeline,bytes,idle,sleep
 CONNS=64
 IDLE_CONNS=10000
 while [ $# -gt 0 ]; do
@@ -58,7 +59,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICK=$(getconf CLK_TCK)
 
 wait_port() {
-    for _ in $(seq 100); do
+    for _ in $(seq 200); do
         if curl -s -o /dev/null "http://127.0.0.1:$1/"; then return 0; fi
         sleep 0.05
     done
@@ -72,10 +73,14 @@ start_barrage() {
     taskset -c 0 "$BARRAGE" serve --addr 127.0.0.1:0 --threads 1 >"$out" 2>"$WORK/barrage.err" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
-    for _ in $(seq 100); do
+    for _ in $(seq 400); do
         if [ -s "$out" ]; then break; fi
         sleep 0.05
     done
+    if [ ! -s "$out" ]; then
+        echo "serve.sh: barrage serve did not start: $(cat "$WORK/barrage.err")" >&2
+        return 1
+    fi
     PORT=$(head -1 "$out" | sed 's/.*://')
     wait_port "$PORT"
 }
@@ -264,5 +269,43 @@ PY
     read -r got rss < <(taskset -c 1 python3 "$WORK/idle.py" "$PORT" "$IDLE_CONNS" "$SERVER_PID")
     stop_server
     echo "$got idle keep-alive connections (each made one request): barrage serve RSS $(python3 -c "print('%.1f' % ($rss / 1024))") MiB (at start: $(python3 -c "print('%.1f' % ($base / 1024))") MiB; bar: 64 MiB)."
+    echo
+fi
+
+if want sleep; then
+    start_barrage
+    cat >"$WORK/sleep.py" <<'PY'
+import resource, selectors, socket, sys, time
+port, n, pid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+def cpu():
+    with open(f"/proc/{pid}/stat") as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return (int(v[11]) + int(v[12])) / float(sys.argv[4])
+conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+c0, t0 = cpu(), time.monotonic()
+for s in conns:
+    s.sendall(b"GET /sleep/1000 HTTP/1.1\r\nHost: b\r\n\r\n")
+sel = selectors.DefaultSelector()
+for s in conns:
+    s.setblocking(False)
+    sel.register(s, selectors.EVENT_READ, b"")
+done, peak = 0, 0
+while done < n:
+    for key, _ in sel.select(timeout=5):
+        data = key.data + key.fileobj.recv(4096)
+        if data.endswith(b"slept 1000 ms\n"):
+            sel.unregister(key.fileobj)
+            done += 1
+        else:
+            sel.modify(key.fileobj, selectors.EVENT_READ, data)
+    with open(f"/proc/{pid}/status") as f:
+        peak = max(peak, int([l.split()[1] for l in f if l.startswith("VmRSS")][0]))
+print(done, "%.2f" % (time.monotonic() - t0), "%.2f" % (cpu() - c0), peak)
+PY
+    read -r done wall cpu rss < <(taskset -c 1 python3 "$WORK/sleep.py" "$PORT" "$IDLE_CONNS" "$SERVER_PID" "$TICK")
+    stop_server
+    echo "$done concurrent GET /sleep/1000 on one server thread: all answered after ${wall} s; server CPU ${cpu} s, RSS $(python3 -c "print('%.1f' % ($rss / 1024))") MiB."
     echo
 fi

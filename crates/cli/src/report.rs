@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(short, long, value_enum)]
     pub format: Option<OutFormat>,
     /// Plot the latency distributions at this point (its label as the tables show it, e.g.
-    /// "c=64"); repeatable. Default: the highest point of each sweep line.
+    /// "c=64"); repeatable. Default: the largest value of the swept parameter.
     #[arg(long = "point", value_name = "LABEL")]
     pub points: Vec<String>,
 }

@@ -76,15 +76,21 @@ impl Transport {
         }
     }
 
-    /// Writes bytes; for TLS all of them are taken (encrypted into rustls' buffer) and as much as
-    /// possible is sent, the rest on [`Transport::flush`].
+    /// Writes bytes; for TLS they are encrypted into rustls' buffer (as many as fit) and as much
+    /// as possible is sent, the rest on [`Transport::flush`].
     pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.write(buf),
             Transport::Tls(t) => {
-                t.tls.writer().write_all(buf)?;
+                // rustls buffers a bounded amount of plaintext: take what fits, send what the
+                // socket takes, and report `WouldBlock` when nothing fits until it drains.
                 flush_tls(t)?;
-                Ok(buf.len())
+                let n = t.tls.writer().write(buf)?;
+                flush_tls(t)?;
+                if n == 0 && !buf.is_empty() {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                Ok(n)
             }
         }
     }

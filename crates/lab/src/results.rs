@@ -19,12 +19,12 @@ pub const SCHEMA: &str = "barrage.study/1";
 /// Errors reading or writing a results directory.
 #[derive(Debug, Error)]
 pub enum ResultsError {
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,

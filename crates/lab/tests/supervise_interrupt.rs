@@ -70,6 +70,22 @@ fn wait_child(child: &mut Child, max: Duration) -> Option<std::process::ExitStat
             return Some(st);
         }
         if Instant::now() >= end {
+            // Say where it hangs before killing it.
+            for t in std::fs::read_dir(format!("/proc/{}/task", child.id()))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let p = t.path();
+                let comm = std::fs::read_to_string(p.join("comm")).unwrap_or_default();
+                let wchan = std::fs::read_to_string(p.join("wchan")).unwrap_or_default();
+                let stack = std::fs::read_to_string(p.join("stack")).unwrap_or_default();
+                eprintln!(
+                    "hung child thread {}: {} wchan {wchan}\n{stack}",
+                    t.file_name().to_string_lossy(),
+                    comm.trim()
+                );
+            }
             let _ = child.kill();
             let _ = child.wait();
             return None;
@@ -90,6 +106,13 @@ fn child_spawn() -> Contender {
     let c = Contender::spawn(&spec).unwrap();
     let end = Instant::now() + Duration::from_secs(20);
     while group_members(c.pid()).len() < 3 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    while !procfs::all_stats()
+        .iter()
+        .any(|s| s.ppid == c.pid() && s.pgrp != c.pid())
+        && Instant::now() < end
+    {
         std::thread::sleep(Duration::from_millis(10));
     }
     let mut pids = vec![c.pid()];

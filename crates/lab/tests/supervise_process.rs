@@ -371,3 +371,28 @@ fn http_probe_waits_for_the_expected_status() {
     // The port is free again.
     TcpListener::bind(addr).expect("port released after stop");
 }
+
+#[test]
+fn exit_serializes_as_plain_numbers_and_tagged_outcomes() {
+    let mut spec = Spec::new("json", "echo out; echo err >&2; exit 4");
+    spec.role = Role::Client;
+    spec.stdout = StdoutMode::Capture { limit: 16 };
+    let exit = Contender::spawn(&spec)
+        .unwrap()
+        .wait(Duration::from_secs(30));
+    let j = serde_json::to_value(&exit).unwrap();
+    assert_eq!(j["outcome"]["kind"], "exited");
+    assert_eq!(j["outcome"]["code"], 4);
+    assert_eq!(j["termination"]["kind"], "exited");
+    assert!(j["wall_s"].as_f64().unwrap() > 0.0);
+    assert!(j["rusage"]["user_s"].is_number());
+    assert_eq!(j["stdout_bytes"], 4);
+    assert!(
+        j.get("stdout").is_none(),
+        "captured stdout stays out of results files"
+    );
+    assert_eq!(j["stderr_tail"], "err\n");
+    assert_eq!(j["memory_limit"]["kind"], "none");
+    let back: barrage_lab::supervise::Exit = serde_json::from_value(j).unwrap();
+    assert_eq!(back.outcome, Outcome::Exited { code: 4 });
+}

@@ -3,7 +3,7 @@
 //! files' trials. Points match by label, contenders by name; what one side lacks is said so.
 
 use crate::model::study::StudyDoc;
-use crate::page::{CompareRow, Section};
+use crate::page::{CompareRow, Plot, PlotGroup, Section};
 use crate::study_section::{metrics, table};
 use crate::table::{compare, dedup, Cell};
 
@@ -67,7 +67,9 @@ pub fn section(
     if single {
         notes.push("Some points have a single trial on one side: their ratio is shown without a significance test.".into());
     }
+    let plots = overlay(base, &tb, change, &tc).into_iter().collect();
     Section {
+        plots,
         heading: format!("Comparison: {} vs baseline {}", change_label, base_label),
         meta: vec![
             (
@@ -86,4 +88,42 @@ pub fn section(
         comparison: rows,
         ..Section::default()
     }
+}
+
+/// The sweep plots of both files in one: each line of the baseline dashed, the change's solid
+/// in the same colour, both with their confidence bands.
+fn overlay(
+    base: &StudyDoc,
+    tb: &crate::table::Table,
+    change: &StudyDoc,
+    tc: &crate::table::Table,
+) -> Option<PlotGroup> {
+    let gb = crate::study_section::plots::sweep_plots(base, tb)?;
+    let gc = crate::study_section::plots::sweep_plots(change, tc)?;
+    let mut plots = Vec::new();
+    for (pb, pc) in gb.plots.into_iter().zip(gc.plots) {
+        let (Plot::Line(mut b), Plot::Line(c)) = (pb, pc) else {
+            continue;
+        };
+        let names: Vec<String> = b.lines.iter().map(|l| l.name.clone()).collect();
+        for l in &mut b.lines {
+            l.dashed = true;
+            l.name = format!("{} (baseline)", l.name);
+        }
+        for mut l in c.lines {
+            l.color = names
+                .iter()
+                .position(|n| *n == l.name)
+                .unwrap_or(names.len() + l.color);
+            l.name = format!("{} (change)", l.name);
+            b.lines.push(l);
+        }
+        b.title = format!("{}: baseline vs change", b.title);
+        plots.push(Plot::Line(b));
+    }
+    Some(PlotGroup {
+        heading: "Baseline (dashed) vs change (solid)".into(),
+        notes: vec!["Same colour: same contender; shaded bands: 95% confidence intervals of each file's median.".into()],
+        plots,
+    })
 }

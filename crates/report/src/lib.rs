@@ -70,7 +70,7 @@ pub fn parse(text: &str) -> Result<Input, ReportError> {
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Point labels ("c=64", "keep-alive c=16") at which to plot the latency distributions;
-    /// empty: the highest point of each sweep line.
+    /// empty: the largest value of the swept parameter.
     pub hdr_points: Vec<String>,
 }
 

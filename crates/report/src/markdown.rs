@@ -166,6 +166,8 @@ pub fn comparison_text(t: &Table, r: &crate::table::Row) -> String {
             }
         }
     }
+    // Row notes (e.g. the load generator was the bottleneck) belong with the figures they qualify.
+    parts.extend(r.notes.iter().map(|n| format!("note: {n}")));
     parts.join("; ")
 }
 

@@ -14,7 +14,7 @@ use crate::table::{
 use serde_json::Value;
 
 mod extract;
-mod plots;
+pub mod plots;
 mod timelines;
 
 pub use extract::figure;

@@ -4,7 +4,9 @@
 //! under the workspace's `target/` (`target/report-screenshot.png` for the server study) as a CI
 //! artifact.
 //!
-//! Without Chromium the test fails when `CI` is set, and is skipped with a message otherwise.
+//! Chromium is `chromium` (or `chromium-browser`, `google-chrome`) on the PATH, or the binary
+//! `BARRAGE_CHROMIUM` names. Without it the test fails when `CI` is set, and is skipped with a
+//! message otherwise.
 
 mod common;
 
@@ -16,7 +18,7 @@ use std::time::{Duration, Instant};
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("BARRAGE_CHROMIUM") {
-        return Some(PathBuf::from(p));
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     ["chromium", "chromium-browser", "google-chrome"]
@@ -188,6 +190,12 @@ fn html_reports_render_in_chromium() {
                     "Throughput per second — barrage-serve at c=8",
                 ] {
                     assert!(has(want), "{name}: missing plot {want:?} in {titles:?}");
+                }
+                if *name == "compare" {
+                    assert!(
+                        has("Throughput vs connections: baseline vs change"),
+                        "{titles:?}"
+                    );
                 }
             }
             "client-failed" => {

@@ -147,6 +147,40 @@ fn variants_of_one_contender_are_compared() {
 }
 
 #[test]
+fn html_is_self_contained_with_plots_and_escaped_text() {
+    for (name, files) in CASES {
+        let html = report(files, Format::Html);
+        assert!(
+            html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"),
+            "{name}"
+        );
+        assert!(
+            !html.contains("<script") && !html.contains("<link") && !html.contains("<img"),
+            "{name}"
+        );
+        for bad in ["src=", "href=", "@import", "url(http", "@font-face"] {
+            assert!(!html.contains(bad), "{name}: {bad}");
+        }
+        let plots = html.matches("<svg class=\"plot\"").count();
+        assert!(plots >= 3, "{name}: {plots} plots");
+        // Every plot draws something: a line, a bar or a failure mark.
+        for svg in html.split("<svg class=\"plot\"").skip(1) {
+            let svg = &svg[..svg.find("</svg>").unwrap()];
+            assert!(
+                svg.contains("class=\"line\"")
+                    || svg.contains("class=\"bar\"")
+                    || svg.contains("class=\"failed\""),
+                "{name}: empty plot {}",
+                &svg[..200.min(svg.len())]
+            );
+        }
+    }
+    // The study description holds "{n}" and an apostrophe: escaped, never raw markup.
+    let html = report(&["client-failed.json"], Format::Html);
+    assert!(html.contains("barrage&#39;s server"), "text is escaped");
+}
+
+#[test]
 fn unknown_schema_and_bad_json_are_errors() {
     assert!(
         matches!(parse(r#"{"schema":"other/1"}"#), Err(ReportError::Schema(s)) if s == "other/1")

@@ -14,7 +14,10 @@ impl Worker<'_> {
     /// Closed loop: tops the connection up to the pipeline depth in one write.
     pub(super) fn fill(&mut self, i: usize, now: Instant) {
         let c = &mut self.conns[i];
-        if c.state != State::Ready || c.wpos < c.wend {
+        // Pipelined requests go out in whole batches: the next batch is written when the last
+        // response of the previous one has arrived (as wrk does). Topping up after every partial
+        // read instead costs one small write per read and measured ~30% more CPU per request.
+        if c.state != State::Ready || c.wpos < c.wend || !c.inflight.is_empty() {
             return;
         }
         let mut k = (self.sh.pipeline - c.inflight.len()) as u64;

@@ -27,7 +27,7 @@ pub enum RunError {
     Results(#[from] ResultsError),
     #[error("invalid sweep: {0}")]
     Sweep(String),
-    #[error("cannot create {path}: {source}")]
+    #[error("cannot create {path}")]
     Dir {
         path: PathBuf,
         source: std::io::Error,

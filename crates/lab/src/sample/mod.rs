@@ -233,7 +233,7 @@ fn run(root: i32, origin: Instant, config: SamplerConfig, shared: &Shared) -> Sa
     let interval = config.interval.max(Duration::from_millis(1));
     let mut tick: u64 = 0;
     loop {
-        let s = tree.sample(origin, tick);
+        let s = tree.sample(origin);
         out.peak_rss_bytes = out.peak_rss_bytes.max(s.rss_bytes);
         out.peak_processes = out.peak_processes.max(s.processes);
         if let Some(p) = s.pss_bytes {
@@ -266,7 +266,7 @@ fn run(root: i32, origin: Instant, config: SamplerConfig, shared: &Shared) -> Sa
         drop(stop);
         if stopping {
             // One final sample so the series reaches the stop time.
-            let s = tree.sample(origin, tick);
+            let s = tree.sample(origin);
             out.peak_rss_bytes = out.peak_rss_bytes.max(s.rss_bytes);
             out.peak_processes = out.peak_processes.max(s.processes);
             out.samples.push(s);
@@ -285,4 +285,70 @@ fn run(root: i32, origin: Instant, config: SamplerConfig, shared: &Shared) -> Sa
         out.sampler_cpu.as_secs_f64() / out.sampler_wall.as_secs_f64() * 100.0
     };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(t_ms: u64, user: f64, sys: f64, rss: u64) -> Sample {
+        Sample {
+            t: Duration::from_millis(t_ms),
+            cpu_user_pct: user,
+            cpu_sys_pct: sys,
+            rss_bytes: rss,
+            pss_bytes: None,
+            processes: 1,
+            threads: 1,
+            procs: Vec::new(),
+            cores_busy_pct: Vec::new(),
+        }
+    }
+
+    fn samples(list: Vec<Sample>) -> Samples {
+        Samples {
+            config: SamplerConfig::default(),
+            samples: list,
+            peak_rss_bytes: 0,
+            peak_pss_bytes: None,
+            peak_processes: 1,
+            cpu_user: Duration::ZERO,
+            cpu_sys: Duration::ZERO,
+            sampler_cpu: Duration::ZERO,
+            sampler_wall: Duration::ZERO,
+            sampler_cpu_pct: 0.0,
+            listings: 0,
+        }
+    }
+
+    #[test]
+    fn windows_and_cpu_between() {
+        // 100 ms intervals: 50% user + 10% sys of a core in (100, 200], 100% user in (200, 300].
+        let s = samples(vec![
+            sample(100, 0.0, 0.0, 10),
+            sample(200, 50.0, 10.0, 30),
+            sample(300, 100.0, 0.0, 20),
+        ]);
+        let ms = Duration::from_millis;
+        assert_eq!(s.window(ms(150), ms(300)).len(), 2);
+        assert_eq!(s.window(ms(0), ms(99)).len(), 0);
+        assert_eq!(s.peak_rss_between(ms(0), ms(1000)), 30);
+        assert_eq!(s.peak_rss_between(ms(250), ms(1000)), 20);
+        let (u, sy) = s.cpu_between(ms(0), ms(300));
+        assert!((u.as_secs_f64() - 0.15).abs() < 1e-9, "{u:?}");
+        assert!((sy.as_secs_f64() - 0.01).abs() < 1e-9);
+        // Half of the first interval and all of the second.
+        let (u, _) = s.cpu_between(ms(150), ms(300));
+        assert!((u.as_secs_f64() - 0.125).abs() < 1e-9, "{u:?}");
+    }
+
+    #[test]
+    fn samples_serialize_with_seconds() {
+        let s = samples(vec![sample(1500, 1.0, 2.0, 3)]);
+        let j = serde_json::to_value(&s).unwrap();
+        assert_eq!(j["samples"][0]["t_s"], 1.5);
+        assert_eq!(j["config"]["interval_s"], 0.1);
+        let back: Samples = serde_json::from_value(j).unwrap();
+        assert_eq!(back, s);
+    }
 }

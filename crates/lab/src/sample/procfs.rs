@@ -76,7 +76,9 @@ pub fn parse_stat_into(text: &[u8], out: &mut Stat) -> bool {
     out.pid = pid as i32;
     // Fields from 3 (state) on, separated by single spaces.
     let mut have = 0;
-    let tokens = text[close + 1..].split(|&b| b == b' ').filter(|t| !t.is_empty());
+    let tokens = text[close + 1..]
+        .split(|&b| b == b' ')
+        .filter(|t| !t.is_empty());
     for (i, tok) in tokens.enumerate() {
         let field = i + 3;
         let num = || -> i64 {

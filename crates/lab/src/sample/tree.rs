@@ -59,6 +59,9 @@ pub(super) struct Tree {
     pid_changed: bool,
     found_new: bool,
     pss_cpu: Duration,
+    since_pss: u32,
+    root_seen: bool,
+    tree_gone: bool,
     started: Instant,
     cores_prev: Vec<CpuTimes>,
     cores_now: Vec<CpuTimes>,
@@ -95,6 +98,9 @@ impl Tree {
             pid_changed: false,
             found_new: false,
             pss_cpu: Duration::ZERO,
+            since_pss: 0,
+            root_seen: false,
+            tree_gone: false,
             started: Instant::now(),
             cores_prev: Vec::new(),
             cores_now: Vec::new(),
@@ -107,10 +113,13 @@ impl Tree {
     }
 
     fn is_tree(&self, s: &Stat) -> bool {
-        s.pid == self.root || s.pgrp == self.root || self.members.contains_key(&s.ppid)
+        // Once the whole tree is gone, the root's pid (and so its group id) may be reused by an
+        // unrelated process: from then on nothing joins by pid or group.
+        let by_root = !self.tree_gone && (s.pid == self.root || s.pgrp == self.root);
+        by_root || self.members.contains_key(&s.ppid)
     }
 
-    pub(super) fn sample(&mut self, origin: Instant, tick: u64) -> Sample {
+    pub(super) fn sample(&mut self, origin: Instant) -> Sample {
         let now = Instant::now();
         let first = self.last_t.is_none();
         let elapsed = self.last_t.map(|t| (now - t).as_secs_f64()).unwrap_or(0.0);
@@ -182,6 +191,9 @@ impl Tree {
         activity |= !vanished.is_empty();
         for pid in vanished {
             self.members.remove(&pid);
+        }
+        if self.members.is_empty() && !first && self.root_seen {
+            self.tree_gone = true;
         }
 
         // Listing /proc is the costliest step for a quiet tree; the last pid the kernel handed
@@ -258,6 +270,7 @@ impl Tree {
                             },
                         );
                         added = true;
+                        self.root_seen |= s.pid == self.root;
                         found_new = true;
                     }
                 } else {
@@ -298,12 +311,15 @@ impl Tree {
 
         // PSS makes the kernel walk every page table: read it only while its measured cost stays
         // within `pss_budget_pct` of a core (always on the first tick).
-        #[allow(clippy::manual_is_multiple_of)] // is_multiple_of is newer than the crate's MSRV
-        let pss_due = self.config.pss_every > 0 && tick % self.config.pss_every as u64 == 0;
+        // Counted in samples taken (not schedule ticks, which skip when the sampler falls behind).
+        self.since_pss += 1;
+        let pss_due =
+            self.config.pss_every > 0 && (first || self.since_pss >= self.config.pss_every);
         let within_budget = first
             || self.pss_cpu.as_secs_f64() / self.started.elapsed().as_secs_f64().max(1e-3) * 100.0
                 < self.config.pss_budget_pct;
         let pss_bytes = if pss_due && within_budget {
+            self.since_pss = 0;
             let c0 = procfs::thread_cpu_time();
             let mut sum = 0;
             let mut any = false;

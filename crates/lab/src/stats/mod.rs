@@ -202,9 +202,11 @@ pub enum Wording {
 pub struct Comparison {
     pub median_a: f64,
     pub median_b: f64,
-    /// median(a) / median(b).
+    /// median(a) / median(b); infinite when B's median is 0 (written as `null` in JSON).
+    #[serde(with = "infinite_as_null")]
     pub ratio: f64,
-    /// max(ratio, 1/ratio): the "x" figure.
+    /// max(ratio, 1/ratio): the "x" figure (infinite, `null` in JSON, when a median is 0).
+    #[serde(with = "infinite_as_null")]
     pub factor: f64,
     /// Whether A's median is the better one.
     pub a_better: bool,
@@ -216,6 +218,24 @@ pub struct Comparison {
     pub significant: bool,
     /// "1.47x faster", "108x more memory", or "no significant difference".
     pub phrase: String,
+}
+
+/// JSON has no infinity: serde_json writes it as `null`, which then fails to read back as `f64`.
+/// Write non-finite values as `null` on purpose and read `null` back as +infinity.
+mod infinite_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() {
+            s.serialize_f64(*v)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+    }
 }
 
 /// Format a factor like hyperfine/benchmark-ips: 2 decimals below 10, 1 below 100, none above.

@@ -251,3 +251,14 @@ fn summary_serializes() {
     assert_eq!(j["median"], 3.0);
     assert!(j["ci95_mean"]["lo"].as_f64().unwrap() < 3.0);
 }
+
+#[test]
+fn infinite_ratio_round_trips_through_json() {
+    // B's median is 0 (e.g. 0 s of sys time): the ratio is infinite, JSON has no infinity.
+    let c = compare(&[1.0, 2.0, 3.0, 4.0], &[0.0, 0.0, 0.0, 0.0], false).unwrap();
+    assert!(c.ratio.is_infinite());
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(json.contains("\"ratio\":null"), "{json}");
+    let back: Comparison = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, c);
+}

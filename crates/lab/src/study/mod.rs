@@ -27,7 +27,7 @@ pub enum StudyError {
         line: Option<usize>,
         message: String,
     },
-    #[error("cannot read {file}: {source}")]
+    #[error("cannot read {file}")]
     Read {
         file: String,
         source: std::io::Error,

@@ -25,6 +25,7 @@ pub const CLEANUP_GRACE: Duration = Duration::from_secs(2);
 const SLOTS: usize = 1024;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static CALLBACKS_RAN: AtomicBool = AtomicBool::new(false);
 static PIPE_W: AtomicI32 = AtomicI32::new(-1);
 static SPAWN: Mutex<()> = Mutex::new(());
 type Callback = Box<dyn Fn() + Send + Sync>;
@@ -75,12 +76,16 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// Run `f` on the cleanup thread when an interrupt arrives (before the groups are signalled).
+/// Run `f` on the cleanup thread when an interrupt arrives (before the groups are signalled), or
+/// right away if the callbacks already ran.
 pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) {
-    CALLBACKS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(Box::new(f));
+    let mut cbs = CALLBACKS.lock().unwrap_or_else(|e| e.into_inner());
+    if CALLBACKS_RAN.load(Ordering::SeqCst) {
+        drop(cbs);
+        f();
+    } else {
+        cbs.push(Box::new(f));
+    }
 }
 
 extern "C" fn handler(sig: libc::c_int) {
@@ -117,8 +122,12 @@ fn cleanup_thread(read_fd: i32) {
         }
         return;
     }
-    for cb in CALLBACKS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-        cb();
+    {
+        let cbs = CALLBACKS.lock().unwrap_or_else(|e| e.into_inner());
+        CALLBACKS_RAN.store(true, Ordering::SeqCst);
+        for cb in cbs.iter() {
+            cb();
+        }
     }
     let _g = spawn_guard();
     let groups = live_groups();

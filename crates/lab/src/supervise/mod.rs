@@ -5,8 +5,14 @@
 //! threads so the child never blocks on a full pipe. It is always stopped and reaped: the stop
 //! signal goes to the whole group, then SIGKILL after a grace, then `wait4` — on [`Contender::stop`],
 //! on [`Contender::wait`] when the time budget runs out, on drop, and on Ctrl-C through
-//! [`install_interrupt_cleanup`]. `PR_SET_PDEATHSIG` makes the leader die with barrage even if
-//! barrage itself is SIGKILLed.
+//! [`install_interrupt_cleanup`]. Descendants that left the group (setsid, daemons) are found
+//! through the process tree and killed as well.
+//!
+//! Orphan-proofing when barrage itself is SIGKILLed (no cleanup code can run then): the leader
+//! gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with barrage. Two limits: the death signal is tied
+//! to the *thread* that spawned the contender (spawn from a thread that outlives the contender,
+//! such as the runner's main thread, not from a short-lived helper thread), and it does not reach
+//! the leader's own children, which a `kill -9` of barrage can still orphan.
 //!
 //! What the resource totals measure: [`Rusage`] comes from `wait4` on the group leader (the `sh`),
 //! which covers the leader itself plus every descendant that was reaped by a waited-for process of
@@ -281,6 +287,7 @@ pub struct Contender {
     limit: limits::Applied,
     not_ready: Option<NotReady>,
     registered: bool,
+    finished: bool,
 }
 
 impl Contender {
@@ -384,6 +391,7 @@ impl Contender {
             limit,
             not_ready: None,
             registered,
+            finished: false,
         })
     }
 
@@ -402,10 +410,18 @@ impl Contender {
         self.limit.applied()
     }
 
-    /// Whether the leader has exited (reaps it if so; the rusage is kept for the [`Exit`]).
+    /// Whether the leader has exited. It is not reaped yet (that happens in [`Contender::stop`] or
+    /// [`Contender::wait`]), so its pid, which is also the process group id, stays reserved while
+    /// the rest of the group is killed.
     pub fn has_exited(&mut self) -> bool {
-        self.try_reap();
-        self.reaped.is_some()
+        if self.reaped.is_some() {
+            return true;
+        }
+        if signals::exited_nowait(self.pid) {
+            self.exited_at.get_or_insert_with(Instant::now);
+            return true;
+        }
+        false
     }
 
     /// Probe until ready, the timeout passes, the contender exits, or barrage is interrupted.
@@ -465,23 +481,11 @@ impl Contender {
         }
     }
 
-    fn try_reap(&mut self) {
-        if self.reaped.is_some() {
-            return;
-        }
-        if let Some(r) = signals::wait4(self.pid, false) {
-            self.exited_at.get_or_insert_with(Instant::now);
-            self.reaped = Some(r);
-        }
-    }
-
     /// The single path to the end: stop if needed, reap, drain pipes, classify.
     fn finish(&mut self, forced: Option<Outcome>) -> Exit {
+        self.finished = true;
         let mut stop = StopInfo::default();
-        let exited_before_stop = {
-            self.try_reap();
-            self.reaped.is_some() || signals::exited_nowait(self.pid)
-        };
+        let exited_before_stop = self.has_exited();
         // Collect the tree before signalling so descendants that left the group still get killed.
         let tree = signals::descendants(self.pid);
         if !exited_before_stop {
@@ -567,7 +571,7 @@ impl Contender {
 
 impl Drop for Contender {
     fn drop(&mut self) {
-        if self.registered || self.reaped.is_none() {
+        if !self.finished {
             // Not finished through stop()/wait(): make sure nothing is left behind.
             let _ = self.finish(None);
         }

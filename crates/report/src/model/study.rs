@@ -199,6 +199,9 @@ pub struct Sample {
     pub rss_bytes: u64,
     pub processes: u32,
     pub threads: u32,
+    /// Machine-wide busy % of each core over the interval.
+    #[serde(deserialize_with = "lenient")]
+    pub cores_busy_pct: Vec<f64>,
 }
 
 /// One of the lab's comparisons (A is the better one by median).

@@ -4,7 +4,7 @@
 //! marked. This is where a server that stalls after an error shows itself.
 
 use super::{cells_order, point_label, trials_of};
-use crate::model::study::{StudyDoc, Trial};
+use crate::model::study::{Pinning, StudyDoc, Trial};
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Line, LineChart, Shade};
 
@@ -24,6 +24,7 @@ pub fn groups(doc: &StudyDoc) -> Vec<PlotGroup> {
                     format!("{name} at {pl}")
                 },
                 &trials,
+                &doc.pinning,
             )
         })
         .collect()
@@ -37,7 +38,7 @@ fn trial_name(t: &Trial) -> String {
     }
 }
 
-fn group(heading: String, trials: &[&Trial]) -> PlotGroup {
+fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
     let time = || Axis::from_zero("time since trial start (s)");
     let mut cpu = LineChart::new(
         format!("CPU — {heading}"),
@@ -175,6 +176,7 @@ fn group(heading: String, trials: &[&Trial]) -> PlotGroup {
         .lines
         .iter()
         .all(|l| l.points.iter().all(|p| p.1 == 0.0));
+    let cores = machine_cores(&heading, trials, pinning, &cpu);
     let mut plots = vec![Plot::Line(cpu), Plot::Line(rss)];
     if !rps.lines.is_empty() {
         plots.push(Plot::Line(rps));
@@ -184,9 +186,72 @@ fn group(heading: String, trials: &[&Trial]) -> PlotGroup {
             plots.push(Plot::Line(errs));
         }
     }
+    plots.extend(cores.map(Plot::Line));
     PlotGroup {
         heading: format!("Timelines: {heading}"),
         notes,
         plots,
     }
+}
+
+/// Machine-wide busy % of every core during the first trial that has it, cores named by what was
+/// pinned to them: shows whether the load generator's core (or the contender's) was saturated.
+fn machine_cores(
+    heading: &str,
+    trials: &[&Trial],
+    pinning: &Pinning,
+    like: &LineChart,
+) -> Option<LineChart> {
+    let t = trials.iter().find(|t| {
+        t.samples
+            .as_ref()
+            .is_some_and(|s| s.samples.iter().any(|x| !x.cores_busy_pct.is_empty()))
+    })?;
+    let s = t.samples.as_ref()?;
+    let n = s
+        .samples
+        .iter()
+        .map(|x| x.cores_busy_pct.len())
+        .max()
+        .unwrap_or(0);
+    let role = |c: usize| {
+        let has = |v: &Option<Vec<u64>>| v.as_ref().is_some_and(|v| v.contains(&(c as u64)));
+        match (
+            pinning.enabled && has(&pinning.contender_cpus),
+            pinning.enabled && has(&pinning.generator_cpus),
+        ) {
+            (true, false) => format!("CPU {c} (contender)"),
+            (false, true) => format!("CPU {c} (generator)"),
+            _ => format!("CPU {c}"),
+        }
+    };
+    let mut c = LineChart::new(
+        format!("Machine CPU per core, {} — {heading}", trial_name(t)),
+        Axis::from_zero("time since trial start (s)"),
+        Axis {
+            max: Some(100.0),
+            ..Axis::from_zero("core busy (%)")
+        },
+    );
+    for core in 0..n {
+        c.lines.push(Line {
+            name: role(core),
+            color: core,
+            points: s
+                .samples
+                .iter()
+                .skip(1)
+                .filter_map(|x| {
+                    Some((
+                        x.t_s - t.windows.trial_start_s,
+                        *x.cores_busy_pct.get(core)?,
+                    ))
+                })
+                .collect(),
+            ..Line::default()
+        });
+    }
+    c.shades = like.shades.clone();
+    c.marks = like.marks.clone();
+    Some(c)
 }

@@ -211,7 +211,13 @@ impl LineChart {
                     n = esc(&l.name)
                 );
             }
-            if l.markers {
+            // A line with a single drawable point would be invisible: draw its dot.
+            let drawable = l
+                .points
+                .iter()
+                .filter(|&&(x, y)| px(x).is_some() && py(y).is_some())
+                .count();
+            if l.markers || drawable == 1 {
                 for &(x, y) in &l.points {
                     if let (Some(cx), Some(cy)) = (px(x), py(y)) {
                         let _ = write!(
@@ -325,6 +331,17 @@ mod tests {
             c.is_empty(),
             "non-positive values cannot be drawn on log axes"
         );
+    }
+
+    #[test]
+    fn a_single_point_gets_a_dot() {
+        let mut c = LineChart::new("t", Axis::linear("x"), Axis::linear("y"));
+        c.lines.push(Line {
+            points: vec![(1.0, 2.0)],
+            ..Line::default()
+        });
+        assert!(!c.is_empty());
+        assert_eq!(c.to_svg().matches("<circle").count(), 1);
     }
 
     #[test]
