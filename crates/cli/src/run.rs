@@ -26,6 +26,13 @@ pub struct Args {
     /// Print the embedded default study and exit.
     #[arg(long)]
     pub print_default: bool,
+    /// Quick mode: a small grid that proves the study runs end to end in under a minute (the
+    /// first 2 contenders whose `requires` are on PATH, connections <= 10 (the first two of
+    /// them, else the first two values), every duration and phase 1 s, requests capped at 10,000,
+    /// other swept fields cut to their first two values, client parameters to their first,
+    /// 1 trial, no warmup or cooldown). Results go to ./results/<study>-quick-<timestamp>/.
+    #[arg(long, conflicts_with_all = ["resume", "print_default"])]
+    pub quick: bool,
     /// No progress bar (the summary is still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -117,8 +124,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 (study::parse(study::DEFAULT_STUDY, &file, &cwd)?, file)
             }
         };
+        let st = if args.quick { st.quick() } else { st };
         let dir = args.out.clone().unwrap_or_else(|| {
-            Path::new("results").join(format!("{}-{}", st.name, barrage_lab::results::stamp()))
+            let quick = if st.quick { "-quick" } else { "" };
+            Path::new("results").join(format!(
+                "{}{quick}-{}",
+                st.name,
+                barrage_lab::results::stamp()
+            ))
         });
         let opts = RunOptions {
             out_dir: dir.clone(),
@@ -126,8 +139,20 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             study_file: file,
         };
         pb.println(format!(
-            "study {}: {} -> {}",
+            "study {}{}: {} -> {}",
             st.name,
+            if st.quick {
+                format!(
+                    " (quick: {})",
+                    st.contenders
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                String::new()
+            },
             if st.description.is_empty() {
                 "-"
             } else {

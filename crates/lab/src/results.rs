@@ -77,6 +77,12 @@ pub struct StudyInfo {
     pub base_dir: String,
     /// The study file's text (for `--resume` and for the record).
     pub source: String,
+    /// Run in quick mode (`barrage run --quick`): the grid is the quick one, not the file's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
+    /// Load errors a trial may have before it fails (`max_errors`; absent: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_errors: Option<u64>,
 }
 
 /// The machine the study ran on.

@@ -198,6 +198,8 @@ ready = "tcp"
             "barrage-serve"
         ]
     );
+    let cpu_total: f64 = r.trials.iter().filter_map(|t| t.metrics.cpu_s).sum();
+    assert!(cpu_total > 0.0, "no contender CPU measured in any trial");
     for t in &r.trials {
         assert!(t.ok, "trial failed: {:?}", t.failure);
         let w = &t.windows;
@@ -218,7 +220,9 @@ ready = "tcp"
             .is_some_and(|h| !h.is_empty()));
         let m = &t.metrics;
         assert!(m.requests.unwrap() > 0 && m.rps.unwrap() > 0.0);
-        assert!(m.cpu_s_per_request.unwrap() > 0.0);
+        // Per trial the CPU figure may round to 0 (/proc counts 10 ms ticks and a busy machine may
+        // give a short window few requests); over all trials it may not.
+        assert!(m.cpu_s_per_request.unwrap() >= 0.0);
         assert!(t.generator.is_some());
         // A simple start command is exec'd, so wait4's rusage is the server's own, not sh's.
         let e = t.exit.as_ref().unwrap();

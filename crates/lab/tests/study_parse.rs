@@ -135,6 +135,7 @@ fn study_errors_name_the_line() {
         ("[study]\nname = \"x\"\n[client]\nparams = { url = 1 }\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "shadow"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\ndir = \"no/such/dir\"\n", 6, "does not exist"),
         ("[study]\nname = \"x\"\npin = \"sometimes\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "pin must be"),
+        ("[study]\nname = \"x\"\npin = 0\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "a number of contender CPUs"),
         ("[study\nname = \"x\"\n", 1, ""),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"server --port 8080\"\n", 7, "must pass {port}"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nmethod = \"GE T\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid method"),
@@ -148,4 +149,34 @@ fn study_errors_name_the_line() {
         assert!(msg.starts_with(&format!("t.toml:{line}: ")), "{msg}");
     }
     assert!(parse(SERVER).is_ok());
+}
+
+#[test]
+fn study_pin_takes_a_number_of_contender_cpus() {
+    let src = "[study]\nname = \"x\"\npin = 1\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n";
+    assert_eq!(parse(src).unwrap().pin, study::PinMode::Cpus(1));
+}
+
+#[test]
+fn study_client_rate_names_a_stdout_token() {
+    let src = "[study]\nname = \"x\"\n[client]\nrate = \"requests_per_s\"\nrequests = \"requests\"\n[[contender]]\nname = \"a\"\nstart = \"true\"\n";
+    let s = parse(src).expect("client study with rate");
+    let c = s.client.as_ref().unwrap();
+    assert_eq!(c.rate.as_deref(), Some("requests_per_s"));
+    assert_eq!(c.requests.as_deref(), Some("requests"));
+    let bad = src.replace("\"requests_per_s\"", "\"req/s\"");
+    let e = parse(&bad).unwrap_err().to_string();
+    assert!(e.contains("client.rate"), "{e}");
+}
+
+#[test]
+fn study_client_file_size_alone_sets_the_checksum() {
+    // A client writing to /dev/null: no file to check, but {checksum} still needs the size.
+    let src = "[study]\nname = \"x\"\n[client]\npath = \"/bytes/{n}\"\nparams = { n = 3 }\n[client.expect]\nstdout_contains = [\"{checksum}\"]\nfile_size = \"{n}\"\n[[contender]]\nname = \"a\"\nstart = \"x {url}\"\n";
+    assert!(parse(src).is_ok());
+    let bad = "[study]\nname = \"x\"\n[client]\n[client.expect]\nfile_pattern = true\n[[contender]]\nname = \"a\"\nstart = \"x {url}\"\n";
+    assert!(parse(bad)
+        .unwrap_err()
+        .to_string()
+        .contains("file_pattern needs expect.file"));
 }

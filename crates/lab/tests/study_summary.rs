@@ -91,6 +91,8 @@ fn results(
             file: "t.toml".into(),
             base_dir: ".".into(),
             source: String::new(),
+            quick: false,
+            max_errors: None,
         },
         machine: Machine::default(),
         pinning: Pinning {

@@ -17,6 +17,11 @@ pub fn render(page: &Page) -> String {
             for r in &t.rows {
                 for (i, m) in t.metrics.iter().enumerate() {
                     let c = &r.cells[i];
+                    // The 2nd best column is a view of the throughput's trials (its row here
+                    // would repeat the throughput's statistics); summary.csv has it as a number.
+                    if c.bare {
+                        continue;
+                    }
                     let cmp = r.vs_best.get(i).and_then(|c| c.as_ref());
                     let sm = c.summary.as_ref();
                     let _ = writeln!(

@@ -18,6 +18,9 @@ table { border-collapse: collapse; margin: 8px 0 12px; font-variant-numeric: tab
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; }
 td.num { text-align: right; white-space: nowrap; }
+td.key { white-space: nowrap; }
+td.cmp { min-width: 18em; font-size: 12px; }
+.wide { overflow-x: auto; max-width: 100%; }
 table.meta th { width: 10em; }
 .note { background: #fff5e0; border-left: 4px solid #E69F00; padding: 5px 10px; margin: 6px 0; }
 .sig { font-weight: 600; }
@@ -159,7 +162,8 @@ fn unit(u: &str) -> String {
 
 fn table(s: &mut String, t: &Table) {
     let with_point = t.rows.iter().any(|r| !r.point.is_empty());
-    s.push_str("<table class=\"summary\"><tr>");
+    // A wide table scrolls on its own instead of squeezing its text columns into tall rows.
+    s.push_str("<div class=\"wide\"><table class=\"summary\"><tr>");
     if with_point {
         s.push_str("<th>point</th>");
     }
@@ -171,7 +175,7 @@ fn table(s: &mut String, t: &Table) {
     for r in &t.rows {
         s.push_str("<tr>");
         if with_point {
-            let _ = write!(s, "<td>{}</td>", esc(&r.point));
+            let _ = write!(s, "<td class=\"key\">{}</td>", esc(&r.point));
         }
         let trials = if r.failed > 0 {
             format!("{} ({} failed)", r.trials, r.failed)
@@ -180,14 +184,16 @@ fn table(s: &mut String, t: &Table) {
         };
         let _ = write!(
             s,
-            "<td>{}</td><td class=\"num\">{}</td>",
+            "<td class=\"key\">{}</td><td class=\"num\">{}</td>",
             esc(&r.contender),
             esc(&trials)
         );
         for c in &r.cells {
             let _ = write!(s, "<td class=\"num\">{}</td>", esc(&c.text()));
         }
-        let _ = write!(s, "<td>{}</td></tr>", esc(&comparison_text(t, r)));
+        // One comparison per line: "throughput: ...; p50: ..." reads as a list.
+        let cmp = esc(&comparison_text(t, r)).replace("; ", "<br>");
+        let _ = write!(s, "<td class=\"cmp\">{cmp}</td></tr>");
     }
-    let _ = writeln!(s, "</table>\n<p>{} Comparisons: ratio of medians with a two-sided Mann-Whitney U test at α = 0.05.</p>", esc(crate::markdown::values_note(t)));
+    let _ = writeln!(s, "</table></div>\n<p>{} Comparisons: ratio of medians with a two-sided Mann-Whitney U test at α = 0.05.</p>", esc(crate::markdown::values_note(t)));
 }

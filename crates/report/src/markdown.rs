@@ -2,7 +2,7 @@
 //! README or a pull request. Plots are left to the HTML report.
 
 use crate::page::{Page, Section};
-use crate::table::Table;
+use crate::table::{Table, RPS_SECOND_BEST};
 use std::fmt::Write as _;
 
 /// Renders the page as GitHub-flavoured Markdown.
@@ -133,13 +133,16 @@ pub fn table(s: &mut String, t: &Table) {
 
 /// What the cells mean.
 pub fn values_note(t: &Table) -> &'static str {
-    if t.rows
+    let merged = t
+        .rows
         .iter()
-        .any(|r| r.cells.iter().any(|c| c.headline.is_some()))
-    {
-        "Values: median over successful trials [95% confidence interval of the median]; latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile]."
-    } else {
-        "Values: median over successful trials [95% confidence interval of the median]."
+        .any(|r| r.cells.iter().any(|c| c.headline.is_some() && !c.bare));
+    let second_best = t.metrics.iter().any(|m| m.key == RPS_SECOND_BEST.key);
+    match (merged, second_best) {
+        (true, true) => "Values: median over successful trials [95% confidence interval of the median]; 2nd best: the second highest trial throughput (\"2nd best of N\"); latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile].",
+        (true, false) => "Values: median over successful trials [95% confidence interval of the median]; latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile].",
+        (false, true) => "Values: median over successful trials [95% confidence interval of the median]; 2nd best: the second highest trial throughput (\"2nd best of N\").",
+        (false, false) => "Values: median over successful trials [95% confidence interval of the median].",
     }
 }
 

@@ -8,8 +8,8 @@ use crate::model::study::{StudyDoc, Trial};
 use crate::page::{Failure, Section, Verdict};
 use crate::svg::fmt_num;
 use crate::table::{
-    dedup, Cell, Metric, Row, Table, CPU_PER_REQ, ERRORS, P50, P99, P999, PEAK_RSS, RPS, SYS, USER,
-    WALL,
+    dedup, Cell, Metric, Row, Table, CPU_PER_REQ, ERRORS, P50, P99, P999, PEAK_RSS, RPS,
+    RPS_SECOND_BEST, SYS, USER, WALL,
 };
 use serde_json::Value;
 
@@ -26,7 +26,10 @@ pub fn is_client(doc: &StudyDoc) -> bool {
 
 /// The table's metrics for the study's kind (first: the headline metric).
 pub fn metrics(doc: &StudyDoc) -> Vec<Metric> {
-    if is_client(doc) {
+    if is_client(doc) && doc.trials.iter().any(|t| t.metrics.rps.is_some()) {
+        // Clients that report their own throughput (the study's `client.rate`).
+        vec![RPS, CPU_PER_REQ, WALL, USER, SYS, PEAK_RSS]
+    } else if is_client(doc) {
         vec![WALL, USER, SYS, PEAK_RSS]
     } else {
         vec![RPS, P50, P99, P999, ERRORS, CPU_PER_REQ, PEAK_RSS]
@@ -110,7 +113,13 @@ pub fn merged_hdr(trials: &[&Trial]) -> Option<hdrhistogram::Histogram<u64>> {
 
 /// The summary table (also used by the two-file comparison).
 pub fn table(doc: &StudyDoc) -> Table {
-    let metrics = metrics(doc);
+    let mut metrics = metrics(doc);
+    // Server studies: the 2nd best trial's throughput beside the median (see RPS_SECOND_BEST).
+    if !is_client(doc) {
+        if let Some(i) = metrics.iter().position(|m| m.key == RPS.key) {
+            metrics.insert(i + 1, RPS_SECOND_BEST);
+        }
+    }
     let mut rows = Vec::new();
     for (p, name) in cells_order(doc) {
         let trials = trials_of(doc, p, &name);
@@ -118,13 +127,20 @@ pub fn table(doc: &StudyDoc) -> Table {
         let mut cells: Vec<Cell> = metrics
             .iter()
             .map(|m| {
-                Cell::new(
+                let second_best = m.key == RPS_SECOND_BEST.key;
+                let key = if second_best { RPS.key } else { m.key };
+                let mut c = Cell::new(
                     ok.iter()
-                        .filter_map(|t| figure(t, m.key))
+                        .filter_map(|t| figure(t, key))
                         .map(|v| v * m.scale)
                         .collect(),
                     m,
-                )
+                );
+                if second_best {
+                    c.headline = c.summary.as_ref().and_then(|s| s.second_best);
+                    c.bare = true;
+                }
+                c
             })
             .collect();
         // Latency percentiles of the merged histograms of all successful trials, as the lab's

@@ -37,6 +37,17 @@ pub const RPS: Metric = Metric {
     noun: None,
     scale: 1.0,
 };
+/// The second best trial's throughput ("2nd best of N", the statistic of the original
+/// benchmarks): a column beside the throughput's median and CI, from the same trials, so it is
+/// shown bare (no CI) and not compared again.
+pub const RPS_SECOND_BEST: Metric = Metric {
+    key: "rps_second_best",
+    name: "2nd best",
+    unit: "req/s",
+    better: Better::Higher,
+    noun: None,
+    scale: 1.0,
+};
 pub const P50: Metric = Metric {
     key: "latency_p50_us",
     name: "p50",
@@ -118,6 +129,8 @@ pub struct Cell {
     /// A figure that stands for the cell better than the median of the trials, e.g. a latency
     /// percentile of all trials' merged HDR histograms (shown as the value, with the trials' CI).
     pub headline: Option<f64>,
+    /// Show the headline alone, without the trials' CI ("-" when there is none).
+    pub bare: bool,
 }
 
 impl Cell {
@@ -128,6 +141,7 @@ impl Cell {
             values,
             summary,
             headline: None,
+            bare: false,
         }
     }
 
@@ -138,6 +152,9 @@ impl Cell {
 
     /// "12.3k [12.1k, 12.5k]" or "12.3k" (one trial) or "-" (none).
     pub fn text(&self) -> String {
+        if self.bare {
+            return self.headline.map_or("-".into(), fmt_num);
+        }
         match (&self.summary, self.center()) {
             (Some(s), Some(c)) => match s.ci {
                 Some((lo, hi)) => format!("{} [{}, {}]", fmt_num(c), fmt_num(lo), fmt_num(hi)),
@@ -223,6 +240,9 @@ impl Table {
                 continue;
             }
             for (m, metric) in self.metrics.iter().enumerate() {
+                if metric.key == RPS_SECOND_BEST.key {
+                    continue;
+                }
                 let med = |i: usize| {
                     self.rows[i]
                         .cells

@@ -102,6 +102,26 @@ pub(crate) fn trial(
                 v.problems.push(format!("stdout does not contain {s:?}"));
             }
         }
+        if let Some(name) = &client.rate {
+            v.checks.push(format!("stdout reports {name}=<req/s>"));
+            match stdout_figure(&stdout, name) {
+                Some(x) if x.is_finite() && x >= 0.0 => t.metrics.rps = Some(x),
+                _ => v
+                    .problems
+                    .push(format!("stdout has no number {name}=<req/s>")),
+            }
+        }
+        if let Some(name) = &client.requests {
+            v.checks.push(format!("stdout reports {name}=<requests>"));
+            match stdout_figure(&stdout, name) {
+                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => {
+                    t.metrics.requests = Some(x as u64)
+                }
+                _ => v
+                    .problems
+                    .push(format!("stdout has no count {name}=<requests>")),
+            }
+        }
         if let Some(f) = &expect.file {
             let p = PathBuf::from(util::expand(f, &vars));
             let p = if p.is_relative() { c.dir.join(p) } else { p };
@@ -124,6 +144,11 @@ pub(crate) fn trial(
     m.user_s = Some(exit.rusage.user.as_secs_f64());
     m.sys_s = Some(exit.rusage.sys.as_secs_f64());
     m.cpu_s = Some((exit.rusage.user + exit.rusage.sys).as_secs_f64());
+    // CPU of the whole run (start-up included) over the requests the client says it made.
+    m.cpu_s_per_request = match (m.cpu_s, m.requests) {
+        (Some(cpu), Some(n)) if n > 0 => Some(cpu / n as f64),
+        _ => None,
+    };
     m.peak_rss_bytes = samples
         .as_ref()
         .map(|s| s.peak_rss_bytes.max(exit.rusage.maxrss_bytes));
@@ -131,6 +156,17 @@ pub(crate) fn trial(
     t.samples = samples;
     t.exit = Some(exit);
     t
+}
+
+/// The value of the last whitespace-separated `name=value` token on stdout (a client reporting
+/// its own figures, e.g. `iterations=12 requests=600 requests_per_s=1183.2`).
+fn stdout_figure(stdout: &str, name: &str) -> Option<f64> {
+    stdout
+        .split_whitespace()
+        .rev()
+        .filter_map(|tok| tok.split_once('='))
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v.parse().ok())
 }
 
 /// Size, and optionally the exact `/bytes` pattern (equal bytes imply an equal checksum).
@@ -180,5 +216,19 @@ fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
             }
             off += n as u64;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stdout_figure;
+
+    #[test]
+    fn stdout_figures_are_name_value_tokens() {
+        let out = "warming up\niterations=12 requests=600 requests_per_s=1183.5\nrequests=650\n";
+        assert_eq!(stdout_figure(out, "requests_per_s"), Some(1183.5));
+        assert_eq!(stdout_figure(out, "requests"), Some(650.0));
+        assert_eq!(stdout_figure(out, "iterations_per_s"), None);
+        assert_eq!(stdout_figure("rate=fast", "rate"), None);
     }
 }

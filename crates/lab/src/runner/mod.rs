@@ -111,18 +111,29 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
     let split = match study.pin {
         PinMode::Off => None,
         PinMode::On | PinMode::Auto => util::split_cpus(&cpus),
+        PinMode::Cpus(n) => util::split_cpus_n(&cpus, n),
     };
     let pinning = Pinning {
         mode: match study.pin {
             PinMode::Auto => "auto",
             PinMode::On => "on",
             PinMode::Off => "off",
+            PinMode::Cpus(_) => "cpus",
         }
         .into(),
         enabled: split.is_some(),
         contender_cpus: split.as_ref().map(|s| s.0.clone()),
         generator_cpus: split.as_ref().map(|s| s.1.clone()),
         note: match (&split, study.pin) {
+            (Some(s), PinMode::Cpus(_)) => format!(
+                "contender pinned to {} CPU(s), load generator to the other {}",
+                s.0.len(),
+                s.1.len()
+            ),
+            (None, PinMode::Cpus(n)) => format!(
+                "not pinned: pin = {n} needs more than {n} CPUs, {} available",
+                cpus.len()
+            ),
             (Some(_), _) => "contender and load generator pinned to separate CPUs".into(),
             (None, PinMode::Off) => "pinning off (study setting)".into(),
             (None, _) => format!("not pinned: only {} CPU available", cpus.len()),
@@ -147,6 +158,8 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             file: opts.study_file.clone(),
             base_dir: base_dir.display().to_string(),
             source: study.source.clone(),
+            quick: study.quick,
+            max_errors: study.max_errors,
         },
         machine: results::machine(),
         pinning,
@@ -169,6 +182,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
 pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<Results, RunError> {
     let mut r = Results::read(dir)?;
     let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
+    let study = if r.study.quick { study.quick() } else { study };
     let points = sweep::points(&study).map_err(RunError::Sweep)?;
     if points != r.points {
         return Err(RunError::Mismatch(dir.to_path_buf(), r.study.name.clone()));

@@ -329,6 +329,8 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
                 message: format!("no valid response in the measured window ({errors} errors)"),
                 stderr_tail: exit.stderr_tail.clone(),
             });
+        } else {
+            t.failure = too_many_errors(ctx.study.max_errors, errors, &exit.stderr_tail);
         }
     }
     t.ok = t.failure.is_none();
@@ -365,4 +367,52 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     t.samples = samples;
     t.exit = Some(exit);
     t
+}
+
+/// The failure of a trial whose load errors exceed the study's `max_errors`: such a server did
+/// not do the work (for example it answered pipelined requests out of order or dropped some), so
+/// its throughput is not credited.
+fn too_many_errors(max: Option<u64>, errors: u64, stderr_tail: &str) -> Option<Failure> {
+    let max = max?;
+    (errors > max).then(|| Failure {
+        kind: "errors".into(),
+        message: format!(
+            "{errors} load errors (wrong status or body, timeouts, resets), more than max_errors = {max}"
+        ),
+        stderr_tail: stderr_tail.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod max_errors_tests {
+    use super::too_many_errors;
+    use crate::study::parse;
+    use std::path::Path;
+
+    #[test]
+    fn errors_over_the_limit_fail_the_trial() {
+        assert!(too_many_errors(None, 1000, "").is_none());
+        assert!(too_many_errors(Some(0), 0, "").is_none());
+        assert!(too_many_errors(Some(5), 5, "").is_none());
+        let f = too_many_errors(Some(0), 3, "tail").unwrap();
+        assert_eq!(
+            (f.kind.as_str(), f.stderr_tail.as_str()),
+            ("errors", "tail")
+        );
+        assert!(f.message.contains("3 load errors"), "{}", f.message);
+    }
+
+    #[test]
+    fn max_errors_is_read_from_the_study_table() {
+        let src = |extra: &str| {
+            format!(
+                "[study]\nname = \"t\"\n{extra}\n[load]\nduration = \"1s\"\n\n[[contender]]\nname = \"s\"\nstart = \"srv {{port}}\"\n"
+            )
+        };
+        let study = |extra: &str| parse(&src(extra), "t.toml", Path::new("."));
+        assert_eq!(study("").unwrap().max_errors, None);
+        assert_eq!(study("max_errors = 0").unwrap().max_errors, Some(0));
+        let e = study("max_errors = -1").unwrap_err().to_string();
+        assert!(e.contains("max_errors must be 0 or more"), "{e}");
+    }
 }

@@ -133,6 +133,14 @@ pub fn split_cpus(cpus: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
     Some((cpus[..half].to_vec(), cpus[half..].to_vec()))
 }
 
+/// `pin = N`: the contender on the first `n` CPUs, the generator on the rest (None if none is left).
+pub fn split_cpus_n(cpus: &[usize], n: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    if n == 0 || n >= cpus.len() {
+        return None;
+    }
+    Some((cpus[..n].to_vec(), cpus[n..].to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +190,11 @@ mod tests {
         assert_eq!(split_cpus(&[0]), None);
         assert_eq!(split_cpus(&[0, 1]), Some((vec![0], vec![1])));
         assert_eq!(split_cpus(&[0, 1, 2]), Some((vec![0, 1], vec![2])));
+        assert_eq!(split_cpus_n(&[0, 1], 2), None);
+        assert_eq!(
+            split_cpus_n(&[0, 1, 2, 3], 1),
+            Some((vec![0], vec![1, 2, 3]))
+        );
     }
 
     #[test]

@@ -115,11 +115,13 @@ pub(super) fn validate(
             toml::Value::Boolean(true) => PinMode::On,
             toml::Value::Boolean(false) => PinMode::Off,
             toml::Value::String(s) if s == "auto" => PinMode::Auto,
+            toml::Value::Integer(n) if (1..=4096).contains(n) => PinMode::Cpus(*n as usize),
             other => {
+                let want = "true, false, \"auto\" or a number of contender CPUs";
                 return Err(err(
                     Some(p.span()),
-                    format!("pin must be true, false or \"auto\", not {other}"),
-                ))
+                    format!("pin must be {want}, not {other}"),
+                ));
             }
         },
     };
@@ -190,12 +192,14 @@ pub(super) fn validate(
         sample_interval,
         trial_timeout,
         stop_grace: st.stop_grace.map_or(Duration::from_secs(5), Dur::get),
+        max_errors: max_errors(st, err)?,
         load,
         client,
         target,
         contenders,
         base_dir: base_dir.to_path_buf(),
         source: src.to_string(),
+        quick: false,
     };
     // Expand the sweep now: a point the engine would refuse is an error of the study file.
     let span = f
@@ -225,6 +229,19 @@ pub(super) fn validate(
         }
     }
     Ok(study)
+}
+
+/// `max_errors` of `[study]`: a number of load errors per trial, 0 or more (server studies).
+fn max_errors(st: &raw::StudyTable, err: Err) -> Result<Option<u64>, StudyError> {
+    match &st.max_errors {
+        None => Ok(None),
+        Some(v) => u64::try_from(*v.get_ref()).map(Some).map_err(|_| {
+            err(
+                Some(v.span()),
+                format!("max_errors must be 0 or more, not {}", v.get_ref()),
+            )
+        }),
+    }
 }
 
 fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {
@@ -298,13 +315,31 @@ fn client_spec(c: &Spanned<raw::Client>, err: Err) -> Result<ClientSpec, StudyEr
             ))
         }
     };
-    if (file_size.is_some() || r.expect.file_pattern) && r.expect.file.is_none() {
+    // expect.file_size alone is allowed: it is then the body size the client must report, and it
+    // gives {checksum} (a client writing to /dev/null still proves what it received on stdout).
+    if r.expect.file_pattern && r.expect.file.is_none() {
         return Err(err(
             Some(c.span()),
-            "expect.file_size and expect.file_pattern need expect.file (the path the client writes)".into(),
+            "expect.file_pattern needs expect.file (the path the client writes)".into(),
         ));
     }
+    for (key, name) in [("rate", &r.rate), ("requests", &r.requests)] {
+        if let Some(n) = name {
+            if n.is_empty()
+                || !n
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+            {
+                return Err(err(
+                    Some(c.span()),
+                    format!("client.{key} must name a `name=value` token of stdout (letters, digits, _ . -), not {n:?}"),
+                ));
+            }
+        }
+    }
     Ok(ClientSpec {
+        rate: r.rate.clone(),
+        requests: r.requests.clone(),
         path: r.path.clone().unwrap_or_else(|| "/".into()),
         params: r
             .params

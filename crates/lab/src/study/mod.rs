@@ -3,6 +3,7 @@
 //!
 //! The format is documented with a full example in `docs/study.md`.
 
+mod quick;
 mod raw;
 pub mod value;
 
@@ -67,6 +68,9 @@ pub enum PinMode {
     Auto,
     On,
     Off,
+    /// `pin = N`: the contender on exactly the first N CPUs, the load generator on the rest
+    /// (for example a study re-run with its contender on 1 CPU).
+    Cpus(usize),
 }
 
 /// A validated study.
@@ -85,6 +89,9 @@ pub struct Study {
     pub trial_timeout: Duration,
     /// Stop signal to SIGKILL.
     pub stop_grace: Duration,
+    /// Server studies: a trial with more load errors than this (wrong status or body, timeouts,
+    /// dropped connections) fails with kind `errors` and is not credited. `None`: no limit.
+    pub max_errors: Option<u64>,
     /// Server studies: the load.
     pub load: Option<LoadSpec>,
     /// Client studies: the workload.
@@ -96,6 +103,8 @@ pub struct Study {
     pub base_dir: PathBuf,
     /// The file's text, kept in the results so `--resume` can rebuild the same plan.
     pub source: String,
+    /// Shrunk by [`Study::quick`] (`barrage run --quick`); `--resume` shrinks it again.
+    pub quick: bool,
 }
 
 /// `[load]` of a server study: base fields (lists are sweep axes), variants and phases.
@@ -115,6 +124,11 @@ pub struct ClientSpec {
     /// Parameters substituted into commands; lists are sweep axes.
     pub params: Vec<(String, OneOrMany<Param>)>,
     pub expect: ClientExpect,
+    /// A throughput the client measures itself: the name of a `name=value` token on its stdout,
+    /// in requests per second (recorded as the trial's `rps`; absent or unparsable fails it).
+    pub rate: Option<String>,
+    /// The name of a `name=N` token on stdout: the requests made (gives CPU per request).
+    pub requests: Option<String>,
 }
 
 /// How a client contender's run is validated.

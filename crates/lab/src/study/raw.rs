@@ -32,6 +32,7 @@ pub struct StudyTable {
     pub sample_interval: Option<Spanned<Dur>>,
     pub trial_timeout: Option<Spanned<Dur>>,
     pub stop_grace: Option<Dur>,
+    pub max_errors: Option<Spanned<i64>>,
 }
 
 /// The engine fields a `[load]` table, a `[[load.variant]]` or a `[[load.phase]]` may set; a list
@@ -148,6 +149,8 @@ pub struct Client {
     pub params: BTreeMap<String, OneOrMany<Param>>,
     #[serde(default)]
     pub expect: Expect,
+    pub rate: Option<String>,
+    pub requests: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -84,7 +84,20 @@ pub fn metrics(kind: Kind) -> &'static [(&'static str, bool)] {
             ("sys_s", false),
             ("cpu_s", false),
             ("peak_rss_bytes", false),
+            // Only when the study names the client's own figures (`client.rate`, `.requests`).
+            ("rps", true),
+            ("cpu_s_per_request", false),
         ],
+    }
+}
+
+/// The metric that ranks contenders: throughput for servers; for clients the throughput they
+/// report themselves when the study asks for it (`client.rate`), else wall time.
+fn primary(r: &Results) -> (&'static str, bool) {
+    if r.study.kind == Kind::Client && r.trials.iter().any(|t| t.ok && t.metrics.rps.is_some()) {
+        ("rps", true)
+    } else {
+        metrics(r.study.kind)[0]
     }
 }
 
@@ -301,7 +314,7 @@ type Member = (usize, String, String);
 
 fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
     let kind = r.study.kind;
-    let (primary, hib) = metrics(kind)[0];
+    let (primary, hib) = primary(r);
     let mut groups: Vec<(&str, Vec<Member>)> = Vec::new();
     // Contenders at the same point.
     for p in &r.points {

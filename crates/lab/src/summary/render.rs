@@ -30,6 +30,7 @@ pub fn table(r: &Results) -> String {
             "contender",
             "ok",
             "req/s median [95% CI]",
+            "2nd best",
             "p50",
             "p99",
             "p99.9",
@@ -54,6 +55,12 @@ pub fn table(r: &Results) -> String {
         .map(String::from)
         .to_vec()
     });
+    // Clients that report their own throughput (`client.rate`) get its columns.
+    let rated = !server && r.summary.iter().any(|c| c.stats.contains_key("rps"));
+    if rated {
+        rows[0].insert(3, "req/s median [95% CI]".into());
+        rows[0].insert(4, "CPU/req".into());
+    }
     for c in &r.summary {
         let ok = format!("{}/{}", c.trials_ok, c.trials_ok + c.trials_failed);
         let med = |n: &str| {
@@ -84,6 +91,11 @@ pub fn table(r: &Results) -> String {
                 c.contender.clone(),
                 ok,
                 median_ci(c, "rps"),
+                // "2nd best of N", the original benchmarks' statistic (see docs/study.md).
+                c.stats
+                    .get("rps")
+                    .and_then(|s| s.second_best)
+                    .map_or("-".to_string(), |v| fmt_metric("rps", v)),
                 lat(|l| l.p50_us),
                 lat(|l| l.p99_us),
                 lat(|l| l.p999_us),
@@ -93,7 +105,7 @@ pub fn table(r: &Results) -> String {
                 note.join(", "),
             ]
         } else {
-            vec![
+            let mut row = vec![
                 label,
                 c.contender.clone(),
                 ok,
@@ -102,7 +114,12 @@ pub fn table(r: &Results) -> String {
                 med("sys_s"),
                 med("peak_rss_bytes"),
                 note.join(", "),
-            ]
+            ];
+            if rated {
+                row.insert(3, median_ci(c, "rps"));
+                row.insert(4, med("cpu_s_per_request"));
+            }
+            row
         });
     }
     let mut out = String::new();

@@ -1,0 +1,3 @@
+module example.com/download
+
+go 1.19

@@ -1,0 +1,3 @@
+module barrage.studies/fanout
+
+go 1.21

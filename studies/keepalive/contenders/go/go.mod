@@ -1,0 +1,3 @@
+module barrage.studies/keepalive
+
+go 1.21

@@ -1,0 +1,3 @@
+module pingpong/go-nethttp
+
+go 1.21

@@ -1,0 +1,3 @@
+module barrage/studies/pipelining/go-nethttp
+
+go 1.22
