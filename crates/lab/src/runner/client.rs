@@ -3,12 +3,12 @@
 //! its process tree, and validate what it did: exit code, stdout, and the file it wrote (size and
 //! the exact `/bytes` pattern, which implies the checksum).
 
-use super::server::{blank, failure_of, placeholders, secs, spec_for, STDERR_TAIL};
+use super::server::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for, STDERR_TAIL};
 use super::{util, Ctx};
 use crate::results::{Failure, Validation};
-use crate::sample::{Sampler, SamplerConfig};
+use crate::sample::Sampler;
 use crate::study::ContenderSpec;
-use crate::supervise::{self, Outcome, Role, StdoutMode};
+use crate::supervise::{Outcome, Role, StdoutMode};
 use crate::sweep::Point;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -52,26 +52,13 @@ pub(crate) fn trial(
         limit: STDOUT_LIMIT,
     };
     spec.stderr_tail = STDERR_TAIL;
-    let proc = match supervise::Contender::spawn(&spec) {
-        Ok(p) => p,
-        Err(e) => {
-            t.failure = Some(Failure {
-                kind: "spawn".into(),
-                message: e.to_string(),
-                stderr_tail: String::new(),
-            });
+    let (proc, sampler) = match spawn_sampled(ctx, &spec, origin) {
+        Ok(started) => started,
+        Err(failure) => {
+            t.failure = Some(failure);
             return t;
         }
     };
-    let sampler = Sampler::start(
-        proc.pid(),
-        origin,
-        SamplerConfig {
-            interval: ctx.study.sample_interval,
-            ..SamplerConfig::default()
-        },
-    )
-    .ok();
     t.windows.measure_start_s = Some(secs(origin, proc.spawned_at()));
     let exit = proc.wait(ctx.study.trial_timeout);
     let samples = sampler.map(Sampler::stop);

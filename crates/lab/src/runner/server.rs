@@ -93,6 +93,27 @@ pub(crate) fn failure_of(exit: &Exit) -> Option<Failure> {
     })
 }
 
+/// Starts a contender and its process-tree sampler on the trial's clock. A contender that cannot
+/// be spawned is a recorded failure of kind `spawn`; a sampler that cannot start leaves the trial
+/// without samples rather than failing it.
+pub(super) fn spawn_sampled(
+    ctx: &Ctx,
+    spec: &Spec,
+    origin: Instant,
+) -> Result<(supervise::Contender, Option<Sampler>), Failure> {
+    let proc = supervise::Contender::spawn(spec).map_err(|e| Failure {
+        kind: "spawn".into(),
+        message: e.to_string(),
+        stderr_tail: String::new(),
+    })?;
+    let config = SamplerConfig {
+        interval: ctx.study.sample_interval,
+        ..SamplerConfig::default()
+    };
+    let sampler = Sampler::start(proc.pid(), origin, config).ok();
+    Ok((proc, sampler))
+}
+
 pub(crate) fn blank(
     point: &Point,
     c: &ContenderSpec,
@@ -152,26 +173,13 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     let vars = placeholders(ctx, c, addr, trial);
     let spec = spec_for(ctx, c, &vars, Role::Server);
     let mut t = blank(point, c, trial, seq, spec.command.clone());
-    let mut proc = match supervise::Contender::spawn(&spec) {
-        Ok(p) => p,
-        Err(e) => {
-            t.failure = Some(Failure {
-                kind: "spawn".into(),
-                message: e.to_string(),
-                stderr_tail: String::new(),
-            });
+    let (mut proc, sampler) = match spawn_sampled(ctx, &spec, origin) {
+        Ok(started) => started,
+        Err(failure) => {
+            t.failure = Some(failure);
             return t;
         }
     };
-    let sampler = Sampler::start(
-        proc.pid(),
-        origin,
-        SamplerConfig {
-            interval: ctx.study.sample_interval,
-            ..SamplerConfig::default()
-        },
-    )
-    .ok();
     let probe = match &c.ready {
         ReadySpec::None => None,
         ReadySpec::Tcp { timeout } => Some((Probe::Tcp { addr }, *timeout)),
