@@ -33,7 +33,10 @@ pub(crate) fn trial(
     let client = ctx.study.client.as_ref().expect("client study");
     let path = util::expand(&client.path, &vars);
     vars.insert("url".into(), format!("http://{addr}{path}"));
+    // Absolute: the contender runs in its own directory, so a relative `--out` would point
+    // elsewhere from there.
     let tmp = ctx.opts.out_dir.join(".tmp").join(format!("trial-{seq}"));
+    let tmp = std::path::absolute(&tmp).unwrap_or(tmp);
     let _ = std::fs::create_dir_all(&tmp);
     vars.insert("tmp".into(), tmp.display().to_string());
     vars.insert("out".into(), tmp.join("out").display().to_string());
