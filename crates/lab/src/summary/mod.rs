@@ -93,7 +93,7 @@ pub fn metrics(kind: Kind) -> &'static [(&'static str, bool)] {
 
 /// The metric that ranks contenders: throughput for servers; for clients the throughput they
 /// report themselves when the study asks for it (`client.rate`), else wall time.
-fn primary(r: &Results) -> (&'static str, bool) {
+pub(crate) fn primary(r: &Results) -> (&'static str, bool) {
     if r.study.kind == Kind::Client && r.trials.iter().any(|t| t.ok && t.metrics.rps.is_some()) {
         ("rps", true)
     } else {

@@ -158,7 +158,7 @@ pub fn table(r: &Results) -> String {
         "pinning: {pin}; sampler cost: {}",
         sampler.map_or("-".to_string(), |p| format!("{p:.2}% of a core"))
     );
-    let (primary, _) = metrics(r.study.kind)[0];
+    let (primary, _) = super::primary(r);
     // The primary metric always (a "no significant difference" is news too); the others only
     // when they differ significantly.
     let mut cmp: Vec<_> = r
