@@ -127,6 +127,9 @@ struct Collected {
     done: usize,
 }
 
+/// A trailing partial second shorter than this, with no activity, is not reported.
+const SLIVER: Duration = Duration::from_millis(10);
+
 /// A second being merged: how many workers reported it, and the sum so far.
 struct Pending {
     interval: Interval,
@@ -153,6 +156,12 @@ fn collect(
     let mut last: Vec<Option<(u8, u64)>> = vec![None; workers];
     let mut finished = vec![false; workers];
     let emit = |key: (u8, u64), p: Pending, out: &mut Collected| {
+        // A run that ends just past a second's boundary leaves a sliver of a second with nothing
+        // in it; reported, it would plot as a second with no responses, i.e. as a stall.
+        let i = &p.interval;
+        if p.span < SLIVER && i.responses == 0 && i.errors == 0 && i.written == 0 {
+            return;
+        }
         let h = &p.interval.latency;
         let q = |x: f64| {
             if h.is_empty() {

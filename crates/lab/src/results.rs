@@ -203,6 +203,12 @@ pub struct Metrics {
     pub wall_s: Option<f64>,
     pub user_s: Option<f64>,
     pub sys_s: Option<f64>,
+    /// Client studies with `expect.file_size`: the body bytes the client had to receive (only on
+    /// a trial that passed validation), and that over the wall time in MB/s (10^6 bytes/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mb_per_s: Option<f64>,
 }
 
 /// One trial.

@@ -304,8 +304,14 @@ start = "head -c {size} /dev/zero > {out}"
         assert!(t.ok, "{:?} {:?}", t.failure, t.validation);
         assert!(t.metrics.wall_s.unwrap() > 0.0);
         assert!(t.metrics.peak_rss_bytes.unwrap() > 1 << 20);
+        // Throughput is the checked size over the wall time.
+        assert_eq!(t.metrics.body_bytes, Some(300_000));
+        let want = 300_000.0 / t.metrics.wall_s.unwrap() / 1e6;
+        assert!((t.metrics.mb_per_s.unwrap() - want).abs() < 1e-9 * want.max(1.0));
     }
     for t in r.trials.iter().filter(|t| t.contender == "wrong-bytes") {
+        // A failed download has no throughput.
+        assert_eq!(t.metrics.mb_per_s, None);
         let f = t.failure.as_ref().expect("zeros are not the pattern");
         assert_eq!(f.kind, "validation");
         assert!(
@@ -314,6 +320,10 @@ start = "head -c {size} /dev/zero > {out}"
             f.message
         );
     }
+    let table = barrage_lab::summary::table(&r);
+    assert!(table.contains("MB/s"), "{table}");
+    // Scratch files are gone with the run: nothing is left beside the results.
+    assert!(!out.join(".tmp").exists());
     validate_schema(&out);
     let _ = std::fs::remove_dir_all(&out);
 }

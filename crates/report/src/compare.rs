@@ -7,6 +7,18 @@ use crate::page::{CompareRow, Plot, PlotGroup, Section};
 use crate::study_section::{metrics, table};
 use crate::table::{compare, dedup, Cell};
 
+/// Whether two files share a contender that ran in both (else there is nothing to compare).
+pub fn comparable(base: &StudyDoc, change: &StudyDoc) -> bool {
+    let ran = |d: &StudyDoc| -> Vec<String> {
+        let mut names: Vec<String> = d.trials.iter().map(|t| t.contender.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let b = ran(base);
+    ran(change).iter().any(|c| b.contains(c))
+}
+
 /// The comparison section of `change` against `base`.
 pub fn section(
     base_label: &str,

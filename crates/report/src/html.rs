@@ -42,6 +42,7 @@ svg.plot .mark { stroke: #555; stroke-dasharray: 4 3; }
 svg.plot .trial { fill: #fff; stroke: #222; stroke-width: 1; }
 svg.plot .failed path { stroke: #D55E00; stroke-width: 2.5; }
 svg.plot .failed text { fill: #D55E00; font-weight: 600; }
+tr.failed td { color: #D55E00; }
 pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; font-size: 12px; max-height: 14em; }
 footer { margin-top: 40px; color: #666; font-size: 12px; }
 @media print { body { max-width: none; padding: 0; } h2 { break-before: auto; } .plots { gap: 6px; } }
@@ -130,6 +131,12 @@ fn section(s: &mut String, sec: &Section) {
         }
         s.push_str("</table>\n");
     }
+    if !sec.recovery.is_empty() {
+        recovery(s, &sec.recovery);
+    }
+    if !sec.counts.is_empty() {
+        counts(s, &sec.counts);
+    }
     for g in &sec.plots {
         let _ = writeln!(s, "<h3>{}</h3>", esc(&g.heading));
         for n in &g.notes {
@@ -150,6 +157,59 @@ fn section(s: &mut String, sec: &Section) {
         s.push_str("</div>\n");
     }
     s.push_str("</section>\n");
+}
+
+/// Overload and recovery: each open-loop phase of each trial.
+fn recovery(s: &mut String, rows: &[crate::page::Recovery]) {
+    s.push_str("<h3>Overload and recovery</h3>\n<table><tr>");
+    for h in crate::page::Recovery::HEADER {
+        let _ = write!(s, "<th>{}</th>", esc(h));
+    }
+    s.push_str("</tr>");
+    for r in rows {
+        s.push_str("<tr>");
+        for (i, c) in r.cells().iter().enumerate() {
+            // Numbers right-aligned: trial, rates, errors, latencies.
+            let num = matches!(i, 1 | 3 | 4 | 5 | 7 | 8);
+            let _ = write!(
+                s,
+                "<td{}>{}</td>",
+                if num { " class=\"num\"" } else { "" },
+                esc(c)
+            );
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>\n<p>Latency is measured from each request's intended send time (coordinated omission corrected). <em>Normal again after</em>: seconds from the phase's start to its first second with no errors and a p99 within 2x the median p99 of the phase's last three seconds (or under 10 ms); <em>never</em> when those last seconds still had errors or delivered under 90% of the target rate. Each phase runs on fresh connections: this is the server's own recovery, not the drain of the generator's backlog.</p>\n");
+}
+
+/// Every phase's raw counts, folded (a full grid has hundreds of rows).
+fn counts(s: &mut String, rows: &[crate::page::Counts]) {
+    let phased = rows.iter().any(|r| !r.phase.is_empty());
+    let _ = write!(
+        s,
+        "<h3>Raw counts per trial (r: w: e: t:)</h3>\n<details><summary>{} rows: r responses, w requests written, e errors (by class), t mean latency</summary>\n<table><tr><th>point</th><th>contender</th><th>trial</th>{}<th>r</th><th>w</th><th>e</th><th>errors by class</th><th>t (ms)</th></tr>",
+        rows.len(),
+        if phased { "<th>phase</th>" } else { "" }
+    );
+    for r in rows {
+        let _ = write!(
+            s,
+            "<tr{}><td>{}</td><td>{}</td><td class=\"num\">{}{}</td>{}<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{:.2}</td></tr>",
+            if r.ok { "" } else { " class=\"failed\"" },
+            esc(&r.point),
+            esc(&r.contender),
+            r.trial,
+            if r.ok { "" } else { " (failed)" },
+            if phased { format!("<td>{}</td>", esc(&r.phase)) } else { String::new() },
+            r.responses,
+            r.written,
+            r.errors,
+            esc(&r.breakdown),
+            r.mean_latency_ms
+        );
+    }
+    s.push_str("</table></details>\n");
 }
 
 fn unit(u: &str) -> String {

@@ -103,7 +103,16 @@ pub fn build_with(
         .collect();
     let title = match (studies.as_slice(), loads.len()) {
         ([(_, s)], 0) => format!("barrage study: {}", s.study.name),
-        ([(_, a), (_, b)], 0) => format!("barrage studies: {} vs {}", a.study.name, b.study.name),
+        ([(_, a), (_, b)], 0) if compare::comparable(a, b) => {
+            format!("barrage studies: {} vs {}", a.study.name, b.study.name)
+        }
+        (many, 0) if many.len() > 1 => format!(
+            "barrage studies: {}",
+            many.iter()
+                .map(|(_, s)| s.study.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         ([], 1) => "barrage load run".to_string(),
         ([], n) => format!("barrage load runs ({n})"),
         _ => "barrage report".to_string(),
@@ -113,9 +122,13 @@ pub fn build_with(
         sections: Vec::new(),
     };
     if let Some((base_label, base)) = studies.first() {
+        // Files with no contender in common (e.g. one overload study per server) are shown
+        // side by side, not compared.
         for (label, other) in studies.iter().skip(1) {
-            page.sections
-                .push(compare::section(base_label, base, label, other));
+            if compare::comparable(base, other) {
+                page.sections
+                    .push(compare::section(base_label, base, label, other));
+            }
         }
     }
     for (label, s) in &studies {

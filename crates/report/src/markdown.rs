@@ -70,6 +70,12 @@ fn section(s: &mut String, sec: &Section) {
         }
         s.push('\n');
     }
+    if !sec.recovery.is_empty() {
+        recovery(s, &sec.recovery);
+    }
+    if !sec.counts.is_empty() {
+        counts(s, &sec.counts);
+    }
     if !sec.failures.is_empty() {
         s.push_str("Failed trials:\n\n");
         for f in &sec.failures {
@@ -84,6 +90,57 @@ fn section(s: &mut String, sec: &Section) {
         }
         s.push('\n');
     }
+}
+
+/// Overload and recovery: each open-loop phase of each trial.
+fn recovery(s: &mut String, rows: &[crate::page::Recovery]) {
+    let header = crate::page::Recovery::HEADER;
+    let _ = write!(
+        s,
+        "Overload and recovery (latency from the intended send time; normal again: the first second with no errors and a p99 within 2x the phase's final p99 or under 10 ms; each phase runs on fresh connections):\n\n| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for r in rows {
+        let cells: Vec<String> = r.cells().iter().map(|c| cell(c)).collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    s.push('\n');
+}
+
+/// Every phase's raw counts, one row each.
+fn counts(s: &mut String, rows: &[crate::page::Counts]) {
+    let phased = rows.iter().any(|r| !r.phase.is_empty());
+    s.push_str(
+        "Raw counts per trial (r responses, w requests written, e errors, t mean latency):\n\n",
+    );
+    s.push_str(if phased {
+        "| point | contender | trial | phase | r | w | e | errors by class | t (ms) |\n|---|---|---|---|---|---|---|---|---|\n"
+    } else {
+        "| point | contender | trial | r | w | e | errors by class | t (ms) |\n|---|---|---|---|---|---|---|---|\n"
+    });
+    for r in rows {
+        let phase = if phased {
+            format!(" {} |", cell(&r.phase))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {}{} |{} {} | {} | {} | {} | {:.2} |",
+            cell(&r.point),
+            cell(&r.contender),
+            r.trial,
+            if r.ok { "" } else { " (failed)" },
+            phase,
+            r.responses,
+            r.written,
+            r.errors,
+            cell(&r.breakdown),
+            r.mean_latency_ms
+        );
+    }
+    s.push('\n');
 }
 
 fn unit(u: &str) -> String {

@@ -28,6 +28,87 @@ pub struct Section {
     pub plots: Vec<PlotGroup>,
     /// Failed trials with their reason and stderr tail.
     pub failures: Vec<Failure>,
+    /// Server studies: every load phase's raw counts (`r: w: e: t:`).
+    pub counts: Vec<Counts>,
+    /// Studies with two or more open-loop phases: overload and recovery, per phase of each trial.
+    pub recovery: Vec<Recovery>,
+}
+
+impl Recovery {
+    /// Column names of [`Recovery::cells`].
+    pub const HEADER: [&'static str; 10] = [
+        "contender",
+        "trial",
+        "phase",
+        "target req/s",
+        "achieved req/s",
+        "errors",
+        "by class",
+        "p99 (ms)",
+        "max (ms)",
+        "normal again after",
+    ];
+
+    /// The row as text, one cell per [`Recovery::HEADER`] column (the exporters escape them).
+    pub fn cells(&self) -> [String; 10] {
+        [
+            self.contender.clone(),
+            self.trial.to_string(),
+            self.phase.clone(),
+            self.target_rps.map_or("-".into(), |t| format!("{t:.0}")),
+            format!("{:.0}", self.achieved_rps),
+            self.errors.to_string(),
+            self.breakdown.clone(),
+            format!("{:.1}", self.p99_ms),
+            format!("{:.1}", self.max_ms),
+            match self.recovered_after_s {
+                None => "-".into(),
+                Some(None) => "never (within the phase)".into(),
+                Some(Some(s)) => format!("{s:.1} s"),
+            },
+        ]
+    }
+}
+
+/// One open-loop phase of one trial of an overload-and-recovery study.
+#[derive(Debug, Clone, Default)]
+pub struct Recovery {
+    pub contender: String,
+    /// 1-based.
+    pub trial: usize,
+    pub phase: String,
+    pub target_rps: Option<f64>,
+    pub achieved_rps: f64,
+    pub errors: u64,
+    /// "timeout 12, reset 3".
+    pub breakdown: String,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Phases after the first: `Some(Some(s))` recovered after s seconds, `Some(None)` never
+    /// within the phase; `None` for the first phase.
+    pub recovered_after_s: Option<Option<f64>>,
+}
+
+/// The raw counts of one load phase of one trial, as `barrage load` prints them last.
+#[derive(Debug, Clone, Default)]
+pub struct Counts {
+    pub point: String,
+    pub contender: String,
+    /// 1-based.
+    pub trial: usize,
+    /// The phase's name when the trial has several, else empty.
+    pub phase: String,
+    /// `r`: valid responses.
+    pub responses: u64,
+    /// `w`: requests written.
+    pub written: u64,
+    /// `e`: errors, and by class ("timeout 12, reset 3").
+    pub errors: u64,
+    pub breakdown: String,
+    /// `t`: mean latency.
+    pub mean_latency_ms: f64,
+    /// Whether the trial passed.
+    pub ok: bool,
 }
 
 /// A titled group of plots (e.g. one contender at one point).

@@ -8,13 +8,15 @@ use crate::model::study::{StudyDoc, Trial};
 use crate::page::{Failure, Section, Verdict};
 use crate::svg::fmt_num;
 use crate::table::{
-    dedup, Cell, Metric, Row, Table, CPU_PER_REQ, ERRORS, P50, P99, P999, PEAK_RSS, RPS,
+    dedup, Cell, Metric, Row, Table, CPU_PER_REQ, ERRORS, MB_PER_S, P50, P99, P999, PEAK_RSS, RPS,
     RPS_SECOND_BEST, SYS, USER, WALL,
 };
 use serde_json::Value;
 
+mod counts;
 mod extract;
 pub mod plots;
+pub mod recovery;
 mod timelines;
 
 pub use extract::figure;
@@ -29,6 +31,9 @@ pub fn metrics(doc: &StudyDoc) -> Vec<Metric> {
     if is_client(doc) && doc.trials.iter().any(|t| t.metrics.rps.is_some()) {
         // Clients that report their own throughput (the study's `client.rate`).
         vec![RPS, CPU_PER_REQ, WALL, USER, SYS, PEAK_RSS]
+    } else if is_client(doc) && doc.trials.iter().any(|t| t.metrics.mb_per_s.is_some()) {
+        // Downloads (the study checks a body size): throughput beside the wall time.
+        vec![WALL, MB_PER_S, USER, SYS, PEAK_RSS]
     } else if is_client(doc) {
         vec![WALL, USER, SYS, PEAK_RSS]
     } else {
@@ -253,6 +258,8 @@ pub fn section(label: &str, doc: &StudyDoc, hdr_points: &[String]) -> Section {
         verdicts,
         plots,
         failures,
+        counts: counts::rows(doc),
+        recovery: recovery::rows(doc),
         ..Section::default()
     }
 }
@@ -270,6 +277,7 @@ pub fn metric_name(key: &str) -> String {
         WALL,
         USER,
         SYS,
+        MB_PER_S,
     ];
     match all.iter().find(|m| m.key == key) {
         Some(m) => m.name.to_string(),

@@ -96,6 +96,15 @@ pub const PEAK_RSS: Metric = Metric {
     noun: Some("memory"),
     scale: 1.0 / 1048576.0,
 };
+/// Client studies that check a body size: that size over the wall time (10^6 bytes/s).
+pub const MB_PER_S: Metric = Metric {
+    key: "mb_per_s",
+    name: "throughput",
+    unit: "MB/s",
+    better: Better::Higher,
+    noun: None,
+    scale: 1.0,
+};
 pub const WALL: Metric = Metric {
     key: "wall_s",
     name: "wall",

@@ -130,7 +130,9 @@ fn two_files_are_compared_point_by_point() {
 fn variants_of_one_contender_are_compared() {
     let md = report(&["variants.json"], Format::Markdown);
     // Each keep-alive row is compared with the pipelined variant at the same connections.
-    let rows: Vec<&str> = md
+    // (The summary table's rows: the raw counts below it start the same way.)
+    let summary = md.split("Raw counts per trial").next().unwrap_or_default();
+    let rows: Vec<&str> = summary
         .lines()
         .filter(|l| l.starts_with("| keep-alive c="))
         .collect();
@@ -206,4 +208,91 @@ fn a_minimal_or_interrupted_study_still_reports() {
     assert!(md.contains("never_ready: no answer on port 1"), "{md}");
     let html = barrage_report::render(&page, Format::Html, "t");
     assert!(html.contains("boom") && html.ends_with("</html>\n"));
+}
+
+#[test]
+fn raw_counts_list_every_phase_with_the_engines_figures() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/server-study.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let md = report(&["server-study.json"], Format::Markdown);
+    let counts = md
+        .split("Raw counts per trial")
+        .nth(1)
+        .expect("a server study lists its raw counts");
+    let rows: Vec<&str> = counts.lines().filter(|l| l.starts_with("| c=")).collect();
+    let trials = doc["trials"].as_array().unwrap();
+    let phases: usize = trials
+        .iter()
+        .map(|t| t["phases"].as_array().map_or(0, |p| p.len()))
+        .sum();
+    assert!(phases > 0);
+    assert_eq!(rows.len(), phases, "{counts}");
+    // Every trial's r, w and e appear on a row of its contender.
+    for t in trials {
+        let l = &t["phases"][0]["load"];
+        let cells = format!(
+            "| {} | {} | {} |",
+            l["requests"], l["requests_written"], l["errors"]["total"]
+        );
+        let who = format!(
+            "| {} | {} |",
+            t["contender"].as_str().unwrap(),
+            t["trial"].as_u64().unwrap() + 1
+        );
+        assert!(
+            rows.iter().any(|r| r.contains(&who) && r.contains(&cells)),
+            "no row {who} ... {cells} in\n{counts}"
+        );
+    }
+}
+
+#[test]
+fn overload_study_shows_each_phase_and_its_recovery() {
+    let md = report(&["overload.json"], Format::Markdown);
+    let part = md
+        .split("Overload and recovery")
+        .nth(1)
+        .expect("an overload section");
+    let rows: Vec<Vec<&str>> = part
+        .lines()
+        .filter(|l| l.starts_with("| python-http |"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    // 2 trials x 2 phases; columns: contender, trial, phase, target, achieved, errors, by class,
+    // p99, max, normal again after (after the leading empty cell).
+    assert_eq!(rows.len(), 4, "{part}");
+    for r in &rows {
+        let target: f64 = r[4].parse().unwrap();
+        let achieved: f64 = r[5].parse().unwrap();
+        match r[3] {
+            // Far above what a single-threaded Python server answers.
+            "overload" => {
+                assert_eq!(target, 6000.0);
+                assert!(achieved < 0.9 * target, "{r:?}");
+                assert_eq!(r[10], "-", "the first phase has nothing to recover from");
+            }
+            "half" => {
+                assert_eq!(target, 300.0);
+                assert!(r[10].ends_with(" s") || r[10].starts_with("never"), "{r:?}");
+            }
+            other => panic!("unexpected phase {other}"),
+        }
+    }
+}
+
+#[test]
+fn files_without_a_common_contender_are_shown_not_compared() {
+    // variants.json holds barrage-serve only, overload.json python-http only.
+    let md = report(&["variants.json", "overload.json"], Format::Markdown);
+    assert!(!md.contains("## Comparison"), "{md}");
+    assert!(md.contains("## Study variants (variants.json)"), "{md}");
+    assert!(md.contains("## Study overload (overload.json)"), "{md}");
+    assert!(
+        md.starts_with("# barrage studies: variants, overload"),
+        "{md}"
+    );
+    // Files that do share a contender are still compared.
+    let md = report(&["server-study.json", "overload.json"], Format::Markdown);
+    assert!(md.contains("## Comparison"), "{md}");
 }

@@ -134,6 +134,13 @@ pub(crate) fn trial(
     m.user_s = Some(exit.rusage.user.as_secs_f64());
     m.sys_s = Some(exit.rusage.sys.as_secs_f64());
     m.cpu_s = Some((exit.rusage.user + exit.rusage.sys).as_secs_f64());
+    // Throughput only where the size was checked and the trial passed: a failed download has no
+    // honest byte count.
+    if let (true, Some(n)) = (t.ok, size) {
+        m.body_bytes = Some(n);
+        let wall = exit.wall.as_secs_f64();
+        m.mb_per_s = (wall > 0.0).then(|| n as f64 / wall / 1e6);
+    }
     // CPU of the whole run (start-up included) over the requests the client says it made.
     m.cpu_s_per_request = match (m.cpu_s, m.requests) {
         (Some(cpu), Some(n)) if n > 0 => Some(cpu / n as f64),

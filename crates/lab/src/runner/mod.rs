@@ -278,6 +278,8 @@ fn execute(
         save(&mut r, opts)?;
     }
     drop(target);
+    // Client trials' scratch directories go after each trial; their parent goes when empty.
+    let _ = std::fs::remove_dir(opts.out_dir.join(".tmp"));
     let complete = r.trials.len() >= r.planned_trials;
     r.status = if complete { "complete" } else { "interrupted" }.into();
     if complete {

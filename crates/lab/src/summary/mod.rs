@@ -84,6 +84,8 @@ pub fn metrics(kind: Kind) -> &'static [(&'static str, bool)] {
             ("sys_s", false),
             ("cpu_s", false),
             ("peak_rss_bytes", false),
+            // Only when the study checks a body size (`expect.file_size`).
+            ("mb_per_s", true),
             // Only when the study names the client's own figures (`client.rate`, `.requests`).
             ("rps", true),
             ("cpu_s_per_request", false),
@@ -113,6 +115,7 @@ fn metric(t: &Trial, name: &str) -> Option<f64> {
         "user_s" => m.user_s,
         "sys_s" => m.sys_s,
         "cpu_s" => m.cpu_s,
+        "mb_per_s" => m.mb_per_s,
         _ => None,
     }
 }
@@ -234,12 +237,12 @@ pub fn update(r: &mut Results) {
                 }
             }
             let ok = trials.iter().filter(|t| t.ok).count();
-            let failures: Vec<String> = trials
+            let failures: Vec<(u32, String)> = trials
                 .iter()
                 .filter_map(|t| {
                     t.failure
                         .as_ref()
-                        .map(|f| format!("trial {}: {}: {}", t.trial + 1, f.kind, f.message))
+                        .map(|f| (t.trial + 1, format!("{}: {}", f.kind, f.message)))
                 })
                 .collect();
             if !failures.is_empty() {
@@ -251,7 +254,7 @@ pub fn update(r: &mut Results) {
                         "{where_}: {} of {} trials failed ({})",
                         failures.len(),
                         trials.len(),
-                        failures.join("; ")
+                        failure_reasons(&failures)
                     ),
                 });
             }
@@ -280,7 +283,10 @@ pub fn update(r: &mut Results) {
                     .filter_map(|t| t.metrics.errors)
                     .sum(),
                 generator_bottleneck: bottleneck,
-                failures,
+                failures: failures
+                    .iter()
+                    .map(|(n, reason)| format!("trial {n}: {reason}"))
+                    .collect(),
             });
         }
     }
@@ -408,9 +414,34 @@ fn strip_variant(label: &str, variant: &str) -> String {
 }
 
 /// A metric value for people: "12.3k", "1.25 ms", "48.0 MiB", "3.2 µs".
+/// The reasons of failed trials, each once with the trials it hit ("all: oom: ...", or
+/// "trials 1, 3: timeout; trial 2: crashed"): five identical OOM messages say no more than one.
+fn failure_reasons(failures: &[(u32, String)]) -> String {
+    let mut groups: Vec<(Vec<u32>, &str)> = Vec::new();
+    for (trial, reason) in failures {
+        match groups.iter_mut().find(|g| g.1 == reason.as_str()) {
+            Some(g) => g.0.push(*trial),
+            None => groups.push((vec![*trial], reason)),
+        }
+    }
+    if groups.len() == 1 && failures.len() > 1 {
+        return format!("all: {}", groups[0].1);
+    }
+    groups
+        .iter()
+        .map(|(trials, reason)| {
+            let list: Vec<String> = trials.iter().map(u32::to_string).collect();
+            let noun = if trials.len() > 1 { "trials" } else { "trial" };
+            format!("{noun} {}: {reason}", list.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 pub fn fmt_metric(name: &str, v: f64) -> String {
     match name {
         "rps" => fmt_count(v),
+        "mb_per_s" => format!("{v:.0} MB/s"),
         "peak_rss_bytes" => fmt_bytes(v),
         n if n.ends_with("_us") => fmt_secs(v / 1e6),
         "cpu_s_per_request" => fmt_secs(v),
@@ -450,3 +481,22 @@ pub fn fmt_secs(s: f64) -> String {
 
 mod render;
 pub use render::{csv, table};
+
+#[cfg(test)]
+mod failure_reason_tests {
+    use super::failure_reasons;
+
+    #[test]
+    fn identical_reasons_are_listed_once() {
+        let f = |n: u32, r: &str| (n, r.to_string());
+        assert_eq!(
+            failure_reasons(&[f(1, "oom: x"), f(2, "oom: x")]),
+            "all: oom: x"
+        );
+        assert_eq!(failure_reasons(&[f(2, "oom: x")]), "trial 2: oom: x");
+        assert_eq!(
+            failure_reasons(&[f(1, "timeout"), f(2, "crashed"), f(3, "timeout")]),
+            "trials 1, 3: timeout; trial 2: crashed"
+        );
+    }
+}

@@ -61,6 +61,11 @@ pub fn table(r: &Results) -> String {
         rows[0].insert(3, "req/s median [95% CI]".into());
         rows[0].insert(4, "CPU/req".into());
     }
+    // Clients whose body size the study checks get their throughput beside the wall time.
+    let sized = !server && r.summary.iter().any(|c| c.stats.contains_key("mb_per_s"));
+    if sized {
+        rows[0].insert(4, "MB/s".into());
+    }
     for c in &r.summary {
         let ok = format!("{}/{}", c.trials_ok, c.trials_ok + c.trials_failed);
         let med = |n: &str| {
@@ -118,6 +123,9 @@ pub fn table(r: &Results) -> String {
             if rated {
                 row.insert(3, median_ci(c, "rps"));
                 row.insert(4, med("cpu_s_per_request"));
+            }
+            if sized {
+                row.insert(4, med("mb_per_s"));
             }
             row
         });

@@ -177,6 +177,8 @@ pub struct Metrics {
     pub wall_s: Option<f64>,
     pub user_s: Option<f64>,
     pub sys_s: Option<f64>,
+    pub body_bytes: Option<u64>,
+    pub mb_per_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -32,6 +32,7 @@ pub fn figure(t: &Trial, key: &str) -> Option<f64> {
         }),
         "peak_rss_bytes" => t.peak_rss_bytes().map(|b| b as f64),
         "wall_s" => m.wall_s,
+        "mb_per_s" => m.mb_per_s,
         "user_s" => m.user_s,
         "sys_s" => m.sys_s,
         "cpu_s" => m.cpu_s,

@@ -18,6 +18,7 @@ pub const CASES: &[(&str, &[&str])] = &[
     ("single-trial", &["single-trial.json"]),
     ("variants", &["variants.json"]),
     ("compare", &["server-study.json", "server-study-b.json"]),
+    ("overload", &["overload.json"]),
     ("load", &["load-keepalive.json", "load-close.json"]),
 ];
 

@@ -1,0 +1,73 @@
+//! The raw counts of every load phase of every trial, as `barrage load` prints them on its last
+//! line (`r:` responses, `w:` requests written, `e:` errors, `t:` mean latency): the figures the
+//! original ping-pong write-up compared, kept beside the statistics so a reader can see a
+//! server that answered fewer requests than were written, or one whose errors are all timeouts.
+
+use super::{cells_order, point_label, trials_of};
+use crate::model::load::Errors;
+use crate::model::study::StudyDoc;
+use crate::page::Counts;
+
+/// One row per phase of every trial, in the summary table's order (point, contender, trial).
+pub fn rows(doc: &StudyDoc) -> Vec<Counts> {
+    let mut out = Vec::new();
+    for (p, name) in cells_order(doc) {
+        for t in trials_of(doc, p, &name) {
+            let named = t.phases.len() > 1;
+            for ph in &t.phases {
+                let l = &ph.load;
+                out.push(Counts {
+                    point: point_label(doc, p),
+                    contender: name.clone(),
+                    trial: t.index + 1,
+                    phase: if named {
+                        ph.name.clone()
+                    } else {
+                        String::new()
+                    },
+                    responses: l.requests,
+                    written: l.requests_written,
+                    errors: l.errors.total,
+                    breakdown: breakdown(&l.errors),
+                    mean_latency_ms: l.latency_us.mean / 1000.0,
+                    ok: t.ok(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// "timeout 12, reset 3": the error classes that occurred, in the engine's order.
+pub fn breakdown(e: &Errors) -> String {
+    [
+        ("connect", e.connect),
+        ("timeout", e.timeout),
+        ("reset", e.reset),
+        ("parse", e.parse),
+        ("status", e.status),
+        ("body", e.body),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(k, n)| format!("{k} {n}"))
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn breakdown_lists_only_the_classes_that_occurred() {
+        let e = Errors {
+            timeout: 12,
+            reset: 3,
+            total: 15,
+            ..Errors::default()
+        };
+        assert_eq!(breakdown(&e), "timeout 12, reset 3");
+        assert_eq!(breakdown(&Errors::default()), "");
+    }
+}
