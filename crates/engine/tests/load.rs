@@ -64,6 +64,30 @@ fn closed_loop_counts_add_up() {
 }
 
 #[test]
+fn a_whole_second_run_reports_no_empty_sliver_at_its_end() {
+    // A run of whole seconds ends just past a second's boundary: the sliver of the next second
+    // holds nothing and would read as a second without responses, i.e. as a stall.
+    let s = Server::start(Mode::Ok {
+        body: b"hello",
+        delay: Duration::ZERO,
+    });
+    let r = go(&Config {
+        duration: Some(Duration::from_secs(1)),
+        ..cfg(s.url("/"))
+    });
+    assert!(!r.series.is_empty());
+    for sec in &r.series {
+        let active = sec.responses > 0 || sec.errors > 0 || sec.requests_written > 0;
+        assert!(
+            active || sec.span_s >= 0.01,
+            "empty sliver reported: {sec:?}"
+        );
+    }
+    let series_total: u64 = r.series.iter().map(|s| s.responses).sum();
+    assert_eq!(series_total, r.requests);
+}
+
+#[test]
 fn pipelined_requests_count_exactly() {
     let s = Server::start(Mode::Ok {
         body: b"hello",
