@@ -118,17 +118,10 @@ impl LoadDoc {
 
     /// Seconds of the measured window as (x = seconds since the start of the run, record); the
     /// warmup seconds come first on the same clock so the plot can shade them.
-    /// The per-second series without the empty sliver of a second that older engines reported
-    /// at the end of a run (it would plot as a second with no responses, i.e. as a stall).
-    pub fn seconds(&self) -> impl Iterator<Item = &Second> {
-        self.series
-            .iter()
-            .filter(|s| !(s.span_s > 0.0 && s.span_s < 0.01 && s.responses == 0 && s.errors == 0))
-    }
-
     pub fn timeline(&self) -> Vec<(f64, &Second)> {
         let mut t = 0.0;
-        self.seconds()
+        self.series
+            .iter()
             .map(|s| {
                 let x = t;
                 t += if s.span_s > 0.0 { s.span_s } else { 1.0 };

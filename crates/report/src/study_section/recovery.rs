@@ -12,6 +12,7 @@
 //! recovery (its queues, its accept backlog, a collector catching up), not the generator's.
 
 use super::{cells_order, trials_of};
+use crate::load_section::plottable;
 use crate::model::load::{LoadDoc, Second};
 use crate::model::study::StudyDoc;
 use crate::page::Recovery;
@@ -53,13 +54,19 @@ pub fn rows(doc: &StudyDoc) -> Vec<Recovery> {
 
 /// Seconds from the phase's start to its first normal second; `None` when it never settled.
 /// Each lab phase is its own engine run: its series is its seconds (a warmup, if any, first).
+/// A stub of a second is no rate (the plots' rule, `plottable`): older engines ended every run
+/// with an empty one, which would read as a second without responses.
 pub fn recovered_after(l: &LoadDoc, target: Option<f64>) -> Option<f64> {
     let measured = l
-        .seconds()
+        .series
         .last()
         .map(|s| s.phase.as_str())
         .unwrap_or_default();
-    let secs: Vec<&Second> = l.seconds().filter(|s| s.phase == measured).collect();
+    let secs: Vec<&Second> = l
+        .series
+        .iter()
+        .filter(|s| s.phase == measured && plottable(s.span_s))
+        .collect();
     settle(&secs, target)
 }
 
