@@ -3,7 +3,7 @@
 //! sweeps parameters and computes honest statistics.
 
 pub mod sample;
-pub mod stats;
+pub use barrage_model::stats;
 pub mod supervise;
 
 // Study files, sweeps, trials and results (lab helper 2).

@@ -4,11 +4,10 @@
 //! Expansion goes through JSON maps (field -> value or list) so variants and phases overlay the
 //! base by key, and every point deserializes into the same typed [`LoadPoint`].
 
-use crate::study::{Dur, Kind, OneOrMany, Param, Study};
-use serde::{Deserialize, Serialize};
+use crate::study::{Kind, OneOrMany, Param, Study};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// The engine fields, in sweep order (the first axis varies slowest) with their short labels.
 const FIELDS: &[(&str, &str)] = &[
@@ -27,81 +26,7 @@ const FIELDS: &[(&str, &str)] = &[
     ("timeout", "timeout"),
 ];
 
-/// One complete load, all scalars (what the engine runs for one phase).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LoadPoint {
-    pub method: String,
-    pub path: String,
-    pub body: String,
-    pub expect_status: Option<u16>,
-    pub expect_body: Option<String>,
-    pub connections: u32,
-    /// Load generator threads; 0: one per CPU the generator may use.
-    pub threads: u32,
-    pub duration: Option<Dur>,
-    pub requests: Option<u64>,
-    pub rate: Option<f64>,
-    pub pipeline: u32,
-    pub keepalive: bool,
-    pub timeout: Dur,
-}
-
-impl Default for LoadPoint {
-    fn default() -> Self {
-        LoadPoint {
-            method: "GET".into(),
-            path: "/".into(),
-            body: String::new(),
-            expect_status: None,
-            expect_body: None,
-            connections: 10,
-            threads: 0,
-            duration: None,
-            requests: None,
-            rate: None,
-            pipeline: 1,
-            keepalive: true,
-            timeout: Dur(Duration::from_secs(10)),
-        }
-    }
-}
-
-/// One phase of a trial: a name and the load it runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Phase {
-    pub name: String,
-    pub load: LoadPoint,
-}
-
-/// One sweep point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    /// Index in the study's point list.
-    pub id: usize,
-    /// Short human label ("keep-alive c=16"); empty when the study has one point and no variants.
-    pub label: String,
-    /// The variant it belongs to, if the study has variants.
-    pub variant: Option<String>,
-    /// The swept values that distinguish this point (axis name -> value).
-    pub params: BTreeMap<String, Value>,
-    /// Server studies: the load phases run back to back within one trial (at least one).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub phases: Vec<Phase>,
-    /// Client studies: every parameter, for placeholders.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub client_params: BTreeMap<String, Param>,
-}
-
-impl Point {
-    /// Total planned load time of one trial (sum of the phase durations; 0 if request-bounded).
-    pub fn planned_duration(&self) -> Duration {
-        self.phases
-            .iter()
-            .filter_map(|p| p.load.duration.map(Dur::get))
-            .sum()
-    }
-}
+pub use barrage_model::study::{LoadPoint, Phase, Point};
 
 /// Expands the study into its points. Errors describe the offending point.
 pub fn points(study: &Study) -> Result<Vec<Point>, String> {

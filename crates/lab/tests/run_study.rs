@@ -214,9 +214,11 @@ ready = "tcp"
         assert!(s.samples.len() >= 5, "{} samples", s.samples.len());
         assert!(s.peak_rss_bytes > 1 << 20, "peak RSS {}", s.peak_rss_bytes);
         assert_eq!(t.phases.len(), 1);
-        assert_eq!(t.phases[0].load["schema"], "barrage.load/1");
-        assert!(t.phases[0].load["hdr"]
-            .as_str()
+        assert_eq!(t.phases[0].load.schema, "barrage.load/1");
+        assert!(t.phases[0]
+            .load
+            .hdr
+            .as_deref()
             .is_some_and(|h| !h.is_empty()));
         let m = &t.metrics;
         assert!(m.requests.unwrap() > 0 && m.rps.unwrap() > 0.0);
@@ -243,11 +245,7 @@ ready = "tcp"
         let sum: u64 = r
             .trials_of(c.point, &c.contender)
             .iter()
-            .map(|t| {
-                t.phases[0].load["latency_us"]["count"]
-                    .as_u64()
-                    .unwrap_or(0)
-            })
+            .map(|t| t.phases[0].load.latency_us.count)
             .sum();
         if sum > 0 {
             assert_eq!(l.count, sum);
@@ -352,7 +350,7 @@ start = "{barrage} serve --addr 127.0.0.1:{port}"
     cut.trials.truncate(1);
     cut.status = "interrupted".into();
     cut.finished_at = None;
-    cut.write(&out).unwrap();
+    barrage_lab::results::write(&cut, &out).unwrap();
     let r = runner::resume(&out, &opts(&out), &NoProgress).unwrap();
     assert_eq!(r.status, "complete");
     assert_eq!(r.trials.len(), 2);
@@ -362,7 +360,7 @@ start = "{barrage} serve --addr 127.0.0.1:{port}"
     );
     assert_eq!(r.trials[1].trial, 1);
     assert!(r.trials.iter().all(|t| t.ok));
-    let again = Results::read(&out).unwrap();
+    let again = barrage_lab::results::read(&out).unwrap();
     assert_eq!(again.trials.len(), 2);
     validate_schema(&out);
     let _ = std::fs::remove_dir_all(&out);
@@ -411,8 +409,8 @@ start = "{barrage} serve --addr 127.0.0.1:{port}"
     let (a, b) = (&t.phases[0], &t.phases[1]);
     assert!(a.start_s <= a.measure_start_s && a.measure_end_s <= a.end_s && a.end_s <= b.start_s);
     assert!(b.measure_end_s - b.measure_start_s > 0.15);
-    assert_eq!(a.load["config"]["rate"], 400.0);
-    assert_eq!(b.load["config"]["rate"], 100.0);
+    assert_eq!(a.load.config["rate"], 400.0);
+    assert_eq!(b.load.config["rate"], 100.0);
     assert_eq!(t.windows.measure_end_s, Some(b.measure_end_s));
     assert!(r
         .warnings
@@ -553,7 +551,7 @@ start = "{barrage} serve --addr 127.0.0.1:{port}"
     // Wait for the first recorded trial, then interrupt mid-study.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let n = Results::read(&results).map_or(0, |r| r.trials.len());
+        let n = barrage_lab::results::read(&results).map_or(0, |r| r.trials.len());
         if n >= 1 {
             break;
         }
@@ -579,7 +577,7 @@ start = "{barrage} serve --addr 127.0.0.1:{port}"
     assert_eq!(status.code(), Some(130), "{status:?}");
     let left = processes_with(&[&exe_s, " serve --addr 127.0.0.1:"]);
     assert!(left.is_empty(), "contender processes left behind: {left:?}");
-    let r = Results::read(&results).unwrap();
+    let r = barrage_lab::results::read(&results).unwrap();
     assert_eq!(r.status, "interrupted");
     assert!(
         !r.trials.is_empty() && r.trials.len() < 4,

@@ -180,7 +180,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
 
 /// Finishes an interrupted study in `dir` (its `results.json`), appending the missing trials.
 pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<Results, RunError> {
-    let mut r = Results::read(dir)?;
+    let mut r = crate::results::read(dir)?;
     let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
     let study = if r.study.quick { study.quick() } else { study };
     let points = sweep::points(&study).map_err(RunError::Sweep)?;
@@ -302,7 +302,7 @@ fn describe(point: &Point, contender: &str, trial: u32, trials: u32) -> String {
 fn save(r: &mut Results, opts: &RunOptions) -> Result<(), RunError> {
     r.updated_at = results::now_rfc3339();
     crate::summary::update(r);
-    r.write(&opts.out_dir)?;
+    crate::results::write(r, &opts.out_dir)?;
     results::write_atomic(
         &opts.out_dir.join("summary.csv"),
         crate::summary::csv(r).as_bytes(),

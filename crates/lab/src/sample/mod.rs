@@ -17,146 +17,14 @@
 //! measured ([`Samples::sampler_cpu`]) and reported as % of a core.
 
 pub mod procfs;
-pub mod secs;
+pub use barrage_model::units::secs;
 mod tree;
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-/// Sampler settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SamplerConfig {
-    /// Time between samples (default 100 ms).
-    #[serde(with = "secs", rename = "interval_s")]
-    pub interval: Duration,
-    /// Read PSS every this many ticks (default 10, i.e. every second at 100 ms; 0 = never)...
-    pub pss_every: u32,
-    /// ...but only while the PSS reads have cost less than this % of a core so far (default
-    /// 0.05): `smaps_rollup` walks page tables and costs ~30 µs per process.
-    pub pss_budget_pct: f64,
-    /// Keep at most this many processes (largest RSS first) in each sample's per-process list
-    /// (default 32; 0 = no per-process detail). Totals always cover the whole tree.
-    pub max_processes: usize,
-    /// Sample machine-wide per-core CPU from /proc/stat (default true).
-    pub machine_cpu: bool,
-}
-
-impl Default for SamplerConfig {
-    fn default() -> Self {
-        SamplerConfig {
-            interval: Duration::from_millis(100),
-            pss_every: 10,
-            pss_budget_pct: 0.05,
-            max_processes: 32,
-            machine_cpu: true,
-        }
-    }
-}
-
-/// One process of the tree in one sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProcSample {
-    pub pid: i32,
-    pub comm: String,
-    /// Own user+sys CPU over the interval, % of one core.
-    pub cpu_pct: f64,
-    pub rss_bytes: u64,
-    pub threads: u32,
-}
-
-/// One sample of the tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sample {
-    /// Time since the origin.
-    #[serde(with = "secs", rename = "t_s")]
-    pub t: Duration,
-    /// Tree CPU over the interval since the previous sample, % of one core (0 in the first
-    /// sample, which is the baseline).
-    pub cpu_user_pct: f64,
-    pub cpu_sys_pct: f64,
-    /// RSS summed over the tree's live processes.
-    pub rss_bytes: u64,
-    /// PSS summed over the tree (only on PSS ticks).
-    pub pss_bytes: Option<u64>,
-    /// Live (non-zombie) processes and their threads.
-    pub processes: u32,
-    pub threads: u32,
-    /// Per process, largest RSS first, at most `max_processes`.
-    pub procs: Vec<ProcSample>,
-    /// Machine-wide busy % of each core over the interval (empty when disabled).
-    pub cores_busy_pct: Vec<f64>,
-}
-
-/// Everything one sampler run recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Samples {
-    pub config: SamplerConfig,
-    pub samples: Vec<Sample>,
-    /// Largest tree RSS over all samples (the sum over the tree, not the largest process).
-    pub peak_rss_bytes: u64,
-    pub peak_pss_bytes: Option<u64>,
-    pub peak_processes: u32,
-    /// Tree CPU accumulated from the first to the last sample.
-    #[serde(with = "secs", rename = "cpu_user_s")]
-    pub cpu_user: Duration,
-    #[serde(with = "secs", rename = "cpu_sys_s")]
-    pub cpu_sys: Duration,
-    /// The sampler thread's own CPU time, and the wall time it ran.
-    #[serde(with = "secs", rename = "sampler_cpu_s")]
-    pub sampler_cpu: Duration,
-    #[serde(with = "secs", rename = "sampler_wall_s")]
-    pub sampler_wall: Duration,
-    /// `sampler_cpu / sampler_wall` in % of one core.
-    pub sampler_cpu_pct: f64,
-    /// Ticks on which /proc was listed to discover new processes (skipped when no pid was
-    /// allocated since the previous tick).
-    pub listings: u64,
-}
-
-impl Samples {
-    /// The samples whose time lies in `[from, to]` (times since the origin), e.g. the measured
-    /// window of a trial.
-    pub fn window(&self, from: Duration, to: Duration) -> &[Sample] {
-        let a = self.samples.partition_point(|s| s.t < from);
-        let b = self.samples.partition_point(|s| s.t <= to);
-        &self.samples[a..b.max(a)]
-    }
-
-    /// Tree CPU (user, sys) spent in `[from, to]`, from the per-interval percentages of the
-    /// samples in the window (each sample covers the interval ending at its time).
-    pub fn cpu_between(&self, from: Duration, to: Duration) -> (Duration, Duration) {
-        let mut user = 0.0;
-        let mut sys = 0.0;
-        let mut prev: Option<Duration> = None;
-        for s in &self.samples {
-            if let Some(p) = prev {
-                // Overlap of the interval (p, s.t] with [from, to].
-                let lo = p.max(from);
-                let hi = s.t.min(to);
-                if hi > lo {
-                    let span = (s.t - p).as_secs_f64();
-                    let frac = (hi - lo).as_secs_f64() / span;
-                    user += s.cpu_user_pct / 100.0 * span * frac;
-                    sys += s.cpu_sys_pct / 100.0 * span * frac;
-                }
-            }
-            prev = Some(s.t);
-        }
-        (Duration::from_secs_f64(user), Duration::from_secs_f64(sys))
-    }
-
-    /// Largest tree RSS among the samples in `[from, to]`.
-    pub fn peak_rss_between(&self, from: Duration, to: Duration) -> u64 {
-        self.window(from, to)
-            .iter()
-            .map(|s| s.rss_bytes)
-            .max()
-            .unwrap_or(0)
-    }
-}
+pub use barrage_model::process::{ProcSample, Sample, SamplerConfig, Samples};
 
 struct Shared {
     stop: Mutex<bool>,

@@ -52,13 +52,7 @@ fn located(file: &str, line: &Option<usize>, message: &str) -> String {
     }
 }
 
-/// Whether the contenders are servers under load or client programs run against barrage's server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Server,
-    Client,
-}
+pub use barrage_model::study::Kind;
 
 /// CPU pinning of contender vs load generator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,69 +4,11 @@
 //! `summary.csv` (strings: printing is the CLI's job).
 
 use crate::results::{Results, Trial};
-use crate::stats::{self, Summary, Wording};
+use crate::stats::{self, Wording};
 use crate::study::Kind;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Latency from the merged histogram of every successful trial's measured windows.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MergedLatency {
-    pub count: u64,
-    pub mean_us: f64,
-    pub p50_us: u64,
-    pub p90_us: u64,
-    pub p99_us: u64,
-    pub p999_us: u64,
-    pub max_us: u64,
-    /// The merged histogram, HdrHistogram V2 compressed, base64 (for reports and merging).
-    pub hdr: String,
-}
-
-/// Statistics of one (point, contender).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Cell {
-    pub point: usize,
-    pub label: String,
-    pub contender: String,
-    pub trials_ok: usize,
-    pub trials_failed: usize,
-    /// Metric name -> statistics over the successful trials.
-    pub stats: BTreeMap<String, Summary>,
-    pub latency: Option<MergedLatency>,
-    /// Load errors over all successful trials.
-    pub errors: u64,
-    /// barrage's own load generator was the bottleneck in at least one trial.
-    pub generator_bottleneck: bool,
-    /// One line per failed trial.
-    pub failures: Vec<String>,
-}
-
-/// A against B on one metric at one point.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ComparisonRow {
-    pub point: usize,
-    pub label: String,
-    /// "contenders" (same point) or "variants" (same contender, same other parameters).
-    pub between: String,
-    pub metric: String,
-    /// The better one (by median) and the other.
-    pub a: String,
-    pub b: String,
-    #[serde(flatten)]
-    pub comparison: stats::Comparison,
-}
-
-/// Something the reader should know about the numbers.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Warning {
-    pub point: Option<usize>,
-    pub contender: Option<String>,
-    /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
-    /// "skipped".
-    pub kind: String,
-    pub message: String,
-}
+pub use barrage_model::study::{Cell, ComparisonRow, MergedLatency, Warning};
 
 /// Metrics of a study kind: (name, higher is better).
 pub fn metrics(kind: Kind) -> &'static [(&'static str, bool)] {
@@ -133,12 +75,7 @@ fn merged_latency(trials: &[&Trial]) -> Option<MergedLatency> {
     let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
     for t in trials.iter().filter(|t| t.ok) {
         for p in &t.phases {
-            let Some(h) = p
-                .load
-                .get("hdr")
-                .and_then(|h| h.as_str())
-                .and_then(barrage_engine::stats::decode_hdr)
-            else {
+            let Some(h) = p.load.histogram() else {
                 continue;
             };
             match &mut merged {

@@ -45,7 +45,9 @@ pub use ready::probe_once;
 pub use signals::group_members;
 pub use signals::{parse_signal, signal_name};
 
-use crate::sample::secs;
+pub use barrage_model::process::{
+    Exit, MemoryLimitApplied, NotReady, Outcome, Rusage, StopInfo, Termination,
+};
 
 /// Whether the contender is a server (runs until barrage stops it) or a client (runs to its own
 /// completion within a time budget). It decides how an exit is classified.
@@ -129,16 +131,6 @@ impl Spec {
     }
 }
 
-/// Which memory limit was actually applied.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum MemoryLimitApplied {
-    None,
-    Rlimit { bytes: u64 },
-    CgroupV2 { bytes: u64, path: String },
-    CgroupV1 { bytes: u64, path: String },
-}
-
 /// A readiness probe for servers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Probe {
@@ -150,113 +142,6 @@ pub enum Probe {
         path: String,
         expect_status: Option<u16>,
     },
-}
-
-/// Why a contender did not become ready.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum NotReady {
-    #[error("not ready after {waited_ms} ms (last probe error: {last_error})")]
-    Timeout { waited_ms: u64, last_error: String },
-    #[error("exited before becoming ready")]
-    Exited,
-    #[error("interrupted while waiting for readiness")]
-    Interrupted,
-}
-
-/// How the group leader ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Termination {
-    Exited { code: i32 },
-    Signaled { signal: i32, core_dumped: bool },
-}
-
-/// Classified result of one contender run. Everything but [`Outcome::Ok`] is a failure of the
-/// trial (see [`Outcome::is_failure`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
-    /// Client: exited 0. Server: was running until barrage stopped it.
-    Ok,
-    /// Exited with a non-zero code (client), or exited on its own before the stop (server; the
-    /// code may be 0 then).
-    Exited { code: i32 },
-    /// Killed by a signal barrage did not send (a crash: SIGSEGV, SIGABRT, ...).
-    Crashed { signal: i32, name: String },
-    /// Out of memory. Best-effort: exact when a cgroup reports an OOM kill; otherwise inferred from
-    /// an unexplained SIGKILL, or an abort/failure with an out-of-memory message on stderr.
-    Oom { evidence: String },
-    /// A client still running when its time budget ran out; barrage killed it.
-    TimeBudgetExceeded {
-        #[serde(with = "secs")]
-        budget: Duration,
-    },
-    /// A server that never passed its readiness probe.
-    NeverReady { reason: NotReady },
-    /// Stopped because barrage was interrupted (Ctrl-C).
-    Interrupted,
-}
-
-impl Outcome {
-    /// Whether the trial failed.
-    pub fn is_failure(&self) -> bool {
-        !matches!(self, Outcome::Ok)
-    }
-}
-
-/// Resource usage from `wait4` (see the module doc for what it covers).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Rusage {
-    #[serde(with = "secs", rename = "user_s")]
-    pub user: Duration,
-    #[serde(with = "secs", rename = "sys_s")]
-    pub sys: Duration,
-    /// Largest resident set of any one covered process, in bytes.
-    pub maxrss_bytes: u64,
-    pub minor_faults: u64,
-    pub major_faults: u64,
-    pub voluntary_switches: u64,
-    pub involuntary_switches: u64,
-}
-
-/// How the stop went.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StopInfo {
-    /// The stop signal was sent to the group (false when it had exited already).
-    pub signal_sent: bool,
-    /// SIGKILL was needed after the grace.
-    pub killed_after_grace: bool,
-    /// Processes still found in the group or tree after the leader was reaped, then killed.
-    pub stragglers_killed: u32,
-}
-
-/// Everything known after a contender was reaped.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Exit {
-    pub outcome: Outcome,
-    /// How the leader ended (`None` only if it could not be reaped, which should not happen).
-    pub termination: Option<Termination>,
-    /// Spawn to exit (for clients: their wall time).
-    #[serde(with = "secs", rename = "wall_s")]
-    pub wall: Duration,
-    pub rusage: Rusage,
-    /// Captured stdout (first `limit` bytes, [`StdoutMode::Capture`]); not serialized.
-    #[serde(skip)]
-    pub stdout: Vec<u8>,
-    pub stdout_bytes: u64,
-    pub stdout_truncated: bool,
-    /// Last bytes of stderr (lossy UTF-8).
-    pub stderr_tail: String,
-    pub stop: StopInfo,
-    pub memory_limit: MemoryLimitApplied,
-    /// Peak memory of the cgroup, when a cgroup was used and reports it.
-    pub cgroup_peak_bytes: Option<u64>,
-    /// When the process was spawned and when it was seen to exit (on the caller's clock).
-    #[serde(skip)]
-    pub spawned_at: Option<Instant>,
-    #[serde(skip)]
-    pub exited_at: Option<Instant>,
 }
 
 /// Errors of supervision itself (not of the contender, whose failures are [`Outcome`]s).

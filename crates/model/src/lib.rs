@@ -1,0 +1,20 @@
+//! barrage's model: the typed documents every part of barrage writes and reads, declared once.
+//!
+//! - [`load`]: the `barrage.load/1` document (one load run).
+//! - [`study`]: the `barrage.study/1` results document (a study's trials and statistics).
+//! - [`process`]: what a contender's process tree did (samples, exit).
+//! - [`metric`]: the metric registry (key, label, unit, direction, reader, format).
+//! - [`stats`]: the statistics (summaries, intervals, tests, comparisons).
+//! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
+//! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times.
+//!
+//! No I/O: the lab writes these values, the report and the CLI read them.
+
+pub mod hdr;
+pub mod load;
+pub mod metric;
+pub mod process;
+pub mod stats;
+pub mod study;
+pub mod time;
+pub mod units;

@@ -1,0 +1,166 @@
+//! The `barrage.load/1` document: what `barrage load --json` writes and what each phase of a
+//! server trial carries in the study results. Every struct reads missing fields as defaults and
+//! non-finite numbers (written as `null`) as 0, so documents from older engines still read.
+//!
+//! The JSON Schema is `docs/schema/load.schema.json`.
+
+use crate::units::lenient;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Schema name and version of the document.
+pub const SCHEMA: &str = "barrage.load/1";
+
+/// One load run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LoadDoc {
+    pub schema: String,
+    /// Valid responses (status and body as expected).
+    pub requests: u64,
+    pub requests_written: u64,
+    /// Requests written but neither answered nor failed when the run stopped.
+    pub in_flight: u64,
+    pub connects: u64,
+    pub errors: Errors,
+    /// The first message seen for each error class.
+    pub error_examples: BTreeMap<String, String>,
+    #[serde(deserialize_with = "lenient")]
+    pub duration_s: f64,
+    #[serde(deserialize_with = "lenient")]
+    pub rps: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Latency of valid responses (from the intended send time in open loop), µs.
+    pub latency_us: Latency,
+    /// Open loop only: latency from the actual send time (not corrected).
+    pub latency_uncorrected_us: Option<Latency>,
+    pub connect_us: Latency,
+    /// Status code (as a string key) -> responses.
+    pub status: BTreeMap<String, u64>,
+    /// Open loop only: how well the generator kept the schedule.
+    pub rate: Option<Rate>,
+    /// One record per second.
+    pub series: Vec<Second>,
+    /// `latency_us`'s histogram, HdrHistogram V2 compressed, base64.
+    pub hdr: Option<String>,
+    pub hdr_uncorrected: Option<String>,
+    pub threads: usize,
+    pub target: serde_json::Value,
+    pub cancelled: bool,
+    /// The load as configured (the engine's `Config`).
+    pub config: serde_json::Value,
+}
+
+/// Errors by class; `total` includes connect errors, which belong to no request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Errors {
+    pub connect: u64,
+    pub timeout: u64,
+    pub reset: u64,
+    pub parse: u64,
+    pub status: u64,
+    pub body: u64,
+    pub total: u64,
+}
+
+/// Latency summary in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Latency {
+    pub count: u64,
+    #[serde(deserialize_with = "lenient")]
+    pub mean: f64,
+    #[serde(deserialize_with = "lenient")]
+    pub stdev: f64,
+    pub min: u64,
+    pub max: u64,
+    pub p50: u64,
+    pub p75: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+}
+
+/// Open-loop schedule keeping.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Rate {
+    #[serde(deserialize_with = "lenient")]
+    pub target_rps: f64,
+    #[serde(deserialize_with = "lenient")]
+    pub achieved_rps: f64,
+    pub lateness_us: Latency,
+    pub late_by_generator: u64,
+    pub generator_bottleneck: bool,
+}
+
+/// One second of the per-second series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Second {
+    pub second: u64,
+    /// "warmup", "measure" or "done".
+    pub phase: String,
+    pub responses: u64,
+    pub errors: u64,
+    pub requests_written: u64,
+    pub bytes_read: u64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    /// Length of this record in seconds (the last may be partial); 0 is read as 1.
+    #[serde(deserialize_with = "lenient")]
+    pub span_s: f64,
+}
+
+impl LoadDoc {
+    /// A short description of the load: "GET http://... c=64 pipeline=16 rate=1000/s".
+    pub fn config_summary(&self) -> String {
+        let c = &self.config;
+        let mut parts = Vec::new();
+        if let Some(m) = c.get("method").and_then(|v| v.as_str()) {
+            parts.push(m.to_string());
+        }
+        if let Some(u) = c.get("url").and_then(|v| v.as_str()) {
+            parts.push(u.to_string());
+        }
+        if let Some(n) = c.get("connections").and_then(|v| v.as_u64()) {
+            parts.push(format!("c={n}"));
+        }
+        if let Some(n) = c
+            .get("pipeline")
+            .and_then(|v| v.as_u64())
+            .filter(|n| *n > 1)
+        {
+            parts.push(format!("pipeline={n}"));
+        }
+        if c.get("keepalive").and_then(|v| v.as_bool()) == Some(false) {
+            parts.push("no keep-alive".into());
+        }
+        if let Some(r) = c.get("rate").and_then(|v| v.as_f64()) {
+            parts.push(format!("rate={r}/s"));
+        }
+        parts.join(" ")
+    }
+
+    /// The per-second records as (x = seconds since the start of the run, record); warmup
+    /// seconds come first on the same clock so a plot can shade them.
+    pub fn timeline(&self) -> Vec<(f64, &Second)> {
+        let mut t = 0.0;
+        self.series
+            .iter()
+            .map(|s| {
+                let x = t;
+                t += if s.span_s > 0.0 { s.span_s } else { 1.0 };
+                (x, s)
+            })
+            .collect()
+    }
+
+    /// The latency histogram, decoded (`None` when absent or undecodable).
+    pub fn histogram(&self) -> Option<hdrhistogram::Histogram<u64>> {
+        crate::hdr::decode(self.hdr.as_deref()?).ok()
+    }
+}

@@ -1,0 +1,324 @@
+//! The metric registry: every per-trial figure a study reports, declared once: its key (in
+//! `summary[].stats`, comparisons and CSV), its label and unit, which direction is better, how it
+//! is read from a trial, and how it is shown. The lab's statistics, the report's tables, plots and
+//! comparisons all name metrics from here, never by a column position or a string of their own.
+//!
+//! Adding a metric: a field in [`crate::study::Metrics`], an entry here (and in [`ALL`]), and the
+//! lab code that measures it.
+
+use crate::study::{Kind, Results, Trial};
+
+/// Which direction is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// How values are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A count per second ("12.3k").
+    Rate,
+    /// Microseconds shown as a time ("1.25 ms").
+    Micros,
+    /// Seconds shown as a time ("2.50 s", "3.2 µs").
+    Seconds,
+    /// Bytes ("48.0 MiB").
+    Bytes,
+    /// Megabytes (10^6) per second ("112 MB/s").
+    MegabytesPerSecond,
+    /// A plain count ("17").
+    Count,
+    /// A plain number with two decimals ("0.97").
+    Number,
+}
+
+/// One metric.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// Stable identifier (results, CSV).
+    pub key: &'static str,
+    /// Short name for table headers and legends ("p99").
+    pub label: &'static str,
+    /// Unit of the numbers in tables and on plot axes ("ms"), after `scale`.
+    pub unit: &'static str,
+    /// Stored values (the lab's units: req/s, µs, s, bytes) times this give `unit`.
+    pub scale: f64,
+    pub better: Better,
+    /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
+    pub noun: Option<&'static str>,
+    /// The study kinds that report it.
+    pub kinds: &'static [Kind],
+    /// The trial's value, in stored units.
+    pub read: fn(&Trial) -> Option<f64>,
+    pub format: Format,
+}
+
+const SERVER: &[Kind] = &[Kind::Server];
+const CLIENT: &[Kind] = &[Kind::Client];
+const BOTH: &[Kind] = &[Kind::Server, Kind::Client];
+
+pub const RPS: Metric = Metric {
+    key: "rps",
+    label: "throughput",
+    unit: "req/s",
+    scale: 1.0,
+    better: Better::Higher,
+    noun: None,
+    kinds: BOTH,
+    read: |t| t.metrics.rps,
+    format: Format::Rate,
+};
+pub const MB_PER_S: Metric = Metric {
+    key: "mb_per_s",
+    label: "throughput",
+    unit: "MB/s",
+    scale: 1.0,
+    better: Better::Higher,
+    noun: None,
+    kinds: CLIENT,
+    read: |t| t.metrics.mb_per_s,
+    format: Format::MegabytesPerSecond,
+};
+pub const WALL: Metric = Metric {
+    key: "wall_s",
+    label: "wall",
+    unit: "s",
+    scale: 1.0,
+    better: Better::Lower,
+    noun: None,
+    kinds: CLIENT,
+    read: |t| t.metrics.wall_s,
+    format: Format::Seconds,
+};
+pub const P50: Metric = Metric {
+    key: "latency_p50_us",
+    label: "p50",
+    unit: "ms",
+    scale: 1e-3,
+    better: Better::Lower,
+    noun: None,
+    kinds: SERVER,
+    read: |t| t.metrics.latency_p50_us,
+    format: Format::Micros,
+};
+pub const P99: Metric = Metric {
+    key: "latency_p99_us",
+    label: "p99",
+    read: |t| t.metrics.latency_p99_us,
+    ..P50
+};
+pub const P999: Metric = Metric {
+    key: "latency_p999_us",
+    label: "p99.9",
+    read: |t| t.metrics.latency_p999_us,
+    ..P50
+};
+pub const ERRORS: Metric = Metric {
+    key: "errors",
+    label: "errors",
+    unit: "",
+    scale: 1.0,
+    better: Better::Lower,
+    noun: Some("errors"),
+    kinds: SERVER,
+    read: |t| {
+        t.metrics.errors.map(|e| e as f64).or_else(|| {
+            (!t.phases.is_empty())
+                .then(|| t.phases.iter().map(|p| p.load.errors.total as f64).sum())
+        })
+    },
+    format: Format::Count,
+};
+pub const USER: Metric = Metric {
+    key: "user_s",
+    label: "user",
+    unit: "s",
+    scale: 1.0,
+    better: Better::Lower,
+    noun: Some("user CPU"),
+    kinds: CLIENT,
+    read: |t| t.metrics.user_s,
+    format: Format::Seconds,
+};
+pub const SYS: Metric = Metric {
+    key: "sys_s",
+    label: "sys",
+    noun: Some("sys CPU"),
+    read: |t| t.metrics.sys_s,
+    ..USER
+};
+pub const CPU: Metric = Metric {
+    key: "cpu_s",
+    label: "CPU",
+    noun: Some("CPU"),
+    read: |t| t.metrics.cpu_s,
+    ..USER
+};
+pub const CPU_PER_REQUEST: Metric = Metric {
+    key: "cpu_s_per_request",
+    label: "CPU/req",
+    unit: "µs",
+    scale: 1e6,
+    better: Better::Lower,
+    noun: Some("CPU"),
+    kinds: BOTH,
+    read: |t| t.metrics.cpu_s_per_request,
+    format: Format::Seconds,
+};
+pub const PEAK_RSS: Metric = Metric {
+    key: "peak_rss_bytes",
+    label: "peak RSS",
+    unit: "MiB",
+    scale: 1.0 / 1048576.0,
+    better: Better::Lower,
+    noun: Some("memory"),
+    kinds: BOTH,
+    read: |t| t.metrics.peak_rss_bytes.map(|b| b as f64),
+    format: Format::Bytes,
+};
+
+/// Every metric, in table order.
+pub const ALL: &[Metric] = &[
+    RPS,
+    MB_PER_S,
+    WALL,
+    P50,
+    P99,
+    P999,
+    ERRORS,
+    USER,
+    SYS,
+    CPU,
+    CPU_PER_REQUEST,
+    PEAK_RSS,
+];
+
+/// The metric with this key.
+pub fn get(key: &str) -> Option<&'static Metric> {
+    ALL.iter().find(|m| m.key == key)
+}
+
+impl Metric {
+    /// The trial's value if it is finite.
+    pub fn value(&self, t: &Trial) -> Option<f64> {
+        (self.read)(t).filter(|v| v.is_finite())
+    }
+
+    /// Values of the successful trials among `trials`, in their order.
+    pub fn values<'a>(&self, trials: impl IntoIterator<Item = &'a Trial>) -> Vec<f64> {
+        trials
+            .into_iter()
+            .filter(|t| t.ok)
+            .filter_map(|t| self.value(t))
+            .collect()
+    }
+
+    pub fn higher_is_better(&self) -> bool {
+        self.better == Better::Higher
+    }
+
+    /// A stored value for people: "12.3k req/s", "1.25 ms", "48.0 MiB", "3.2 µs".
+    pub fn show(&self, v: f64) -> String {
+        match self.format {
+            Format::Rate => format!("{} {}", fmt_count(v), self.unit),
+            Format::Micros => fmt_secs(v / 1e6),
+            Format::Seconds => fmt_secs(v),
+            Format::Bytes => fmt_bytes(v),
+            Format::MegabytesPerSecond => format!("{v:.0} MB/s"),
+            Format::Count => format!("{v:.0}"),
+            Format::Number => format!("{v:.2}"),
+        }
+    }
+}
+
+/// The metrics a study reports: those of its kind of which at least one successful trial has a
+/// value (a download study has MB/s, a study of clients that report their rate has req/s), in
+/// [`ALL`]'s order with the primary metric first.
+pub fn of_study(r: &Results) -> Vec<&'static Metric> {
+    let primary = primary(r);
+    let mut v: Vec<&'static Metric> = vec![primary];
+    v.extend(ALL.iter().filter(|m| {
+        m.key != primary.key
+            && m.kinds.contains(&r.study.kind)
+            && r.trials.iter().any(|t| t.ok && m.value(t).is_some())
+    }));
+    v
+}
+
+/// The metric that ranks contenders: throughput for servers; for clients the throughput they
+/// report themselves when the study asks for it (`client.rate`), else wall time.
+pub fn primary(r: &Results) -> &'static Metric {
+    match r.study.kind {
+        Kind::Server => &ALL[0],
+        Kind::Client if r.trials.iter().any(|t| t.ok && RPS.value(t).is_some()) => &ALL[0],
+        Kind::Client => &ALL[2],
+    }
+}
+
+/// A count for people: "12.3k", "1.25M", "950".
+pub fn fmt_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Bytes for people: "1.70 GiB", "48.0 MiB", "12 KiB".
+pub fn fmt_bytes(v: f64) -> String {
+    if v >= (1u64 << 30) as f64 {
+        format!("{:.2} GiB", v / (1u64 << 30) as f64)
+    } else if v >= (1u64 << 20) as f64 {
+        format!("{:.1} MiB", v / (1u64 << 20) as f64)
+    } else {
+        format!("{:.0} KiB", v / 1024.0)
+    }
+}
+
+/// Seconds for people: "2.50 s", "1.25 ms", "3.2 µs".
+pub fn fmt_secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_found() {
+        for (i, m) in ALL.iter().enumerate() {
+            assert!(ALL[..i].iter().all(|o| o.key != m.key), "{}", m.key);
+            assert_eq!(get(m.key).unwrap().key, m.key);
+        }
+        assert!(get("nonsense").is_none());
+    }
+
+    #[test]
+    fn reads_each_field_it_names() {
+        let mut t = Trial::default();
+        t.ok = true;
+        t.metrics.rps = Some(1234.0);
+        t.metrics.latency_p99_us = Some(900.0);
+        t.metrics.peak_rss_bytes = Some(42);
+        t.metrics.sys_s = Some(0.5);
+        assert_eq!(RPS.value(&t), Some(1234.0));
+        assert_eq!(P99.value(&t), Some(900.0));
+        assert_eq!(P50.value(&t), None);
+        assert_eq!(PEAK_RSS.value(&t), Some(42.0));
+        assert_eq!(SYS.value(&t), Some(0.5));
+        assert_eq!(USER.value(&t), None);
+        assert_eq!(P99.show(1250.0), "1.25 ms");
+        assert_eq!(PEAK_RSS.show(48.0 * 1048576.0), "48.0 MiB");
+        assert_eq!(RPS.show(12_345.0), "12.3k req/s");
+    }
+}

@@ -1,0 +1,389 @@
+//! The `barrage.study/1` results document: the study as run, the machine, the pinning, every
+//! trial with its samples, windows and load documents, and the statistics computed from them.
+//! The lab writes it (after every trial); the report reads it, also from older and interrupted
+//! files: every struct reads missing fields as their defaults.
+//!
+//! The JSON Schema is `docs/schema/study.schema.json`.
+
+use crate::process::{Exit, Samples};
+use crate::stats::Summary;
+use crate::units::{Dur, Param};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Schema name and version of the results document.
+pub const SCHEMA: &str = "barrage.study/1";
+
+/// Whether the contenders are servers under load or client programs run against barrage's server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    #[default]
+    Server,
+    Client,
+}
+
+/// The whole document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Results {
+    pub schema: String,
+    pub barrage_version: String,
+    pub study: StudyInfo,
+    pub machine: Machine,
+    pub pinning: Pinning,
+    /// RFC 3339 UTC times.
+    pub started_at: String,
+    pub updated_at: String,
+    pub finished_at: Option<String>,
+    /// "running" (being written, or killed hard), "interrupted" (Ctrl-C), "complete".
+    pub status: String,
+    pub points: Vec<Point>,
+    pub contenders: Vec<ContenderInfo>,
+    /// Trials the plan has in all (runnable contenders x points x trials).
+    pub planned_trials: usize,
+    /// Every trial run, in the order they ran.
+    pub trials: Vec<Trial>,
+    /// Statistics per point and contender (recomputed after every trial).
+    pub summary: Vec<Cell>,
+    pub comparisons: Vec<ComparisonRow>,
+    pub warnings: Vec<Warning>,
+}
+
+/// The study as run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StudyInfo {
+    pub name: String,
+    pub description: String,
+    pub kind: Kind,
+    pub trials: u32,
+    pub warmup_s: f64,
+    pub cooldown_s: f64,
+    pub interleave: bool,
+    pub sample_interval_s: f64,
+    pub trial_timeout_s: f64,
+    /// Path of the study file ("(embedded default)" for the built-in study).
+    pub file: String,
+    /// Absolute directory contender paths are resolved against (for `--resume`).
+    pub base_dir: String,
+    /// The study file's text (for `--resume` and for the record).
+    pub source: String,
+    /// Run in quick mode (`barrage run --quick`): the grid is the quick one, not the file's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
+    /// Load errors a trial may have before it fails (`max_errors`; absent: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_errors: Option<u64>,
+}
+
+/// The machine the study ran on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Machine {
+    pub hostname: String,
+    pub os: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    /// Online CPUs of the machine.
+    pub cpus: usize,
+    /// CPUs barrage was allowed to run on (its affinity mask).
+    pub available_cpus: Vec<usize>,
+    pub memory_bytes: u64,
+}
+
+/// What was pinned where.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pinning {
+    /// "auto", "on" or "off" as the study asked.
+    pub mode: String,
+    pub enabled: bool,
+    /// CPUs of the contender's process tree (None: not pinned).
+    pub contender_cpus: Option<Vec<usize>>,
+    /// CPUs of barrage's load generator or, in client studies, of its target server.
+    pub generator_cpus: Option<Vec<usize>>,
+    pub note: String,
+}
+
+/// A contender and whether it ran.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContenderInfo {
+    pub name: String,
+    pub dir: String,
+    pub start: String,
+    pub build: Option<String>,
+    pub requires: Vec<String>,
+    /// "ready" (ran), "skipped" (a requirement is missing), "build_failed".
+    pub status: String,
+    pub skip_reason: Option<String>,
+    /// Output tail of a failed build.
+    pub build_log: Option<String>,
+    pub build_s: Option<f64>,
+}
+
+/// Times of one trial on the sample clock: seconds since the trial's origin (its start).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Windows {
+    pub trial_start_s: f64,
+    /// When the contender passed its readiness probe (servers).
+    pub ready_s: Option<f64>,
+    /// Load started (warmup begins).
+    pub load_start_s: Option<f64>,
+    pub warmup_start_s: Option<f64>,
+    pub measure_start_s: Option<f64>,
+    pub measure_end_s: Option<f64>,
+    pub trial_end_s: f64,
+}
+
+/// One load phase of a server trial.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PhaseResult {
+    pub name: String,
+    pub start_s: f64,
+    pub measure_start_s: f64,
+    pub measure_end_s: f64,
+    pub end_s: f64,
+    /// The engine's `barrage.load/1` document (with its HDR histogram, base64).
+    pub load: crate::load::LoadDoc,
+}
+
+/// Was barrage's own load generator the bottleneck?
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GeneratorHealth {
+    pub threads: usize,
+    /// barrage's process CPU during the load (minus the sampler), seconds.
+    pub cpu_s: f64,
+    /// That CPU as % of the generator's capacity (threads, or its pinned CPUs if fewer).
+    pub cpu_pct_of_capacity: f64,
+    pub bottleneck: bool,
+    pub reasons: Vec<String>,
+}
+
+/// How a client contender's output was checked.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Validation {
+    pub passed: bool,
+    pub checks: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+/// Why a trial failed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Failure {
+    /// "exited", "crashed", "oom", "time_budget_exceeded", "never_ready", "interrupted",
+    /// "validation", "load_error", "spawn".
+    pub kind: String,
+    pub message: String,
+    pub stderr_tail: String,
+}
+
+/// The per-trial figures the statistics use.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Metrics {
+    /// Valid responses in the measured windows (server studies).
+    pub requests: Option<u64>,
+    pub errors: Option<u64>,
+    pub rps: Option<f64>,
+    pub latency_p50_us: Option<f64>,
+    pub latency_p99_us: Option<f64>,
+    pub latency_p999_us: Option<f64>,
+    /// Contender tree CPU (user + sys) in the measured windows, seconds.
+    pub cpu_s: Option<f64>,
+    pub cpu_s_per_request: Option<f64>,
+    /// Peak of the tree's summed RSS over the trial.
+    pub peak_rss_bytes: Option<u64>,
+    /// Client studies: wall, user and sys time of the run.
+    pub wall_s: Option<f64>,
+    pub user_s: Option<f64>,
+    pub sys_s: Option<f64>,
+    /// Client studies with `expect.file_size`: the body bytes the client had to receive (only on
+    /// a trial that passed validation), and that over the wall time in MB/s (10^6 bytes/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mb_per_s: Option<f64>,
+}
+
+/// One trial.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Trial {
+    /// Position in the run order.
+    pub seq: usize,
+    pub point: usize,
+    pub contender: String,
+    /// Index of this trial for its (point, contender), from 0.
+    pub trial: u32,
+    pub started_at: String,
+    pub ok: bool,
+    pub failure: Option<Failure>,
+    /// The command as started (placeholders filled).
+    pub command: String,
+    pub windows: Windows,
+    pub phases: Vec<PhaseResult>,
+    pub exit: Option<Exit>,
+    pub samples: Option<Samples>,
+    pub generator: Option<GeneratorHealth>,
+    pub validation: Option<Validation>,
+    pub metrics: Metrics,
+}
+
+impl Results {
+    /// Trials by (point, contender), in run order.
+    pub fn trials_of(&self, point: usize, contender: &str) -> Vec<&Trial> {
+        self.trials
+            .iter()
+            .filter(|t| t.point == point && t.contender == contender)
+            .collect()
+    }
+}
+
+/// One complete load, all scalars (what the engine runs for one phase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoadPoint {
+    pub method: String,
+    pub path: String,
+    pub body: String,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<String>,
+    pub connections: u32,
+    /// Load generator threads; 0: one per CPU the generator may use.
+    pub threads: u32,
+    pub duration: Option<Dur>,
+    pub requests: Option<u64>,
+    pub rate: Option<f64>,
+    pub pipeline: u32,
+    pub keepalive: bool,
+    pub timeout: Dur,
+}
+
+impl Default for LoadPoint {
+    fn default() -> Self {
+        LoadPoint {
+            method: "GET".into(),
+            path: "/".into(),
+            body: String::new(),
+            expect_status: None,
+            expect_body: None,
+            connections: 10,
+            threads: 0,
+            duration: None,
+            requests: None,
+            rate: None,
+            pipeline: 1,
+            keepalive: true,
+            timeout: Dur(Duration::from_secs(10)),
+        }
+    }
+}
+
+/// One phase of a trial: a name and the load it runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Phase {
+    pub name: String,
+    pub load: LoadPoint,
+}
+
+/// One sweep point.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Point {
+    /// Index in the study's point list.
+    pub id: usize,
+    /// Short human label ("keep-alive c=16"); empty when the study has one point and no variants.
+    pub label: String,
+    /// The variant it belongs to, if the study has variants.
+    pub variant: Option<String>,
+    /// The swept values that distinguish this point (axis name -> value).
+    pub params: BTreeMap<String, Value>,
+    /// Server studies: the load phases run back to back within one trial (at least one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+    /// Client studies: every parameter, for placeholders.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_params: BTreeMap<String, Param>,
+}
+
+impl Point {
+    /// Total planned load time of one trial (sum of the phase durations; 0 if request-bounded).
+    pub fn planned_duration(&self) -> Duration {
+        self.phases
+            .iter()
+            .filter_map(|p| p.load.duration.map(Dur::get))
+            .sum()
+    }
+}
+
+/// Latency from the merged histogram of every successful trial's measured windows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MergedLatency {
+    pub count: u64,
+    pub mean_us: f64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+    /// The merged histogram, HdrHistogram V2 compressed, base64 (for reports and merging).
+    pub hdr: String,
+}
+
+/// Statistics of one (point, contender).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Cell {
+    pub point: usize,
+    pub label: String,
+    pub contender: String,
+    pub trials_ok: usize,
+    pub trials_failed: usize,
+    /// Metric name -> statistics over the successful trials.
+    pub stats: BTreeMap<String, Summary>,
+    pub latency: Option<MergedLatency>,
+    /// Load errors over all successful trials.
+    pub errors: u64,
+    /// barrage's own load generator was the bottleneck in at least one trial.
+    pub generator_bottleneck: bool,
+    /// One line per failed trial.
+    pub failures: Vec<String>,
+}
+
+/// A against B on one metric at one point.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    pub point: usize,
+    pub label: String,
+    /// "contenders" (same point) or "variants" (same contender, same other parameters).
+    pub between: String,
+    pub metric: String,
+    /// The better one (by median) and the other.
+    pub a: String,
+    pub b: String,
+    #[serde(flatten)]
+    pub comparison: crate::stats::Comparison,
+}
+
+/// Something the reader should know about the numbers.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Warning {
+    pub point: Option<usize>,
+    pub contender: Option<String>,
+    /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
+    /// "skipped".
+    pub kind: String,
+    pub message: String,
+}
