@@ -4,7 +4,8 @@
 //! - [`study`]: the `barrage.study/1` results document (a study's trials and statistics).
 //! - [`process`]: what a contender's process tree did (samples, exit).
 //! - [`metric`]: the metric registry (key, label, unit, direction, reader, format).
-//! - [`stats`]: the statistics (summaries, intervals, tests, comparisons).
+//! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
+//!   a results document, from its trials.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
 //! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times.
 //!
@@ -16,5 +17,6 @@ pub mod metric;
 pub mod process;
 pub mod stats;
 pub mod study;
+pub mod summary;
 pub mod time;
 pub mod units;

@@ -53,6 +53,9 @@ pub struct Metric {
     /// The trial's value, in stored units.
     pub read: fn(&Trial) -> Option<f64>,
     pub format: Format,
+    /// Whether studies compare contenders on it (not on error counts, which say whether a
+    /// figure is valid rather than how good it is).
+    pub compared: bool,
 }
 
 const SERVER: &[Kind] = &[Kind::Server];
@@ -69,6 +72,7 @@ pub const RPS: Metric = Metric {
     kinds: BOTH,
     read: |t| t.metrics.rps,
     format: Format::Rate,
+    compared: true,
 };
 pub const MB_PER_S: Metric = Metric {
     key: "mb_per_s",
@@ -80,6 +84,7 @@ pub const MB_PER_S: Metric = Metric {
     kinds: CLIENT,
     read: |t| t.metrics.mb_per_s,
     format: Format::MegabytesPerSecond,
+    compared: true,
 };
 pub const WALL: Metric = Metric {
     key: "wall_s",
@@ -91,6 +96,7 @@ pub const WALL: Metric = Metric {
     kinds: CLIENT,
     read: |t| t.metrics.wall_s,
     format: Format::Seconds,
+    compared: true,
 };
 pub const P50: Metric = Metric {
     key: "latency_p50_us",
@@ -102,6 +108,7 @@ pub const P50: Metric = Metric {
     kinds: SERVER,
     read: |t| t.metrics.latency_p50_us,
     format: Format::Micros,
+    compared: true,
 };
 pub const P99: Metric = Metric {
     key: "latency_p99_us",
@@ -130,6 +137,7 @@ pub const ERRORS: Metric = Metric {
         })
     },
     format: Format::Count,
+    compared: false,
 };
 pub const USER: Metric = Metric {
     key: "user_s",
@@ -141,6 +149,7 @@ pub const USER: Metric = Metric {
     kinds: CLIENT,
     read: |t| t.metrics.user_s,
     format: Format::Seconds,
+    compared: true,
 };
 pub const SYS: Metric = Metric {
     key: "sys_s",
@@ -166,6 +175,7 @@ pub const CPU_PER_REQUEST: Metric = Metric {
     kinds: BOTH,
     read: |t| t.metrics.cpu_s_per_request,
     format: Format::Seconds,
+    compared: true,
 };
 pub const PEAK_RSS: Metric = Metric {
     key: "peak_rss_bytes",
@@ -177,6 +187,7 @@ pub const PEAK_RSS: Metric = Metric {
     kinds: BOTH,
     read: |t| t.metrics.peak_rss_bytes.map(|b| b as f64),
     format: Format::Bytes,
+    compared: true,
 };
 
 /// Every metric, in table order.

@@ -248,7 +248,7 @@ pub fn csv(r: &Results) -> String {
         "trials_ok".into(),
         "trials_failed".into(),
     ];
-    for (m, _) in ms {
+    for (m, _) in &ms {
         for s in [
             "median",
             "mean",
@@ -286,7 +286,7 @@ pub fn csv(r: &Results) -> String {
             c.trials_ok.to_string(),
             c.trials_failed.to_string(),
         ];
-        for (m, _) in ms {
+        for (m, _) in &ms {
             match c.stats.get(*m) {
                 Some(s) => {
                     row.extend([

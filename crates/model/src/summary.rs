@@ -1,0 +1,336 @@
+//! The statistics of a results document, computed from its trials: per point and contender the
+//! summary of every registry metric (median, mean, stddev, min, max, 2nd best, 95% CIs), latency
+//! percentiles from the *merged* HDR histograms of all trials, comparisons with significance, and
+//! warnings. The lab stores them in the document after every trial; the report reads them (and
+//! recomputes them with this same function for files that lack them).
+
+use crate::metric::{self, Metric};
+use crate::stats::{self, Wording};
+use crate::study::{Cell, ComparisonRow, Kind, MergedLatency, Results, Trial, Warning};
+use std::collections::BTreeMap;
+
+/// The metrics whose statistics a study of `kind` records, in registry order.
+pub fn metrics(kind: Kind) -> impl Iterator<Item = &'static Metric> {
+    metric::ALL.iter().filter(move |m| m.kinds.contains(&kind))
+}
+
+fn values(trials: &[&Trial], m: &Metric) -> Vec<f64> {
+    m.values(trials.iter().copied())
+}
+
+fn merged_latency(trials: &[&Trial]) -> Option<MergedLatency> {
+    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
+    for t in trials.iter().filter(|t| t.ok) {
+        for p in &t.phases {
+            let Some(h) = p.load.histogram() else {
+                continue;
+            };
+            match &mut merged {
+                None => merged = Some(h),
+                Some(m) => {
+                    // Histograms from the engine share its bounds; a failing add means a foreign
+                    // histogram, which is skipped rather than mixed in approximately.
+                    let _ = m.add(&h);
+                }
+            }
+        }
+    }
+    let h = merged?;
+    if h.is_empty() {
+        return None;
+    }
+    Some(MergedLatency {
+        count: h.len(),
+        mean_us: h.mean(),
+        p50_us: h.value_at_quantile(0.50),
+        p90_us: h.value_at_quantile(0.90),
+        p99_us: h.value_at_quantile(0.99),
+        p999_us: h.value_at_quantile(0.999),
+        max_us: h.max(),
+        hdr: crate::hdr::encode(&h),
+    })
+}
+
+/// Recomputes `summary`, `comparisons` and `warnings` of `r` from its trials.
+pub fn update(r: &mut Results) {
+    let kind = r.study.kind;
+    let mut cells = Vec::new();
+    let mut warnings = Vec::new();
+    for c in &r.contenders {
+        if c.status != "ready" {
+            warnings.push(Warning {
+                point: None,
+                contender: Some(c.name.clone()),
+                kind: "skipped".into(),
+                message: format!(
+                    "{} was not run: {}",
+                    c.name,
+                    c.skip_reason.clone().unwrap_or_else(|| c.status.clone())
+                ),
+            });
+        }
+    }
+    for p in &r.points {
+        for c in r.contenders.iter().filter(|c| c.status == "ready") {
+            let trials = r.trials_of(p.id, &c.name);
+            if trials.is_empty() {
+                continue;
+            }
+            let where_ = if p.label.is_empty() {
+                c.name.clone()
+            } else {
+                format!("{} at {}", c.name, p.label)
+            };
+            let mut stats_map = BTreeMap::new();
+            for m in metrics(kind) {
+                let (name, hib) = (m.label, m.higher_is_better());
+                let vs = values(&trials, m);
+                if let Some(s) = stats::summarize(&vs, hib) {
+                    stats_map.insert(m.key.to_string(), s);
+                }
+                if m.key == metric::primary(r).key && !vs.is_empty() {
+                    for i in stats::outliers(&vs) {
+                        warnings.push(Warning {
+                            point: Some(p.id),
+                            contender: Some(c.name.clone()),
+                            kind: "outlier".into(),
+                            message: format!(
+                                "{where_}: trial {} is an outlier ({name} = {})",
+                                i + 1,
+                                m.show(vs[i])
+                            ),
+                        });
+                    }
+                    if let Some(f) = stats::first_trial_slow(&vs, hib) {
+                        warnings.push(Warning {
+                            point: Some(p.id),
+                            contender: Some(c.name.clone()),
+                            kind: "first_trial_slow".into(),
+                            message: format!(
+                                "{where_}: the first trial was {}x worse than the rest ({name}: {} vs median {}): a cold start (caches, JIT, lazy init)?{}",
+                                stats::format_factor(f.factor),
+                                m.show(f.first),
+                                m.show(f.median_rest),
+                                if kind == Kind::Server {
+                                    " A longer warmup may help."
+                                } else {
+                                    ""
+                                }
+                            ),
+                        });
+                    }
+                }
+            }
+            let ok = trials.iter().filter(|t| t.ok).count();
+            let failures: Vec<(u32, String)> = trials
+                .iter()
+                .filter_map(|t| {
+                    t.failure
+                        .as_ref()
+                        .map(|f| (t.trial + 1, format!("{}: {}", f.kind, f.message)))
+                })
+                .collect();
+            if !failures.is_empty() {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "failed_trials".into(),
+                    message: format!(
+                        "{where_}: {} of {} trials failed ({})",
+                        failures.len(),
+                        trials.len(),
+                        failure_reasons(&failures)
+                    ),
+                });
+            }
+            let bottleneck = trials
+                .iter()
+                .any(|t| t.generator.as_ref().is_some_and(|g| g.bottleneck));
+            if bottleneck {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "generator_bottleneck".into(),
+                    message: format!("{where_}: barrage's load generator was the bottleneck; the figures measure barrage as much as the contender"),
+                });
+            }
+            cells.push(Cell {
+                point: p.id,
+                label: p.label.clone(),
+                contender: c.name.clone(),
+                trials_ok: ok,
+                trials_failed: trials.len() - ok,
+                stats: stats_map,
+                latency: merged_latency(&trials),
+                errors: trials
+                    .iter()
+                    .filter(|t| t.ok)
+                    .filter_map(|t| t.metrics.errors)
+                    .sum(),
+                generator_bottleneck: bottleneck,
+                failures: failures
+                    .iter()
+                    .map(|(n, reason)| format!("trial {n}: {reason}"))
+                    .collect(),
+            });
+        }
+    }
+    let fewest = cells.iter().map(|c| c.trials_ok).min().unwrap_or(0);
+    let comparisons = comparisons(r, &cells);
+    if fewest == 1 {
+        warnings.push(Warning {
+            point: None,
+            contender: None,
+            kind: "few_trials".into(),
+            message: "with one trial there is no confidence interval and no significance test"
+                .into(),
+        });
+    } else if fewest < 4 && !comparisons.is_empty() {
+        warnings.push(Warning {
+            point: None,
+            contender: None,
+            kind: "few_trials".into(),
+            message: format!(
+                "with {fewest} successful trials per contender no difference can be significant (Mann-Whitney needs at least 4 each at α = 0.05): raise trials"
+            ),
+        });
+    }
+    r.comparisons = comparisons;
+    r.summary = cells;
+    r.warnings = warnings;
+}
+
+/// A member of a comparison group: (point, contender, name shown: contender or variant).
+type Member = (usize, String, String);
+
+fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
+    let kind = r.study.kind;
+    let primary = metric::primary(r);
+    let mut groups: Vec<(&str, Vec<Member>)> = Vec::new();
+    // Contenders at the same point.
+    for p in &r.points {
+        let members: Vec<_> = cells
+            .iter()
+            .filter(|c| c.point == p.id)
+            .map(|c| (c.point, c.contender.clone(), c.contender.clone()))
+            .collect();
+        if members.len() > 1 {
+            groups.push(("contenders", members));
+        }
+    }
+    // Variants of one contender at otherwise equal parameters.
+    let mut by_rest: BTreeMap<(String, String), Vec<Member>> = BTreeMap::new();
+    for c in cells {
+        let p = &r.points[c.point];
+        let Some(v) = &p.variant else { continue };
+        let mut rest = p.params.clone();
+        rest.remove("variant");
+        let key = (
+            c.contender.clone(),
+            serde_json::to_string(&rest).unwrap_or_default(),
+        );
+        by_rest
+            .entry(key)
+            .or_default()
+            .push((c.point, c.contender.clone(), v.clone()));
+    }
+    for (_, members) in by_rest {
+        if members.len() > 1 {
+            groups.push(("variants", members));
+        }
+    }
+    let mut out = Vec::new();
+    for (between, members) in groups {
+        let vals =
+            |m: &Member, metric: &Metric| -> Vec<f64> { values(&r.trials_of(m.0, &m.1), metric) };
+        // The reference is the best median on the primary metric.
+        let best = members
+            .iter()
+            .filter_map(|m| stats::median(&vals(m, primary)).map(|x| (m, x)))
+            .max_by(|a, b| {
+                let o = a.1.total_cmp(&b.1);
+                if primary.higher_is_better() {
+                    o
+                } else {
+                    o.reverse()
+                }
+            })
+            .map(|(m, _)| m.clone());
+        let Some(best) = best else { continue };
+        for other in members.iter().filter(|m| **m != best) {
+            for metric in metrics(kind).filter(|m| m.compared) {
+                let wording = match metric.noun {
+                    Some(noun) => Wording::Amount { noun: noun.into() },
+                    None => Wording::Speed,
+                };
+                let (a, b) = (vals(&best, metric), vals(other, metric));
+                let hib = metric.higher_is_better();
+                if let Some(cmp) = stats::compare_worded(&a, &b, hib, &wording) {
+                    let label = r.points[best.0].label.clone();
+                    out.push(ComparisonRow {
+                        point: best.0,
+                        label: if between == "variants" {
+                            strip_variant(&label, &best.2)
+                        } else {
+                            label
+                        },
+                        between: between.into(),
+                        metric: metric.key.to_string(),
+                        a: best.2.clone(),
+                        b: other.2.clone(),
+                        comparison: cmp,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn strip_variant(label: &str, variant: &str) -> String {
+    label
+        .strip_prefix(variant)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| label.to_string())
+}
+
+fn failure_reasons(failures: &[(u32, String)]) -> String {
+    let mut groups: Vec<(Vec<u32>, &str)> = Vec::new();
+    for (trial, reason) in failures {
+        match groups.iter_mut().find(|g| g.1 == reason.as_str()) {
+            Some(g) => g.0.push(*trial),
+            None => groups.push((vec![*trial], reason)),
+        }
+    }
+    if groups.len() == 1 && failures.len() > 1 {
+        return format!("all: {}", groups[0].1);
+    }
+    groups
+        .iter()
+        .map(|(trials, reason)| {
+            let list: Vec<String> = trials.iter().map(u32::to_string).collect();
+            let noun = if trials.len() > 1 { "trials" } else { "trial" };
+            format!("{noun} {}: {reason}", list.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod failure_reason_tests {
+    use super::failure_reasons;
+
+    #[test]
+    fn identical_reasons_are_listed_once() {
+        let f = |n: u32, r: &str| (n, r.to_string());
+        assert_eq!(
+            failure_reasons(&[f(1, "oom: x"), f(2, "oom: x")]),
+            "all: oom: x"
+        );
+        assert_eq!(failure_reasons(&[f(2, "oom: x")]), "trial 2: oom: x");
+        assert_eq!(
+            failure_reasons(&[f(1, "timeout"), f(2, "crashed"), f(3, "timeout")]),
+            "trials 1, 3: timeout; trial 2: crashed"
+        );
+    }
+}
