@@ -316,8 +316,10 @@ mod tests {
 
     #[test]
     fn reads_each_field_it_names() {
-        let mut t = Trial::default();
-        t.ok = true;
+        let mut t = Trial {
+            ok: true,
+            ..Trial::default()
+        };
         t.metrics.rps = Some(1234.0);
         t.metrics.latency_p99_us = Some(900.0);
         t.metrics.peak_rss_bytes = Some(42);

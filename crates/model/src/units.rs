@@ -217,6 +217,15 @@ pub mod secs {
     }
 }
 
+/// Reads a value, or its default when it does not have the expected shape (serde_json writes a
+/// non-finite number as `null`). Use as `#[serde(deserialize_with = "lenient")]`.
+pub fn lenient<'de, D: Deserializer<'de>, T: Default + serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<T, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,13 +259,4 @@ mod tests {
         assert_eq!(parse_bytes("10"), Ok(10));
         assert!(parse_bytes("1 parsec").is_err());
     }
-}
-
-/// Reads a value, or its default when it does not have the expected shape (serde_json writes a
-/// non-finite number as `null`). Use as `#[serde(deserialize_with = "lenient")]`.
-pub fn lenient<'de, D: Deserializer<'de>, T: Default + serde::de::DeserializeOwned>(
-    d: D,
-) -> Result<T, D::Error> {
-    let v = serde_json::Value::deserialize(d)?;
-    Ok(serde_json::from_value(v).unwrap_or_default())
 }
