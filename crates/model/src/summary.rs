@@ -185,13 +185,16 @@ pub fn update(r: &mut Results) {
             message: "with one trial there is no confidence interval and no significance test"
                 .into(),
         });
-    } else if fewest < 4 && !comparisons.is_empty() {
+    }
+    let tested = comparisons.iter().filter(|c| c.comparison.testable).count();
+    if tested > 1 {
         warnings.push(Warning {
             point: None,
             contender: None,
-            kind: "few_trials".into(),
+            kind: "comparisons".into(),
             message: format!(
-                "with {fewest} successful trials per contender no difference can be significant (Mann-Whitney needs at least 4 each at α = 0.05): raise trials"
+                "{tested} comparisons tested (Welch's t-test on log values); their p-values are Holm-corrected together, so every \"significant\" holds at α = {} for the whole set",
+                stats::ALPHA
             ),
         });
     }
@@ -284,6 +287,18 @@ fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
             }
         }
     }
+    // One family: every claim of the study holds at α together (Holm).
+    let mut family: Vec<(&mut stats::Comparison, Wording)> = out
+        .iter_mut()
+        .map(|row| {
+            let wording = match metric::get(&row.metric).and_then(|m| m.noun) {
+                Some(noun) => Wording::Amount { noun: noun.into() },
+                None => Wording::Speed,
+            };
+            (&mut row.comparison, wording)
+        })
+        .collect();
+    stats::adjust(&mut family);
     out
 }
 

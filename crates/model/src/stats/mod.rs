@@ -10,6 +10,7 @@
 
 pub mod dist;
 mod mwu;
+pub mod ratio;
 
 use serde::{Deserialize, Serialize};
 
@@ -216,8 +217,28 @@ pub struct Comparison {
     pub test: TestMethod,
     /// p < [`ALPHA`] and the medians differ.
     pub significant: bool,
-    /// "1.47x faster", "108x more memory", or "no significant difference".
+    /// "1.47x faster [1.41, 1.53]", "108x more memory [...]", "no significant difference (...)",
+    /// or "3 trials: too few to test; ...".
     pub phrase: String,
+    /// 95% confidence interval of the ratio A/B (of the geometric means, from Welch's interval
+    /// on logs); `None` when a side has fewer than 2 trials or a non-positive value.
+    #[serde(default)]
+    pub ratio_ci95: Option<Interval>,
+    /// Whether any test could reach significance at these trial counts.
+    #[serde(default = "yes")]
+    pub testable: bool,
+    /// The p-value corrected for every comparison of the study (Holm); `significant` uses it.
+    #[serde(default)]
+    pub p_adjusted: Option<f64>,
+    /// Successful trials on each side.
+    #[serde(default)]
+    pub n_a: usize,
+    #[serde(default)]
+    pub n_b: usize,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// JSON has no infinity: serde_json writes it as `null`, which then fails to read back as `f64`.
@@ -256,8 +277,10 @@ pub fn compare(a: &[f64], b: &[f64], higher_is_better: bool) -> Option<Compariso
     compare_worded(a, b, higher_is_better, &Wording::Speed)
 }
 
-/// Compare A with B: ratio of medians, Mann-Whitney U, significance and a phrase.
-/// `None` if either sample is empty or not finite.
+/// Compare A with B: ratio of medians with the 95% interval of the ratio, a test that can reach
+/// significance at the trial count (Welch on logs; Mann-Whitney for non-positive values), and a
+/// phrase. The p-value is not yet corrected for the study's other comparisons: see
+/// [`adjust`]. `None` if either sample is empty or not finite.
 pub fn compare_worded(
     a: &[f64],
     b: &[f64],
@@ -281,39 +304,118 @@ pub fn compare_worded(
         1.0 / ratio
     };
     let a_better = if higher_is_better { ma > mb } else { ma < mb };
-    let significant = mw.p < ALPHA && ma != mb;
-    let phrase = if !significant {
-        "no significant difference".to_string()
-    } else {
-        let f = format_factor(factor);
-        match wording {
-            Wording::Speed => format!("{f}x {}", if a_better { "faster" } else { "slower" }),
-            Wording::Amount { noun } => {
-                format!("{f}x {} {noun}", if ma > mb { "more" } else { "less" })
-            }
-        }
+    let welch = ratio::welch_log(a, b);
+    let (p, test) = match (&welch, a.len().min(b.len())) {
+        (Some(w), _) => (w.p, TestMethod::WelchLog),
+        (None, n) if n >= 2 && mwu_min_p(a.len(), b.len()) < ALPHA => (mw.p, mw.method),
+        _ => (1.0, TestMethod::Untested),
     };
-    Some(Comparison {
+    let mut c = Comparison {
         median_a: ma,
         median_b: mb,
         ratio,
         factor,
         a_better,
         u: mw.u,
-        p_value: mw.p,
-        test: mw.method,
-        significant,
-        phrase,
-    })
+        p_value: p,
+        test,
+        significant: false,
+        phrase: String::new(),
+        ratio_ci95: welch.map(|w| w.ci95),
+        testable: test != TestMethod::Untested,
+        p_adjusted: None,
+        n_a: a.len(),
+        n_b: b.len(),
+    };
+    c.significant = c.testable && p < ALPHA && ma != mb;
+    c.phrase = phrase(&c, wording);
+    Some(c)
+}
+
+/// The smallest two-sided p-value the exact Mann-Whitney test can give with `n` and `m` values:
+/// 2 / C(n + m, n) (0.1 for 3 and 3).
+pub fn mwu_min_p(n: usize, m: usize) -> f64 {
+    let mut c = 1.0;
+    for i in 0..n.min(m) {
+        c = c * (n + m - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 / c).min(1.0)
+}
+
+/// Corrects the p-values of a study's comparisons together (Holm), and re-decides and re-words
+/// each: a claim of significance then holds for the whole set at [`ALPHA`].
+pub fn adjust(cs: &mut [(&mut Comparison, Wording)]) {
+    let idx: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].0.testable).collect();
+    let ps: Vec<f64> = idx.iter().map(|&i| cs[i].0.p_value).collect();
+    for (k, adj) in idx.iter().zip(ratio::holm(&ps)) {
+        let (c, wording) = &mut cs[*k];
+        c.p_adjusted = Some(adj);
+        c.significant = adj < ALPHA && c.median_a != c.median_b;
+        c.phrase = phrase(c, wording);
+    }
+}
+
+/// The words of a comparison: "1.47x faster [1.41, 1.53]" when significant; "no significant
+/// difference (1.02x [0.97, 1.08], p = 0.41)"; "3 trials: too few to test; ratio 3.00x".
+pub fn phrase(c: &Comparison, wording: &Wording) -> String {
+    let f = format_factor(c.factor);
+    // The interval in the factor's direction (A/B when A is larger, else B/A).
+    let ci = c.ratio_ci95.map(|i| {
+        let (lo, hi) = if c.ratio >= 1.0 {
+            (i.lo, i.hi)
+        } else {
+            (1.0 / i.hi, 1.0 / i.lo)
+        };
+        format!(" [{}, {}]", format_factor(lo), format_factor(hi))
+    });
+    let ci = ci.unwrap_or_default();
+    let p = c.p_adjusted.unwrap_or(c.p_value);
+    if !c.testable {
+        let trials = match c.n_a.min(c.n_b) {
+            1 => "1 trial".to_string(),
+            n => format!("{n} trials"),
+        };
+        return format!("{trials}: too few to test; ratio {f}x{ci}");
+    }
+    if !c.significant {
+        return format!("no significant difference ({f}x{ci}, p = {})", format_p(p));
+    }
+    match wording {
+        Wording::Speed => format!("{f}x {}{ci}", if c.a_better { "faster" } else { "slower" }),
+        Wording::Amount { noun } => format!(
+            "{f}x {} {noun}{ci}",
+            if c.median_a > c.median_b {
+                "more"
+            } else {
+                "less"
+            }
+        ),
+    }
+}
+
+/// A p-value for people: "0.03", "0.0012", "< 0.0001".
+pub fn format_p(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".into()
+    } else if p < 0.01 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.2}")
+    }
 }
 
 /// Threshold of [`outliers`], in scaled MADs.
 pub const OUTLIER_MADS: f64 = 3.0;
+/// ... and at least this fraction of the median: a trial 0.3% off a tight median is noise, not
+/// an outlier, however small the MAD.
+pub const OUTLIER_MIN_RELATIVE: f64 = 0.05;
 
 /// Indices of outliers: values more than 3 scaled MADs (1.4826 · median absolute deviation, the
 /// normal-consistent scale) from the median. When the MAD is 0 (more than half the values equal),
 /// 1.2533 · mean absolute deviation is the scale instead (Iglewicz & Hoaglin); if that is 0 too,
-/// there are no outliers. Needs n ≥ 3.
+/// there are no outliers. A value must also differ from the median by more than
+/// [`OUTLIER_MIN_RELATIVE`] of it, so no difference below the measurement's noise is flagged.
+/// Needs n ≥ 3.
 pub fn outliers(xs: &[f64]) -> Vec<usize> {
     if xs.len() < 3 || !finite(xs) {
         return Vec::new();
@@ -328,7 +430,7 @@ pub fn outliers(xs: &[f64]) -> Vec<usize> {
         return Vec::new();
     }
     (0..xs.len())
-        .filter(|&i| dev[i] / scale > OUTLIER_MADS)
+        .filter(|&i| dev[i] / scale > OUTLIER_MADS && dev[i] > OUTLIER_MIN_RELATIVE * med.abs())
         .collect()
 }
 

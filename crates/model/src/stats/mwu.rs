@@ -16,8 +16,14 @@ pub const EXACT_MAX: usize = 50;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
+    /// Mann-Whitney, exact null distribution.
     Exact,
+    /// Mann-Whitney, normal approximation.
     Normal,
+    /// Welch's t-test on log values (see `stats::ratio`).
+    WelchLog,
+    /// Too few trials for any test to reach significance.
+    Untested,
 }
 
 /// Result of the test.
