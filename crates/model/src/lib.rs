@@ -20,3 +20,4 @@ pub mod study;
 pub mod summary;
 pub mod time;
 pub mod units;
+pub mod verdict;

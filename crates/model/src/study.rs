@@ -162,6 +162,11 @@ pub struct GeneratorHealth {
     pub cpu_s: f64,
     /// That CPU as % of the generator's capacity (threads, or its pinned CPUs if fewer).
     pub cpu_pct_of_capacity: f64,
+    /// The contender tree's CPU over the measured window as % of the CPUs it was given.
+    pub contender_cpu_pct_of_budget: Option<f64>,
+    /// Which side limited the trial (`crate::verdict`).
+    pub limit: crate::verdict::Limit,
+    /// `limit` is the generator alone: the figures measure barrage as much as the contender.
     pub bottleneck: bool,
     pub reasons: Vec<String>,
 }

@@ -151,7 +151,18 @@ pub fn update(r: &mut Results) {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
                     kind: "generator_bottleneck".into(),
-                    message: format!("{where_}: barrage's load generator was the bottleneck; the figures measure barrage as much as the contender"),
+                    message: format!("{where_}: barrage's load generator was the bottleneck (it was saturated, the contender was below 90% of its CPUs); the figures measure barrage as much as the contender"),
+                });
+            } else if trials.iter().any(|t| {
+                t.generator
+                    .as_ref()
+                    .is_some_and(|g| g.limit == crate::verdict::Limit::Both)
+            }) {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "both_saturated".into(),
+                    message: format!("{where_}: barrage's generator and the contender were both at their CPU budgets; the contender's figures stand, but it was not pushed past saturation"),
                 });
             }
             cells.push(Cell {

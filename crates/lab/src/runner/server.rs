@@ -205,6 +205,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     }
     let mut load_error = None;
     let mut gen = GeneratorHealth::default();
+    let mut generator_late = false;
     let mut measured = Duration::ZERO;
     let mut hist: Option<hdrhistogram::Histogram<u64>> = None;
     let (mut requests, mut errors) = (0u64, 0u64);
@@ -276,7 +277,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             requests += rr.requests;
             errors += rr.errors.total;
             if rr.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
-                gen.bottleneck = true;
+                generator_late = true;
                 gen.reasons.push(format!(
                     "phase {}: open-loop sends late by the generator's own fault",
                     ph.name
@@ -307,13 +308,6 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
         let capacity = gen.threads.min(gen_threads).max(1) as f64 * wall.as_secs_f64();
         if capacity > 0.0 {
             gen.cpu_pct_of_capacity = 100.0 * gen.cpu_s / capacity;
-        }
-        if gen.cpu_pct_of_capacity >= 90.0 {
-            gen.bottleneck = true;
-            gen.reasons.push(format!(
-                "barrage used {:.0}% of its {} generator thread(s)",
-                gen.cpu_pct_of_capacity, gen.threads
-            ));
         }
     }
     let samples = sampler.map(Sampler::stop);
@@ -364,6 +358,14 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             })
             .sum();
         m.cpu_s = Some(cpu);
+        let budget = ctx
+            .contender_cpus
+            .as_ref()
+            .map_or_else(|| crate::results::available_cpus().len(), Vec::len)
+            .max(1) as f64;
+        if measured > Duration::ZERO {
+            gen.contender_cpu_pct_of_budget = Some(100.0 * cpu / (measured.as_secs_f64() * budget));
+        }
         if requests > 0 {
             m.cpu_s_per_request = Some(cpu / requests as f64);
         }
@@ -372,6 +374,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     m.user_s = Some(exit.rusage.user.as_secs_f64());
     m.sys_s = Some(exit.rusage.sys.as_secs_f64());
     if ready {
+        decide_limit(&mut gen, generator_late);
         t.generator = Some(gen);
     }
     t.samples = samples;
@@ -391,6 +394,27 @@ fn too_many_errors(max: Option<u64>, errors: u64, stderr_tail: &str) -> Option<F
         ),
         stderr_tail: stderr_tail.to_string(),
     })
+}
+
+/// Which side limited the trial, from the CPU each side used (`barrage_model::verdict`), with the
+/// evidence in words.
+fn decide_limit(gen: &mut GeneratorHealth, late: bool) {
+    use barrage_model::verdict::{decide, Evidence, Limit};
+    gen.limit = decide(&Evidence {
+        generator_cpu: gen.cpu_pct_of_capacity / 100.0,
+        generator_late: late,
+        contender_cpu: gen.contender_cpu_pct_of_budget.map(|p| p / 100.0),
+    });
+    gen.bottleneck = gen.limit == Limit::Generator;
+    let contender = gen
+        .contender_cpu_pct_of_budget
+        .map_or("no samples".to_string(), |p| format!("{p:.0}%"));
+    if matches!(gen.limit, Limit::Generator | Limit::Both) {
+        gen.reasons.push(format!(
+            "barrage used {:.0}% of its {} generator thread(s); the contender {contender} of its CPUs",
+            gen.cpu_pct_of_capacity, gen.threads
+        ));
+    }
 }
 
 #[cfg(test)]
