@@ -272,7 +272,7 @@ fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
             .map(|(m, _)| m.clone());
         let Some(best) = best else { continue };
         for other in members.iter().filter(|m| **m != best) {
-            for metric in metrics(kind).filter(|m| m.compared) {
+            for metric in metrics(kind).filter(|m| m.compared && !fixed_by_design(m, primary)) {
                 let wording = match metric.noun {
                     Some(noun) => Wording::Amount { noun: noun.into() },
                     None => Wording::Speed,
@@ -311,6 +311,13 @@ fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
         .collect();
     stats::adjust(&mut family);
     out
+}
+
+/// A metric the study holds fixed, so a difference in it says nothing about the contenders: the
+/// wall time of clients that run for a set time and report their own rate (`client.rate`, as
+/// the keepalive study's 5 s runs do).
+fn fixed_by_design(m: &Metric, primary: &Metric) -> bool {
+    m.key == metric::WALL.key && primary.key == metric::RPS.key
 }
 
 fn strip_variant(label: &str, variant: &str) -> String {
