@@ -190,6 +190,40 @@ pub const PEAK_RSS: Metric = Metric {
     compared: true,
 };
 
+/// CPU cores the contender's tree kept busy on average: its CPU seconds over the wall time of a
+/// client run, or over the measured windows of a server trial. Derived from the figures above, so
+/// the lab stores nothing more for it.
+pub const CORES: Metric = Metric {
+    key: "cores_used",
+    label: "cores",
+    unit: "cores",
+    scale: 1.0,
+    better: Better::Lower,
+    noun: Some("cores"),
+    kinds: BOTH,
+    read: |t| {
+        let cpu = t.metrics.cpu_s?;
+        let secs = t.metrics.wall_s.unwrap_or_else(|| {
+            t.phases
+                .iter()
+                .map(|p| p.measure_end_s - p.measure_start_s)
+                .sum()
+        });
+        (secs > 0.0).then(|| cpu / secs)
+    },
+    format: Format::Number,
+    compared: false,
+};
+/// Peak proportional set size of the tree (shared pages divided among the processes sharing
+/// them): the memory figure for multi-process trees, where summed RSS counts shared pages once
+/// per process.
+pub const PEAK_PSS: Metric = Metric {
+    key: "peak_pss_bytes",
+    label: "peak PSS",
+    read: |t| t.samples.as_ref()?.peak_pss_bytes.map(|b| b as f64),
+    ..PEAK_RSS
+};
+
 /// Every metric, in table order.
 pub const ALL: &[Metric] = &[
     RPS,
@@ -203,7 +237,9 @@ pub const ALL: &[Metric] = &[
     SYS,
     CPU,
     CPU_PER_REQUEST,
+    CORES,
     PEAK_RSS,
+    PEAK_PSS,
 ];
 
 /// The metric with this key.
@@ -333,5 +369,17 @@ mod tests {
         assert_eq!(P99.show(1250.0), "1.25 ms");
         assert_eq!(PEAK_RSS.show(48.0 * 1048576.0), "48.0 MiB");
         assert_eq!(RPS.show(12_345.0), "12.3k req/s");
+        // Cores: CPU over the client's wall time, or over a server's measured windows.
+        t.metrics.cpu_s = Some(1.5);
+        t.metrics.wall_s = Some(3.0);
+        assert_eq!(CORES.value(&t), Some(0.5));
+        t.metrics.wall_s = None;
+        t.phases = vec![crate::study::PhaseResult {
+            measure_start_s: 1.0,
+            measure_end_s: 2.0,
+            ..Default::default()
+        }];
+        assert_eq!(CORES.value(&t), Some(1.5));
+        assert_eq!(PEAK_PSS.value(&t), None);
     }
 }
