@@ -56,6 +56,9 @@ pub struct Metric {
     /// Whether studies compare contenders on it (not on error counts, which say whether a
     /// figure is valid rather than how good it is).
     pub compared: bool,
+    /// A latency percentile: the quantile to read from the merged HDR histogram of all trials,
+    /// which tables show as the cell's figure (percentiles are never averaged).
+    pub merged_quantile: Option<f64>,
 }
 
 const SERVER: &[Kind] = &[Kind::Server];
@@ -73,6 +76,7 @@ pub const RPS: Metric = Metric {
     read: |t| t.metrics.rps,
     format: Format::Rate,
     compared: true,
+    merged_quantile: None,
 };
 pub const MB_PER_S: Metric = Metric {
     key: "mb_per_s",
@@ -85,6 +89,7 @@ pub const MB_PER_S: Metric = Metric {
     read: |t| t.metrics.mb_per_s,
     format: Format::MegabytesPerSecond,
     compared: true,
+    merged_quantile: None,
 };
 pub const WALL: Metric = Metric {
     key: "wall_s",
@@ -97,6 +102,7 @@ pub const WALL: Metric = Metric {
     read: |t| t.metrics.wall_s,
     format: Format::Seconds,
     compared: true,
+    merged_quantile: None,
 };
 pub const P50: Metric = Metric {
     key: "latency_p50_us",
@@ -109,17 +115,20 @@ pub const P50: Metric = Metric {
     read: |t| t.metrics.latency_p50_us,
     format: Format::Micros,
     compared: true,
+    merged_quantile: Some(0.5),
 };
 pub const P99: Metric = Metric {
     key: "latency_p99_us",
     label: "p99",
     read: |t| t.metrics.latency_p99_us,
+    merged_quantile: Some(0.99),
     ..P50
 };
 pub const P999: Metric = Metric {
     key: "latency_p999_us",
     label: "p99.9",
     read: |t| t.metrics.latency_p999_us,
+    merged_quantile: Some(0.999),
     ..P50
 };
 pub const ERRORS: Metric = Metric {
@@ -138,6 +147,7 @@ pub const ERRORS: Metric = Metric {
     },
     format: Format::Count,
     compared: false,
+    merged_quantile: None,
 };
 pub const USER: Metric = Metric {
     key: "user_s",
@@ -150,6 +160,7 @@ pub const USER: Metric = Metric {
     read: |t| t.metrics.user_s,
     format: Format::Seconds,
     compared: true,
+    merged_quantile: None,
 };
 pub const SYS: Metric = Metric {
     key: "sys_s",
@@ -176,6 +187,7 @@ pub const CPU_PER_REQUEST: Metric = Metric {
     read: |t| t.metrics.cpu_s_per_request,
     format: Format::Seconds,
     compared: true,
+    merged_quantile: None,
 };
 pub const PEAK_RSS: Metric = Metric {
     key: "peak_rss_bytes",
@@ -188,6 +200,7 @@ pub const PEAK_RSS: Metric = Metric {
     read: |t| t.metrics.peak_rss_bytes.map(|b| b as f64),
     format: Format::Bytes,
     compared: true,
+    merged_quantile: None,
 };
 
 /// CPU cores the contender's tree kept busy on average: its CPU seconds over the wall time of a
@@ -195,8 +208,8 @@ pub const PEAK_RSS: Metric = Metric {
 /// the lab stores nothing more for it.
 pub const CORES: Metric = Metric {
     key: "cores_used",
-    label: "cores",
-    unit: "cores",
+    label: "cores used",
+    unit: "",
     scale: 1.0,
     better: Better::Lower,
     noun: Some("cores"),
@@ -213,6 +226,7 @@ pub const CORES: Metric = Metric {
     },
     format: Format::Number,
     compared: false,
+    merged_quantile: None,
 };
 /// Peak proportional set size of the tree (shared pages divided among the processes sharing
 /// them): the memory figure for multi-process trees, where summed RSS counts shared pages once

@@ -243,6 +243,37 @@ pub struct Trial {
     pub metrics: Metrics,
 }
 
+impl ContenderInfo {
+    /// Whether it ran (older files have no status: it ran).
+    pub fn ran(&self) -> bool {
+        self.status.is_empty() || self.status == "ready"
+    }
+}
+
+impl Trial {
+    /// The failure as one line ("oom: killed at 2.0 GiB"), empty for a successful trial.
+    pub fn reason_text(&self) -> String {
+        match &self.failure {
+            Some(f) if f.message.is_empty() => f.kind.clone(),
+            Some(f) => format!("{}: {}", f.kind, f.message),
+            None if self.ok => String::new(),
+            None => "failed".into(),
+        }
+    }
+
+    /// Peak RSS of the tree: the lab's figure, else the samples' largest.
+    pub fn peak_rss_bytes(&self) -> Option<u64> {
+        self.metrics.peak_rss_bytes.or_else(|| {
+            let s = self.samples.as_ref()?;
+            Some(
+                s.peak_rss_bytes
+                    .max(s.samples.iter().map(|x| x.rss_bytes).max().unwrap_or(0)),
+            )
+            .filter(|b| *b > 0)
+        })
+    }
+}
+
 impl Results {
     /// Trials by (point, contender), in run order.
     pub fn trials_of(&self, point: usize, contender: &str) -> Vec<&Trial> {

@@ -2,14 +2,14 @@
 //! side by side, with the change's ratio to the baseline and the Mann-Whitney test over the two
 //! files' trials. Points match by label, contenders by name; what one side lacks is said so.
 
-use crate::model::study::StudyDoc;
 use crate::page::{CompareRow, Plot, PlotGroup, Section};
 use crate::study_section::{metrics, table};
 use crate::table::{compare, dedup, Cell};
+use barrage_model::study::Results;
 
 /// Whether two files share a contender that ran in both (else there is nothing to compare).
-pub fn comparable(base: &StudyDoc, change: &StudyDoc) -> bool {
-    let ran = |d: &StudyDoc| -> Vec<String> {
+pub fn comparable(base: &Results, change: &Results) -> bool {
+    let ran = |d: &Results| -> Vec<String> {
         let mut names: Vec<String> = d.trials.iter().map(|t| t.contender.clone()).collect();
         names.sort();
         names.dedup();
@@ -20,12 +20,7 @@ pub fn comparable(base: &StudyDoc, change: &StudyDoc) -> bool {
 }
 
 /// The comparison section of `change` against `base`.
-pub fn section(
-    base_label: &str,
-    base: &StudyDoc,
-    change_label: &str,
-    change: &StudyDoc,
-) -> Section {
+pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Results) -> Section {
     let (tb, tc) = (table(base), table(change));
     let keys = dedup(
         tb.rows
@@ -35,11 +30,8 @@ pub fn section(
     );
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    if base.study.kind != change.study.kind
-        && !base.study.kind.is_empty()
-        && !change.study.kind.is_empty()
-    {
-        notes.push(format!("The files hold different kinds of study ({} vs {}): only the metrics they share are compared.", base.study.kind, change.study.kind));
+    if base.study.kind != change.study.kind {
+        notes.push(format!("The files hold different kinds of study ({:?} vs {:?}): only the metrics they share are compared.", base.study.kind, change.study.kind));
     }
     let empty = Cell::default();
     for (point, contender) in keys {
@@ -105,9 +97,9 @@ pub fn section(
 /// The sweep plots of both files in one: each line of the baseline dashed, the change's solid
 /// in the same colour, both with their confidence bands.
 fn overlay(
-    base: &StudyDoc,
+    base: &Results,
     tb: &crate::table::Table,
-    change: &StudyDoc,
+    change: &Results,
     tc: &crate::table::Table,
 ) -> Option<PlotGroup> {
     let gb = crate::study_section::plots::sweep_plots(base, tb)?;

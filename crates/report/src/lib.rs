@@ -11,15 +11,15 @@ pub mod hdr;
 pub mod html;
 pub mod load_section;
 pub mod markdown;
-pub mod model;
+
 pub mod page;
 pub mod stats;
 pub mod study_section;
 pub mod svg;
 pub mod table;
 
-use model::load::LoadDoc;
-use model::study::StudyDoc;
+use barrage_model::load::LoadDoc;
+use barrage_model::study::Results;
 use thiserror::Error;
 
 /// Why a report could not be made.
@@ -38,7 +38,7 @@ pub enum ReportError {
 /// A parsed input document.
 #[derive(Debug, Clone)]
 pub enum Input {
-    Study(Box<StudyDoc>),
+    Study(Box<Results>),
     Load(Box<LoadDoc>),
 }
 
@@ -60,7 +60,13 @@ pub fn parse(text: &str) -> Result<Input, ReportError> {
         .unwrap_or_default()
         .to_string();
     match schema.as_str() {
-        "barrage.study/1" => Ok(Input::Study(Box::new(serde_json::from_value(v)?))),
+        "barrage.study/1" => {
+            let mut r: Results = serde_json::from_value(v)?;
+            // The statistics are the model's, recomputed from the trials: a file written by an
+            // older lab is reported with the same tests, intervals and warnings as a new one.
+            barrage_model::summary::update(&mut r);
+            Ok(Input::Study(Box::new(r)))
+        }
         "barrage.load/1" => Ok(Input::Load(Box::new(serde_json::from_value(v)?))),
         _ => Err(ReportError::Schema(schema)),
     }
@@ -87,7 +93,7 @@ pub fn build_with(
     if inputs.is_empty() {
         return Err(ReportError::Empty);
     }
-    let studies: Vec<(String, &StudyDoc)> = inputs
+    let studies: Vec<(String, &Results)> = inputs
         .iter()
         .filter_map(|(l, i)| match i {
             Input::Study(s) => Some((l.clone(), s.as_ref())),

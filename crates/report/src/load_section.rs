@@ -3,10 +3,10 @@
 //! of each, and the per-second throughput, errors and latency over time.
 
 use crate::hdr;
-use crate::model::load::LoadDoc;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::svg::{Axis, Line, LineChart, Shade};
 use crate::table::{Cell, Metric, Row, Table, ERRORS, P50, P99, P999};
+use barrage_model::load::LoadDoc;
 
 /// Median of the per-second throughput: the per-second rates are the samples a comparison of
 /// two single runs can be tested on.
@@ -17,6 +17,8 @@ pub const RPS_SECONDS: Metric = Metric {
     better: crate::table::Better::Higher,
     noun: None,
     scale: 1.0,
+    def: None,
+    second_best: false,
 };
 pub const RPS_RUN: Metric = Metric {
     key: "rps",
@@ -50,9 +52,9 @@ pub fn row(label: &str, d: &LoadDoc) -> Row {
         cells: vec![
             Cell::new(second_rates(d), &RPS_SECONDS),
             Cell::new(vec![d.rps], &RPS_RUN),
-            ms(d.latency_us.p50, &P50),
-            ms(d.latency_us.p99, &P99),
-            ms(d.latency_us.p999, &P999),
+            ms(d.latency_us.p50 as f64, &P50),
+            ms(d.latency_us.p99 as f64, &P99),
+            ms(d.latency_us.p999 as f64, &P999),
             Cell::new(vec![d.errors.total as f64], &ERRORS),
         ],
         trials: 1,
@@ -181,7 +183,7 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
             .collect();
         let rate = |n: u64, span: f64| n as f64 / if span > 0.0 { span } else { 1.0 };
         // Each record covers [x, x + span): plot it at the end of its second.
-        let end = |x: f64, s: &crate::model::load::Second| {
+        let end = |x: f64, s: &barrage_model::load::Second| {
             x + if s.span_s > 0.0 { s.span_s } else { 1.0 }
         };
         rps.lines.push(Line {
@@ -209,7 +211,7 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
             color: i,
             points: tl
                 .iter()
-                .map(|(x, s)| (end(*x, s), s.p99_us / 1000.0))
+                .map(|(x, s)| (end(*x, s), s.p99_us as f64 / 1000.0))
                 .collect(),
             ..Line::default()
         });
@@ -218,7 +220,7 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
             color: i,
             points: tl
                 .iter()
-                .map(|(x, s)| (end(*x, s), s.p50_us / 1000.0))
+                .map(|(x, s)| (end(*x, s), s.p50_us as f64 / 1000.0))
                 .collect(),
             markers: true,
             ..Line::default()

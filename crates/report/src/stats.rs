@@ -1,8 +1,8 @@
-//! Statistics, from crates/lab's `stats` module so the report's medians, intervals and verdicts
+//! Statistics, from barrage-model's `stats` module so the report's medians, intervals and verdicts
 //! are exactly the terminal's: this module only adapts its summary to what the tables show
 //! (median with the 95 % bootstrap interval of the median).
 
-pub use barrage_lab::stats::{
+pub use barrage_model::stats::{
     compare_worded, first_trial_slow, outliers, Comparison as LabComparison, Wording, ALPHA,
 };
 
@@ -25,7 +25,7 @@ pub struct Summary {
 /// Summarises `xs` (non-finite values are dropped); `None` when nothing is left.
 pub fn summarize(xs: &[f64], higher_is_better: bool) -> Option<Summary> {
     let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    let s = barrage_lab::stats::summarize(&v, higher_is_better)?;
+    let s = barrage_model::stats::summarize(&v, higher_is_better)?;
     Some(Summary {
         n: s.n,
         median: s.median,

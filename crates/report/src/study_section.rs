@@ -4,45 +4,34 @@
 //! of every trial with the warmup and measured windows shaded.
 
 use crate::hdr;
-use crate::model::study::{StudyDoc, Trial};
 use crate::page::{Failure, Section, Verdict};
 use crate::svg::fmt_num;
-use crate::table::{
-    dedup, Cell, Metric, Row, Table, CPU_PER_REQ, ERRORS, MB_PER_S, P50, P99, P999, PEAK_RSS, RPS,
-    RPS_SECOND_BEST, SYS, USER, WALL,
-};
+use crate::table::{dedup, Cell, Metric, Row, Table, RPS, RPS_SECOND_BEST};
+use barrage_model::metric as registry;
+use barrage_model::study::Kind;
+use barrage_model::study::{Results, Trial};
 use serde_json::Value;
 
 mod counts;
-mod extract;
 pub mod plots;
 pub mod recovery;
 mod timelines;
 
-pub use extract::figure;
-
-/// Whether the study measured servers (load) or clients (programs run against barrage's server).
-pub fn is_client(doc: &StudyDoc) -> bool {
-    doc.study.kind == "client" || doc.trials.iter().any(|t| t.metrics.wall_s.is_some())
+/// Whether the study measured clients (programs run against barrage's server).
+pub fn is_client(doc: &Results) -> bool {
+    doc.study.kind == Kind::Client
 }
 
-/// The table's metrics for the study's kind (first: the headline metric).
-pub fn metrics(doc: &StudyDoc) -> Vec<Metric> {
-    if is_client(doc) && doc.trials.iter().any(|t| t.metrics.rps.is_some()) {
-        // Clients that report their own throughput (the study's `client.rate`).
-        vec![RPS, CPU_PER_REQ, WALL, USER, SYS, PEAK_RSS]
-    } else if is_client(doc) && doc.trials.iter().any(|t| t.metrics.mb_per_s.is_some()) {
-        // Downloads (the study checks a body size): throughput beside the wall time.
-        vec![WALL, MB_PER_S, USER, SYS, PEAK_RSS]
-    } else if is_client(doc) {
-        vec![WALL, USER, SYS, PEAK_RSS]
-    } else {
-        vec![RPS, P50, P99, P999, ERRORS, CPU_PER_REQ, PEAK_RSS]
-    }
+/// The table's metrics: the registry's metrics of the study, primary first.
+pub fn metrics(doc: &Results) -> Vec<Metric> {
+    registry::of_study(doc)
+        .into_iter()
+        .map(Metric::of)
+        .collect()
 }
 
 /// Label of a point by id ("" for a study with a single unlabelled point).
-pub fn point_label(doc: &StudyDoc, id: usize) -> String {
+pub fn point_label(doc: &Results, id: usize) -> String {
     match doc.points.iter().find(|p| p.id == id) {
         Some(p) if !p.label.is_empty() => p.label.clone(),
         Some(p) if !p.params.is_empty() => p
@@ -65,7 +54,7 @@ pub fn value_text(v: &Value) -> String {
 
 /// The (point id, contender) pairs in study order: points as listed, contenders as listed (then
 /// any contender seen only in trials).
-pub fn cells_order(doc: &StudyDoc) -> Vec<(usize, String)> {
+pub fn cells_order(doc: &Results) -> Vec<(usize, String)> {
     let mut points: Vec<usize> = doc.points.iter().map(|p| p.id).collect();
     points.extend(doc.trials.iter().map(|t| t.point));
     let points = dedup(points);
@@ -93,13 +82,13 @@ pub fn cells_order(doc: &StudyDoc) -> Vec<(usize, String)> {
 }
 
 /// Trials of one contender at one point, in trial order.
-pub fn trials_of<'a>(doc: &'a StudyDoc, point: usize, contender: &str) -> Vec<&'a Trial> {
+pub fn trials_of<'a>(doc: &'a Results, point: usize, contender: &str) -> Vec<&'a Trial> {
     let mut v: Vec<&Trial> = doc
         .trials
         .iter()
         .filter(|t| t.point == point && t.contender == contender)
         .collect();
-    v.sort_by_key(|t| t.index);
+    v.sort_by_key(|t| t.trial as usize);
     v
 }
 
@@ -117,7 +106,7 @@ pub fn merged_hdr(trials: &[&Trial]) -> Option<hdrhistogram::Histogram<u64>> {
 }
 
 /// The summary table (also used by the two-file comparison).
-pub fn table(doc: &StudyDoc) -> Table {
+pub fn table(doc: &Results) -> Table {
     let mut metrics = metrics(doc);
     // Server studies: the 2nd best trial's throughput beside the median (see RPS_SECOND_BEST).
     if !is_client(doc) {
@@ -128,20 +117,18 @@ pub fn table(doc: &StudyDoc) -> Table {
     let mut rows = Vec::new();
     for (p, name) in cells_order(doc) {
         let trials = trials_of(doc, p, &name);
-        let ok: Vec<&Trial> = trials.iter().copied().filter(|t| t.ok()).collect();
+        let ok: Vec<&Trial> = trials.iter().copied().filter(|t| t.ok).collect();
         let mut cells: Vec<Cell> = metrics
             .iter()
             .map(|m| {
-                let second_best = m.key == RPS_SECOND_BEST.key;
-                let key = if second_best { RPS.key } else { m.key };
-                let mut c = Cell::new(
+                let values = m.def.map_or_else(Vec::new, |d| {
                     ok.iter()
-                        .filter_map(|t| figure(t, key))
+                        .filter_map(|t| d.value(t))
                         .map(|v| v * m.scale)
-                        .collect(),
-                    m,
-                );
-                if second_best {
+                        .collect()
+                });
+                let mut c = Cell::new(values, m);
+                if m.second_best {
                     c.headline = c.summary.as_ref().and_then(|s| s.second_best);
                     c.bare = true;
                 }
@@ -152,11 +139,8 @@ pub fn table(doc: &StudyDoc) -> Table {
         // terminal table shows them (percentiles are never averaged).
         if let Some(h) = merged_hdr(&ok).filter(|h| !h.is_empty()) {
             for (m, c) in metrics.iter().zip(cells.iter_mut()) {
-                let q = match m.key {
-                    "latency_p50_us" => 0.5,
-                    "latency_p99_us" => 0.99,
-                    "latency_p999_us" => 0.999,
-                    _ => continue,
+                let Some(q) = m.def.and_then(|d| d.merged_quantile) else {
+                    continue;
                 };
                 if c.summary.is_some() {
                     c.headline = Some(h.value_at_quantile(q) as f64 * m.scale);
@@ -175,7 +159,7 @@ pub fn table(doc: &StudyDoc) -> Table {
             contender: name.clone(),
             cells,
             trials: trials.len(),
-            failed: trials.iter().filter(|t| !t.ok()).count(),
+            failed: trials.iter().filter(|t| !t.ok).count(),
             vs_best: Vec::new(),
             notes,
             group: String::new(),
@@ -208,16 +192,16 @@ pub fn table(doc: &StudyDoc) -> Table {
 
 /// Builds the section of a study labelled `label` (its file name); `hdr_points` are the point
 /// labels whose latency distributions to plot (none: the highest point of each line).
-pub fn section(label: &str, doc: &StudyDoc, hdr_points: &[String]) -> Section {
+pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
     let table = table(doc);
     let failures: Vec<Failure> = doc
         .trials
         .iter()
-        .filter(|t| !t.ok())
+        .filter(|t| !t.ok)
         .map(|t| Failure {
             point: point_label(doc, t.point),
             contender: t.contender.clone(),
-            trial: t.index + 1,
+            trial: (t.trial as usize) + 1,
             reason: t.reason_text(),
             stderr_tail: t
                 .failure
@@ -244,10 +228,10 @@ pub fn section(label: &str, doc: &StudyDoc, hdr_points: &[String]) -> Section {
             metric: metric_name(&c.metric),
             a: c.a.clone(),
             b: c.b.clone(),
-            ratio: c.ratio.unwrap_or(f64::INFINITY),
-            p: c.p_value,
-            significant: c.significant,
-            phrase: c.phrase.clone(),
+            ratio: c.comparison.ratio,
+            p: c.comparison.p_adjusted.or(Some(c.comparison.p_value)),
+            significant: c.comparison.significant,
+            phrase: c.comparison.phrase.clone(),
         })
         .collect();
     Section {
@@ -264,32 +248,15 @@ pub fn section(label: &str, doc: &StudyDoc, hdr_points: &[String]) -> Section {
     }
 }
 
-/// People's name of a lab metric key.
+/// People's name of a metric key (the registry's label).
 pub fn metric_name(key: &str) -> String {
-    let all = [
-        RPS,
-        P50,
-        P99,
-        P999,
-        ERRORS,
-        CPU_PER_REQ,
-        PEAK_RSS,
-        WALL,
-        USER,
-        SYS,
-        MB_PER_S,
-    ];
-    match all.iter().find(|m| m.key == key) {
-        Some(m) => m.name.to_string(),
-        None if key == "cpu_s" => "CPU time".into(),
-        None => key.to_string(),
-    }
+    registry::get(key).map_or_else(|| key.to_string(), |m| m.label.to_string())
 }
 
 /// The notes under the header: the lab's warnings when the file has them (else the same checks
 /// done here), failed and skipped contenders, an interrupted study, and a study whose single
 /// trials allow no confidence interval.
-fn notes(doc: &StudyDoc, table: &Table, failed: usize) -> Vec<String> {
+fn notes(doc: &Results, table: &Table, failed: usize) -> Vec<String> {
     let mut notes = Vec::new();
     if doc.status == "interrupted" || doc.status == "running" {
         notes.push(format!(
@@ -314,61 +281,18 @@ fn notes(doc: &StudyDoc, table: &Table, failed: usize) -> Vec<String> {
             doc.trials.len()
         ));
     }
-    if !doc.warnings.is_empty() {
-        notes.extend(
-            doc.warnings
-                .iter()
-                .filter(|w| w.kind != "few_trials" && w.kind != "failed_trials")
-                .map(|w| w.message.clone()),
-        );
-        return notes;
-    }
-    for c in doc.contenders.iter().filter(|c| !c.ran()) {
-        notes.push(format!(
-            "{} was not run: {}",
-            c.name,
-            c.skip_reason.clone().unwrap_or_else(|| c.status.clone())
-        ));
-    }
-    for r in &table.rows {
-        let at = if r.point.is_empty() {
-            r.contender.clone()
-        } else {
-            format!("{} at {}", r.contender, r.point)
-        };
-        for n in &r.notes {
-            notes.push(format!("{at}: {n}."));
-        }
-        let Some(s) = r.cells.first().and_then(|c| c.summary.as_ref()) else {
-            continue;
-        };
-        let vals = &r.cells[0].values;
-        let m = &table.metrics[0];
-        if let Some(f) =
-            crate::stats::first_trial_slow(vals, m.better == crate::table::Better::Higher)
-        {
-            notes.push(format!(
-                "{at}: the first trial was {}x worse than the rest ({}: {} vs median {}); consider a longer warmup.",
-                crate::table::fmt_factor(f.factor),
-                m.name,
-                fmt_num(vals[0]),
-                fmt_num(s.median)
-            ));
-        }
-        for i in crate::stats::outliers(vals) {
-            notes.push(format!(
-                "{at}: trial {} is an outlier ({} = {} {}).",
-                i + 1,
-                m.name,
-                fmt_num(vals[i]),
-                m.unit
-            ));
-        }
-    }
+    // The model's warnings (recomputed from the trials when the file was read).
+    notes.extend(
+        doc.warnings
+            .iter()
+            .filter(|w| w.kind != "few_trials" && w.kind != "failed_trials")
+            .map(|w| w.message.clone()),
+    );
+    let _ = table;
     notes
 }
 
-fn meta(label: &str, doc: &StudyDoc) -> Vec<(String, String)> {
+fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
     let m = &doc.machine;
     let mut machine = Vec::new();
     if !m.cpu_model.is_empty() {
@@ -392,7 +316,7 @@ fn meta(label: &str, doc: &StudyDoc) -> Vec<(String, String)> {
     if !m.hostname.is_empty() {
         machine.push(format!("host {}", m.hostname));
     }
-    let ok = doc.trials.iter().filter(|t| t.ok()).count();
+    let ok = doc.trials.iter().filter(|t| t.ok).count();
     let date = match &doc.finished_at {
         Some(f) if !doc.started_at.is_empty() => format!("{} to {f}", doc.started_at),
         _ => or_unknown(&doc.started_at),
@@ -435,10 +359,10 @@ fn meta(label: &str, doc: &StudyDoc) -> Vec<(String, String)> {
             format!(
                 "{} per point{}; {} run of {} planned, {} failed",
                 doc.study.trials,
-                match doc.study.interleave {
-                    Some(true) => ", interleaved",
-                    Some(false) => ", not interleaved",
-                    None => "",
+                if doc.study.interleave {
+                    ", interleaved"
+                } else {
+                    ", not interleaved"
                 },
                 doc.trials.len(),
                 doc.planned_trials.max(doc.trials.len()),
@@ -453,7 +377,8 @@ fn meta(label: &str, doc: &StudyDoc) -> Vec<(String, String)> {
             format!("{} s", fmt_num(doc.study.warmup_s)),
         ));
     }
-    if let Some(i) = doc.study.sample_interval_s {
+    if doc.study.sample_interval_s > 0.0 {
+        let i = doc.study.sample_interval_s;
         v.push((
             "sample interval".into(),
             format!("{} ms", fmt_num(i * 1000.0)),
@@ -471,8 +396,8 @@ fn or_unknown(s: &str) -> String {
 }
 
 /// Pinning as one line: "on: contender CPUs 0, generator CPUs 1 (note)".
-pub fn pinning_text(p: &crate::model::study::Pinning) -> String {
-    let cpus = |c: &Option<Vec<u64>>| match c {
+pub fn pinning_text(p: &barrage_model::study::Pinning) -> String {
+    let cpus = |c: &Option<Vec<usize>>| match c {
         Some(v) if !v.is_empty() => v
             .iter()
             .map(|c| c.to_string())

@@ -8,127 +8,65 @@ use crate::svg::fmt_num;
 /// Significance level of the comparisons (the lab's).
 pub use crate::stats::ALPHA;
 
-/// Which direction is better for a metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Better {
-    Higher,
-    Lower,
-}
+pub use barrage_model::metric::Better;
+use barrage_model::metric::{self as registry, Metric as Def};
 
-/// A column of the summary table.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A column of the summary table: a metric of the registry (`barrage_model::metric`), or for the
+/// `barrage load` section a figure of the load document, with how it is shown.
+#[derive(Debug, Clone, Copy)]
 pub struct Metric {
-    /// Stable identifier (CSV).
+    /// Stable identifier (CSV): the registry key, or a derived one ("rps_second_best").
     pub key: &'static str,
     pub name: &'static str,
     pub unit: &'static str,
     pub better: Better,
     /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
     pub noun: Option<&'static str>,
-    /// Trial values are multiplied by this to show them in `unit` (bytes -> MiB, µs -> ms).
+    /// Stored values are multiplied by this to show them in `unit` (bytes -> MiB, µs -> ms).
     pub scale: f64,
+    /// The registry metric whose trial values the column holds (`None`: a load-document figure).
+    pub def: Option<&'static Def>,
+    /// The column shows the 2nd best trial of `def`, bare (no CI, not compared again).
+    pub second_best: bool,
 }
 
-pub const RPS: Metric = Metric {
-    key: "rps",
-    name: "throughput",
-    unit: "req/s",
-    better: Better::Higher,
-    noun: None,
-    scale: 1.0,
-};
+impl PartialEq for Metric {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+
+impl Metric {
+    /// The column of a registry metric.
+    pub const fn of(def: &'static Def) -> Metric {
+        Metric {
+            key: def.key,
+            name: def.label,
+            unit: def.unit,
+            better: def.better,
+            noun: def.noun,
+            scale: def.scale,
+            def: Some(def),
+            second_best: false,
+        }
+    }
+}
+
+pub const RPS: Metric = Metric::of(&registry::RPS);
 /// The second best trial's throughput ("2nd best of N", the statistic of the original
 /// benchmarks): a column beside the throughput's median and CI, from the same trials, so it is
 /// shown bare (no CI) and not compared again.
 pub const RPS_SECOND_BEST: Metric = Metric {
     key: "rps_second_best",
     name: "2nd best",
-    unit: "req/s",
-    better: Better::Higher,
-    noun: None,
-    scale: 1.0,
+    second_best: true,
+    ..RPS
 };
-pub const P50: Metric = Metric {
-    key: "latency_p50_us",
-    name: "p50",
-    unit: "ms",
-    better: Better::Lower,
-    noun: None,
-    scale: 1e-3,
-};
-pub const P99: Metric = Metric {
-    key: "latency_p99_us",
-    name: "p99",
-    unit: "ms",
-    better: Better::Lower,
-    noun: None,
-    scale: 1e-3,
-};
-pub const P999: Metric = Metric {
-    key: "latency_p999_us",
-    name: "p99.9",
-    unit: "ms",
-    better: Better::Lower,
-    noun: None,
-    scale: 1e-3,
-};
-pub const ERRORS: Metric = Metric {
-    key: "errors",
-    name: "errors",
-    unit: "",
-    better: Better::Lower,
-    noun: Some("errors"),
-    scale: 1.0,
-};
-pub const CPU_PER_REQ: Metric = Metric {
-    key: "cpu_s_per_request",
-    name: "CPU/req",
-    unit: "µs",
-    better: Better::Lower,
-    noun: Some("CPU"),
-    scale: 1e6,
-};
-pub const PEAK_RSS: Metric = Metric {
-    key: "peak_rss_bytes",
-    name: "peak RSS",
-    unit: "MiB",
-    better: Better::Lower,
-    noun: Some("memory"),
-    scale: 1.0 / 1048576.0,
-};
-/// Client studies that check a body size: that size over the wall time (10^6 bytes/s).
-pub const MB_PER_S: Metric = Metric {
-    key: "mb_per_s",
-    name: "throughput",
-    unit: "MB/s",
-    better: Better::Higher,
-    noun: None,
-    scale: 1.0,
-};
-pub const WALL: Metric = Metric {
-    key: "wall_s",
-    name: "wall",
-    unit: "s",
-    better: Better::Lower,
-    noun: None,
-    scale: 1.0,
-};
-pub const USER: Metric = Metric {
-    key: "user_s",
-    name: "user",
-    unit: "s",
-    better: Better::Lower,
-    noun: Some("user CPU"),
-    scale: 1.0,
-};
-pub const SYS: Metric = Metric {
-    key: "sys_s",
-    name: "sys",
-    unit: "s",
-    better: Better::Lower,
-    noun: Some("sys CPU"),
-    scale: 1.0,
-};
+pub const P50: Metric = Metric::of(&registry::P50);
+pub const P99: Metric = Metric::of(&registry::P99);
+pub const P999: Metric = Metric::of(&registry::P999);
+pub const ERRORS: Metric = Metric::of(&registry::ERRORS);
+pub const PEAK_RSS: Metric = Metric::of(&registry::PEAK_RSS);
 
 /// Per-trial values of one metric for one contender at one point.
 #[derive(Debug, Clone, Default)]
@@ -234,6 +172,13 @@ pub struct Table {
 }
 
 impl Table {
+    /// The column of a registry metric's trial values (its median and CI, not its 2nd best).
+    pub fn column(&self, def: &Def) -> Option<usize> {
+        self.metrics
+            .iter()
+            .position(|m| m.key == def.key && !m.second_best)
+    }
+
     /// Fills in `vs_best` for every row: at each point, the best median per metric is the
     /// reference; every other row is compared with it.
     pub fn compare(&mut self) {
@@ -249,7 +194,7 @@ impl Table {
                 continue;
             }
             for (m, metric) in self.metrics.iter().enumerate() {
-                if metric.key == RPS_SECOND_BEST.key {
+                if metric.second_best {
                     continue;
                 }
                 let med = |i: usize| {
@@ -320,12 +265,13 @@ pub fn compare(
         metric.better == Better::Higher,
         &wording,
     )?;
-    let tested = r.n >= 2 && t.n >= 2;
+    let _ = (r, t);
+    let tested = c.testable;
     let f = fmt_factor(c.factor);
-    let amount = match (&wording, metric.better == Better::Higher) {
+    let amount = match &wording {
         _ if c.ratio == 1.0 => "equal".to_string(),
-        (Wording::Speed, _) => format!("{f}x {}", if c.a_better { "faster" } else { "slower" }),
-        (Wording::Amount { noun }, _) => format!(
+        Wording::Speed => format!("{f}x {}", if c.a_better { "faster" } else { "slower" }),
+        Wording::Amount { noun } => format!(
             "{f}x {} {noun}",
             if c.median_a > c.median_b {
                 "more"
@@ -334,14 +280,28 @@ pub fn compare(
             }
         ),
     };
+    let ci = c.ratio_ci95.map_or(String::new(), |i| {
+        let (lo, hi) = if c.ratio >= 1.0 {
+            (i.lo, i.hi)
+        } else {
+            (1.0 / i.hi, 1.0 / i.lo)
+        };
+        format!(" [{}, {}]", fmt_factor(lo), fmt_factor(hi))
+    });
     let text = if !tested {
-        format!("{amount} than {ref_name} (one trial: no significance test)")
+        let n = c.n_a.min(c.n_b);
+        let trials = if n == 1 {
+            "one trial".to_string()
+        } else {
+            format!("{n} trials")
+        };
+        format!("{amount}{ci} than {ref_name} ({trials}: too few to test)")
     } else if c.significant {
-        format!("{amount} than {ref_name} (p = {})", fmt_p(c.p_value))
+        format!("{amount}{ci} than {ref_name} ({})", p_text(c.p_value))
     } else {
         format!(
-            "no significant difference from {ref_name} (p = {}; medians {amount})",
-            fmt_p(c.p_value)
+            "no significant difference from {ref_name} ({}; medians {amount}{ci})",
+            p_text(c.p_value)
         )
     };
     Some(Comparison {
@@ -356,7 +316,7 @@ pub fn compare(
 
 /// "1.47", "108" — as the terminal formats factors.
 pub fn fmt_factor(f: f64) -> String {
-    barrage_lab::stats::format_factor(f)
+    barrage_model::stats::format_factor(f)
 }
 
 /// "0.008", "< 0.001".
@@ -365,6 +325,15 @@ pub fn fmt_p(p: f64) -> String {
         "< 0.001".into()
     } else {
         format!("{p:.3}")
+    }
+}
+
+/// "p = 0.008", "p < 0.001".
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else {
+        format!("p = {p:.3}")
     }
 }
 
@@ -408,7 +377,8 @@ mod tests {
         let c = t.rows[0].vs_best[0].as_ref().unwrap();
         assert_eq!(c.reference, "fast");
         assert!(
-            c.text.starts_with("1.47x slower than fast (p = 0.008)"),
+            c.text
+                .starts_with("1.47x slower [1.46, 1.48] than fast (p < 0.001)"),
             "{}",
             c.text
         );
@@ -433,7 +403,7 @@ mod tests {
         let c = t.rows[1].vs_best[0].as_ref().unwrap();
         assert_eq!(
             c.text,
-            "108x more memory than a (one trial: no significance test)"
+            "108x more memory than a (one trial: too few to test)"
         );
         assert_eq!(t.rows[1].cells[0].text(), "1080");
     }

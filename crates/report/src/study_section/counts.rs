@@ -4,12 +4,12 @@
 //! server that answered fewer requests than were written, or one whose errors are all timeouts.
 
 use super::{cells_order, point_label, trials_of};
-use crate::model::load::Errors;
-use crate::model::study::StudyDoc;
 use crate::page::Counts;
+use barrage_model::load::Errors;
+use barrage_model::study::Results;
 
 /// One row per phase of every trial, in the summary table's order (point, contender, trial).
-pub fn rows(doc: &StudyDoc) -> Vec<Counts> {
+pub fn rows(doc: &Results) -> Vec<Counts> {
     let mut out = Vec::new();
     for (p, name) in cells_order(doc) {
         for t in trials_of(doc, p, &name) {
@@ -19,7 +19,7 @@ pub fn rows(doc: &StudyDoc) -> Vec<Counts> {
                 out.push(Counts {
                     point: point_label(doc, p),
                     contender: name.clone(),
-                    trial: t.index + 1,
+                    trial: (t.trial as usize) + 1,
                     phase: if named {
                         ph.name.clone()
                     } else {
@@ -30,7 +30,7 @@ pub fn rows(doc: &StudyDoc) -> Vec<Counts> {
                     errors: l.errors.total,
                     breakdown: breakdown(&l.errors),
                     mean_latency_ms: l.latency_us.mean / 1000.0,
-                    ok: t.ok(),
+                    ok: t.ok,
                 });
             }
         }

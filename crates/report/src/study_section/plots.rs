@@ -5,14 +5,15 @@
 
 use super::{cells_order, point_label, trials_of, value_text};
 use crate::hdr;
-use crate::model::study::StudyDoc;
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Bar, BarChart, BarGroup, Line, LineChart};
 use crate::table::{dedup, Cell, Row, Table};
+use barrage_model::metric::{self as registry, Metric as Def};
+use barrage_model::study::Results;
 
 /// The swept numeric parameter to use as the x axis: "connections" first, then any parameter
 /// with at least two distinct numeric values.
-fn sweep_axis(doc: &StudyDoc) -> Option<String> {
+fn sweep_axis(doc: &Results) -> Option<String> {
     let numeric = |k: &str| {
         let vals: Vec<f64> = doc
             .points
@@ -30,7 +31,7 @@ fn sweep_axis(doc: &StudyDoc) -> Option<String> {
 }
 
 /// The line a point belongs to (everything but the x axis): variant and other parameters.
-fn series_key(doc: &StudyDoc, id: usize, x: &str) -> String {
+fn series_key(doc: &Results, id: usize, x: &str) -> String {
     let Some(p) = doc.points.iter().find(|p| p.id == id) else {
         return String::new();
     };
@@ -43,7 +44,7 @@ fn series_key(doc: &StudyDoc, id: usize, x: &str) -> String {
     parts.join(" ")
 }
 
-pub fn sweep_plots(doc: &StudyDoc, table: &Table) -> Option<PlotGroup> {
+pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
     let x = sweep_axis(doc)?;
     let xv = |id: usize| {
         doc.points
@@ -75,18 +76,27 @@ pub fn sweep_plots(doc: &StudyDoc, table: &Table) -> Option<PlotGroup> {
     let axis = |l: &str| if log_x { Axis::log(l) } else { Axis::linear(l) };
     let mut charts = Vec::new();
     let mut single = false;
-    for (mi, title, ylabel) in [
-        (0usize, "Throughput vs ", "throughput (req/s)"),
-        (1, "p50 latency vs ", "p50 latency (ms)"),
-        (2, "p99 latency vs ", "p99 latency (ms)"),
-        (3, "p99.9 latency vs ", "p99.9 latency (ms)"),
+    for def in [
+        &registry::RPS,
+        &registry::P50,
+        &registry::P99,
+        &registry::P999,
     ] {
-        let y = if mi == 0 {
-            Axis::from_zero(ylabel)
-        } else {
-            Axis::log(ylabel)
+        let Some(mi) = table.column(def) else {
+            continue;
         };
-        let mut c = LineChart::new(format!("{title}{xlabel}"), axis(&xlabel), y);
+        let (title, y) = if def.merged_quantile.is_some() {
+            let t = format!("{} latency vs {xlabel}", def.label);
+            (
+                t,
+                Axis::log(format!("{} latency ({})", def.label, def.unit)),
+            )
+        } else {
+            let t = format!("{} vs {xlabel}", capitalized(def.label));
+            (t, Axis::from_zero(format!("{} ({})", def.label, def.unit)))
+        };
+        let mut c = LineChart::new(title, axis(&xlabel), y);
+        c.metric = Some(def.key);
         for (li, (name, key)) in lines.iter().enumerate() {
             let mut line = Line {
                 name: [name.as_str(), key.as_str()]
@@ -119,12 +129,19 @@ pub fn sweep_plots(doc: &StudyDoc, table: &Table) -> Option<PlotGroup> {
                     continue;
                 };
                 line.points.push((xx, center));
+                line.provenance.push((point_label(doc, *p), cname.clone()));
                 match s.ci {
                     Some((lo, hi)) => line.band.push((xx, lo, hi)),
                     None => single = true,
                 }
             }
-            line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut pairs: Vec<_> = line
+                .points
+                .drain(..)
+                .zip(line.provenance.drain(..))
+                .collect();
+            pairs.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
+            (line.points, line.provenance) = pairs.into_iter().unzip();
             line.band.sort_by(|a, b| a.0.total_cmp(&b.0));
             if line.band.len() < 2 {
                 // A band needs two points; show the interval as error bars instead.
@@ -151,7 +168,8 @@ pub fn sweep_plots(doc: &StudyDoc, table: &Table) -> Option<PlotGroup> {
 pub fn point_bars(table: &Table) -> PlotGroup {
     let names = dedup(table.rows.iter().map(|r| r.contender.clone()));
     let points = dedup(table.rows.iter().map(|r| r.point.clone()));
-    let chart = |mi: usize, title: &str, unit: &str| {
+    let chart = |def: &'static Def, title: &str, unit: &str| {
+        let mi = table.column(def);
         let groups = points
             .iter()
             .map(|p| BarGroup {
@@ -168,7 +186,10 @@ pub fn point_bars(table: &Table) -> PlotGroup {
                             .iter()
                             .find(|r| &r.point == p && &r.contender == n)
                         {
-                            Some(r) => bar(&r.cells[mi], r.failed),
+                            Some(r) => match mi.and_then(|i| r.cells.get(i)) {
+                                Some(c) => bar(c, r),
+                                None => Bar::default(),
+                            },
                             None => Bar::default(),
                         }
                     })
@@ -178,6 +199,7 @@ pub fn point_bars(table: &Table) -> PlotGroup {
         Plot::Bar(BarChart {
             title: title.into(),
             y: Axis::from_zero(unit),
+            metrics: vec![Some(def.key); names.len()],
             series: names.iter().cloned().zip(0..).collect(),
             groups,
         })
@@ -188,23 +210,74 @@ pub fn point_bars(table: &Table) -> PlotGroup {
             "Bars: median; error bars: 95% CI of the median; dots: individual trials.".into(),
         ],
         plots: vec![
-            chart(0, "Throughput", "throughput (req/s)"),
-            chart(2, "p99 latency", "p99 latency (ms)"),
+            chart(&registry::RPS, "Throughput", "throughput (req/s)"),
+            chart(&registry::P99, "p99 latency", "p99 latency (ms)"),
         ],
     }
 }
 
-fn bar(c: &Cell, failed: usize) -> Bar {
+fn bar(c: &Cell, r: &Row) -> Bar {
     Bar {
-        value: c.summary.as_ref().map(|s| s.median),
+        value: c.center(),
         err: c.summary.as_ref().and_then(|s| s.ci),
         dots: c.values.clone(),
-        failed,
+        failed: r.failed,
+        provenance: Some((r.point.clone(), r.contender.clone())),
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// A bar chart of registry metrics (one series each) for every row of the table; a metric the
+/// table lacks is left out. Failed trials are marked on the first series.
+fn metric_bars(
+    table: &Table,
+    title: &str,
+    y: Axis,
+    defs: &[(&'static Def, &str)],
+    label: impl Fn(&Row) -> String,
+) -> BarChart {
+    let cols: Vec<(usize, &'static Def, &str)> = defs
+        .iter()
+        .filter_map(|(d, name)| table.column(d).map(|i| (i, *d, *name)))
+        .collect();
+    BarChart {
+        title: title.into(),
+        y,
+        series: cols
+            .iter()
+            .enumerate()
+            .map(|(k, (_, _, n))| (n.to_string(), k))
+            .collect(),
+        metrics: cols.iter().map(|(_, d, _)| Some(d.key)).collect(),
+        groups: table
+            .rows
+            .iter()
+            .map(|r| BarGroup {
+                label: label(r),
+                bars: cols
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (i, _, _))| {
+                        let mut b = bar(&r.cells[*i], r);
+                        if k > 0 {
+                            b.failed = 0;
+                        }
+                        b
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
 /// Client studies: wall/user/sys and peak RSS bars per contender (and point), failures marked.
-pub fn client_bars(doc: &StudyDoc, table: &Table) -> PlotGroup {
+pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
     let label = |r: &Row| {
         if r.point.is_empty() {
             r.contender.clone()
@@ -212,34 +285,24 @@ pub fn client_bars(doc: &StudyDoc, table: &Table) -> PlotGroup {
             format!("{} {}", r.contender, r.point)
         }
     };
-    let times = BarChart {
-        title: "Wall, user and sys time".into(),
-        y: Axis::from_zero("time (s)"),
-        series: vec![("wall".into(), 0), ("user".into(), 1), ("sys".into(), 2)],
-        groups: table
-            .rows
-            .iter()
-            .map(|r| BarGroup {
-                label: label(r),
-                bars: (0..3)
-                    .map(|i| bar(&r.cells[i], if i == 0 { r.failed } else { 0 }))
-                    .collect(),
-            })
-            .collect(),
-    };
-    let rss = BarChart {
-        title: "Peak RSS of the process tree".into(),
-        y: Axis::from_zero("peak RSS (MiB)"),
-        series: vec![("peak RSS".into(), 4)],
-        groups: table
-            .rows
-            .iter()
-            .map(|r| BarGroup {
-                label: label(r),
-                bars: vec![bar(&r.cells[3], r.failed)],
-            })
-            .collect(),
-    };
+    let times = metric_bars(
+        table,
+        "Wall, user and sys time",
+        Axis::from_zero("time (s)"),
+        &[
+            (&registry::WALL, "wall"),
+            (&registry::USER, "user"),
+            (&registry::SYS, "sys"),
+        ],
+        label,
+    );
+    let rss = metric_bars(
+        table,
+        "Peak RSS of the process tree",
+        Axis::from_zero("peak RSS (MiB)"),
+        &[(&registry::PEAK_RSS, "peak RSS")],
+        label,
+    );
     let _ = doc;
     PlotGroup {
         heading: "Client runs".into(),
@@ -251,7 +314,7 @@ pub fn client_bars(doc: &StudyDoc, table: &Table) -> PlotGroup {
 /// HDR percentile distributions, one curve per contender (and variant) from the merged
 /// histograms of its successful trials: at the points the user chose, else at the largest value
 /// of the sweep axis (every line of the sweep plots in one plot, same colours), else per point.
-pub fn distributions(doc: &StudyDoc, wanted: &[String]) -> Vec<PlotGroup> {
+pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
     let x = sweep_axis(doc);
     let order = cells_order(doc);
     let points = dedup(order.iter().map(|o| o.0));
@@ -345,7 +408,7 @@ pub fn distributions(doc: &StudyDoc, wanted: &[String]) -> Vec<PlotGroup> {
                 };
                 let hs: Vec<_> = trials_of(doc, *p, name)
                     .into_iter()
-                    .filter(|t| t.ok())
+                    .filter(|t| t.ok)
                     .flat_map(|t| t.phases.iter().filter_map(|ph| ph.load.hdr.as_deref()))
                     .filter_map(|b| match hdr::decode(b) {
                         Ok(h) => Some(h),

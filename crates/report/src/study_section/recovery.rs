@@ -13,13 +13,13 @@
 
 use super::{cells_order, trials_of};
 use crate::load_section::plottable;
-use crate::model::load::{LoadDoc, Second};
-use crate::model::study::StudyDoc;
 use crate::page::Recovery;
 use crate::study_section::counts::breakdown;
+use barrage_model::load::{LoadDoc, Second};
+use barrage_model::study::Results;
 
 /// One row per phase of every trial with two or more open-loop phases; empty otherwise.
-pub fn rows(doc: &StudyDoc) -> Vec<Recovery> {
+pub fn rows(doc: &Results) -> Vec<Recovery> {
     let mut out = Vec::new();
     for (p, name) in cells_order(doc) {
         for t in trials_of(doc, p, &name) {
@@ -32,14 +32,14 @@ pub fn rows(doc: &StudyDoc) -> Vec<Recovery> {
                 let target = l.rate.as_ref().map(|r| r.target_rps);
                 out.push(Recovery {
                     contender: name.clone(),
-                    trial: t.index + 1,
+                    trial: (t.trial as usize) + 1,
                     phase: ph.name.clone(),
                     target_rps: target,
                     achieved_rps: l.rate.as_ref().map_or(l.rps, |r| r.achieved_rps),
                     errors: l.errors.total,
                     breakdown: breakdown(&l.errors),
-                    p99_ms: l.latency_us.p99 / 1000.0,
-                    max_ms: l.latency_us.max / 1000.0,
+                    p99_ms: l.latency_us.p99 as f64 / 1000.0,
+                    max_ms: l.latency_us.max as f64 / 1000.0,
                     recovered_after_s: if i == 0 {
                         None
                     } else {
@@ -86,12 +86,12 @@ pub fn settle(secs: &[&Second], target: Option<f64>) -> Option<f64> {
     if !steady {
         return None;
     }
-    let mut p99: Vec<f64> = tail.iter().map(|s| s.p99_us).collect();
+    let mut p99: Vec<f64> = tail.iter().map(|s| s.p99_us as f64).collect();
     p99.sort_by(f64::total_cmp);
     let normal = (2.0 * p99[1]).max(JITTER_US);
     let mut t = 0.0;
     for s in secs {
-        if s.errors == 0 && s.p99_us <= normal {
+        if s.errors == 0 && s.p99_us as f64 <= normal {
             return Some(t);
         }
         t += span(s);
@@ -108,7 +108,7 @@ mod tests {
             phase: "half".into(),
             responses,
             errors,
-            p99_us: p99_ms * 1000.0,
+            p99_us: (p99_ms * 1000.0) as u64,
             span_s: 1.0,
             ..Second::default()
         }

@@ -4,14 +4,14 @@
 //! marked. This is where a server that stalls after an error shows itself.
 
 use super::{cells_order, point_label, trials_of};
-use crate::model::study::{Pinning, StudyDoc, Trial};
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Line, LineChart, Shade};
+use barrage_model::study::{Pinning, Results, Trial};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// One plot group per (point, contender) that has trials.
-pub fn groups(doc: &StudyDoc) -> Vec<PlotGroup> {
+pub fn groups(doc: &Results) -> Vec<PlotGroup> {
     cells_order(doc)
         .into_iter()
         .map(|(p, name)| {
@@ -31,10 +31,10 @@ pub fn groups(doc: &StudyDoc) -> Vec<PlotGroup> {
 }
 
 fn trial_name(t: &Trial) -> String {
-    if t.ok() {
-        format!("trial {}", t.index + 1)
+    if t.ok {
+        format!("trial {}", (t.trial as usize) + 1)
     } else {
-        format!("trial {} (failed)", t.index + 1)
+        format!("trial {} (failed)", (t.trial as usize) + 1)
     }
 }
 
@@ -66,11 +66,11 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
         let name = trial_name(t);
         if let Some(s) = &t.samples {
             // The first sample is the baseline (0 % by construction): leave it out of CPU.
-            let pts = |f: &dyn Fn(&crate::model::study::Sample) -> f64| {
+            let pts = |f: &dyn Fn(&barrage_model::process::Sample) -> f64| {
                 s.samples
                     .iter()
                     .skip(1)
-                    .map(|x| (x.t_s - t0, f(x)))
+                    .map(|x| (x.t.as_secs_f64() - t0, f(x)))
                     .collect::<Vec<_>>()
             };
             cpu.lines.push(Line {
@@ -92,7 +92,7 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
                 points: s
                     .samples
                     .iter()
-                    .map(|x| (x.t_s - t0, x.rss_bytes as f64 / MIB))
+                    .map(|x| (x.t.as_secs_f64() - t0, x.rss_bytes as f64 / MIB))
                     .collect(),
                 ..Line::default()
             });
@@ -128,7 +128,7 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
                 ..Line::default()
             });
         }
-        if !t.ok() {
+        if !t.ok {
             notes.push(format!("{name}: {}", t.reason_text()));
         }
     }
@@ -215,7 +215,7 @@ fn machine_cores(
         .max()
         .unwrap_or(0);
     let role = |c: usize| {
-        let has = |v: &Option<Vec<u64>>| v.as_ref().is_some_and(|v| v.contains(&(c as u64)));
+        let has = |v: &Option<Vec<usize>>| v.as_ref().is_some_and(|v| v.contains(&c));
         match (
             pinning.enabled && has(&pinning.contender_cpus),
             pinning.enabled && has(&pinning.generator_cpus),
@@ -243,7 +243,7 @@ fn machine_cores(
                 .skip(1)
                 .filter_map(|x| {
                     Some((
-                        x.t_s - t.windows.trial_start_s,
+                        x.t.as_secs_f64() - t.windows.trial_start_s,
                         *x.cores_busy_pct.get(core)?,
                     ))
                 })

@@ -15,6 +15,8 @@ pub struct Bar {
     pub err: Option<(f64, f64)>,
     pub dots: Vec<f64>,
     pub failed: usize,
+    /// Where the value comes from: (point label, contender) of the summary table.
+    pub provenance: Option<(String, String)>,
 }
 
 /// A group of bars, one per series, under one label.
@@ -32,6 +34,8 @@ pub struct BarChart {
     /// Series names and palette indices; every group has one bar per series.
     pub series: Vec<(String, usize)>,
     pub groups: Vec<BarGroup>,
+    /// The registry metric of each series, aligned with `series` (`None`: not a summary metric).
+    pub metrics: Vec<Option<&'static str>>,
 }
 
 impl BarChart {
@@ -178,6 +182,7 @@ mod tests {
     #[test]
     fn bars_with_errors_dots_and_failures() {
         let c = BarChart {
+            metrics: Vec::new(),
             title: "wall".into(),
             y: Axis::from_zero("s"),
             series: vec![("wall".into(), 0), ("user".into(), 1)],
@@ -190,6 +195,7 @@ mod tests {
                             err: Some((0.9, 1.1)),
                             dots: vec![0.9, 1.0, 1.1],
                             failed: 0,
+                            provenance: None,
                         },
                         Bar {
                             value: Some(0.2),
@@ -220,6 +226,7 @@ mod tests {
     #[test]
     fn empty_chart() {
         let c = BarChart {
+            metrics: Vec::new(),
             title: "x".into(),
             y: Axis::from_zero("s"),
             series: vec![],

@@ -20,6 +20,9 @@ pub struct Line {
     pub markers: bool,
     /// Draw dashed whatever the colour index says (e.g. sys CPU beside user CPU).
     pub dashed: bool,
+    /// Where each point's value comes from, aligned with `points`: (point label, contender) of
+    /// the summary table (empty for lines that are not table values), so tests can check it.
+    pub provenance: Vec<(String, String)>,
 }
 
 impl Line {
@@ -52,6 +55,8 @@ pub struct LineChart {
     pub shades: Vec<Shade>,
     /// Vertical marks (x, label).
     pub marks: Vec<(f64, String)>,
+    /// The registry metric every line's y value shows (`None`: not a summary metric).
+    pub metric: Option<&'static str>,
 }
 
 impl LineChart {
@@ -63,6 +68,7 @@ impl LineChart {
             lines: Vec::new(),
             shades: Vec::new(),
             marks: Vec::new(),
+            metric: None,
         }
     }
 
