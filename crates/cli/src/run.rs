@@ -165,7 +165,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         (r, dir)
     };
     pb.finish_and_clear();
-    print!("{}", barrage_lab::summary::table(&results));
+    let csv = barrage_report::summary_csv::render(&results);
+    barrage_lab::results::write_atomic(&dir.join("summary.csv"), csv.as_bytes())
+        .context("cannot write summary.csv")?;
+    print!("{}", barrage_report::terminal::table(&results));
     println!(
         "\nresults: {}  summary: {}",
         dir.join("results.json").display(),

@@ -10,5 +10,4 @@ pub mod supervise;
 pub mod results;
 pub mod runner;
 pub mod study;
-pub mod summary;
 pub mod sweep;

@@ -255,11 +255,12 @@ ready = "tcp"
         .comparisons
         .iter()
         .any(|c| c.between == "contenders" && c.metric == "rps"));
-    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    // summary.csv is the report's export of the results (the CLI writes it).
+    let csv = barrage_report::summary_csv::render(&r);
     assert_eq!(csv.lines().count(), 5, "{csv}");
     validate_schema(&out);
     no_processes_left(&r);
-    let table = barrage_lab::summary::table(&r);
+    let table = barrage_report::terminal::table(&r);
     assert!(
         table.contains("barrage-serve") && table.contains("python-http.server"),
         "{table}"
@@ -318,7 +319,7 @@ start = "head -c {size} /dev/zero > {out}"
             f.message
         );
     }
-    let table = barrage_lab::summary::table(&r);
+    let table = barrage_report::terminal::table(&r);
     assert!(table.contains("MB/s"), "{table}");
     // Scratch files are gone with the run: nothing is left beside the results.
     assert!(!out.join(".tmp").exists());

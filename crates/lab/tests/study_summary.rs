@@ -5,7 +5,6 @@ use barrage_lab::results::{
     ContenderInfo, Machine, Metrics, Pinning, Results, StudyInfo, Trial, Windows,
 };
 use barrage_lab::study::Kind;
-use barrage_lab::summary;
 use barrage_lab::sweep::Point;
 use std::collections::BTreeMap;
 
@@ -138,7 +137,7 @@ fn study_summary_comparisons_and_warnings() {
             (2, "a", cold),
         ],
     );
-    summary::update(&mut r);
+    barrage_model::summary::update(&mut r);
     assert_eq!(r.summary.len(), 5);
     let cell = |p: usize, c: &str| {
         r.summary
@@ -203,7 +202,7 @@ fn study_summary_comparisons_and_warnings() {
         .iter()
         .any(|w| w.point == Some(0) && w.kind == "outlier"));
     // Renderings.
-    let csv = summary::csv(&r);
+    let csv = barrage_report::summary_csv::render(&r);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 6);
     let head: Vec<&str> = lines[0].split(',').collect();
@@ -213,7 +212,7 @@ fn study_summary_comparisons_and_warnings() {
     assert_eq!(col("label"), "ka c=1");
     assert_eq!(col("rps_median"), "1000");
     assert_eq!(col("rps_min"), "990");
-    let table = summary::table(&r);
+    let table = barrage_report::terminal::table(&r);
     assert!(
         table.contains("a vs b at ka c=1: 2.00x faster ["),
         "{table}"
@@ -228,7 +227,7 @@ fn study_summary_few_trials_say_so() {
         vec![contender("a", "ready"), contender("b", "ready")],
         &[(0, "a", &[10.0]), (0, "b", &[20.0])],
     );
-    summary::update(&mut r);
+    barrage_model::summary::update(&mut r);
     assert!(r.comparisons.iter().all(|c| !c.comparison.significant));
     assert!(r.comparisons.iter().filter(|c| c.metric == "rps").all(|c| c
         .comparison

@@ -15,8 +15,10 @@ pub mod markdown;
 pub mod page;
 pub mod stats;
 pub mod study_section;
+pub mod summary_csv;
 pub mod svg;
 pub mod table;
+pub mod terminal;
 
 use barrage_model::load::LoadDoc;
 use barrage_model::study::Results;

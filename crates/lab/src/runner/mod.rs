@@ -298,15 +298,12 @@ fn describe(point: &Point, contender: &str, trial: u32, trials: u32) -> String {
     format!("{contender}{at} #{}/{trials}", trial + 1)
 }
 
-/// Recompute the statistics and write both files.
+/// Recompute the statistics and write `results.json` (its exports, such as summary.csv, are the
+/// report's, written by the CLI).
 fn save(r: &mut Results, opts: &RunOptions) -> Result<(), RunError> {
     r.updated_at = results::now_rfc3339();
-    crate::summary::update(r);
+    barrage_model::summary::update(r);
     crate::results::write(r, &opts.out_dir)?;
-    results::write_atomic(
-        &opts.out_dir.join("summary.csv"),
-        crate::summary::csv(r).as_bytes(),
-    )?;
     Ok(())
 }
 

@@ -1,11 +1,22 @@
-//! Renderings of the statistics: the terminal summary table and `summary.csv`, as strings.
+//! The terminal rendering of a study's results: the summary table, the comparisons and the
+//! warnings, as plain text with aligned columns (what `barrage run` prints at the end).
 
-use super::{fmt_metric, fmt_secs, metrics};
-use crate::results::Results;
-use crate::study::Kind;
+use barrage_model::metric;
+use barrage_model::study::{Cell, Kind, MergedLatency, Results};
 use std::fmt::Write as _;
 
-fn median_ci(c: &super::Cell, name: &str) -> String {
+/// A stored value of metric `key` for people ("12.3k", "1.25 ms", "48.0 MiB").
+fn fmt_metric(key: &str, v: f64) -> String {
+    match metric::get(key) {
+        Some(m) if m.key == metric::RPS.key => metric::fmt_count(v),
+        Some(m) => m.show(v),
+        None => metric::fmt_secs(v),
+    }
+}
+
+use metric::fmt_secs;
+
+fn median_ci(c: &Cell, name: &str) -> String {
     match c.stats.get(name) {
         None => "-".into(),
         Some(s) => match s.ci95_median {
@@ -56,13 +67,19 @@ pub fn table(r: &Results) -> String {
         .to_vec()
     });
     // Clients that report their own throughput (`client.rate`) get its columns.
-    let rated = !server && r.summary.iter().any(|c| c.stats.contains_key("rps"));
+    let rated = !server
+        && r.summary
+            .iter()
+            .any(|c| c.stats.contains_key(metric::RPS.key));
     if rated {
         rows[0].insert(3, "req/s median [95% CI]".into());
         rows[0].insert(4, "CPU/req".into());
     }
     // Clients whose body size the study checks get their throughput beside the wall time.
-    let sized = !server && r.summary.iter().any(|c| c.stats.contains_key("mb_per_s"));
+    let sized = !server
+        && r.summary
+            .iter()
+            .any(|c| c.stats.contains_key(metric::MB_PER_S.key));
     if sized {
         rows[0].insert(4, "MB/s".into());
     }
@@ -86,7 +103,7 @@ pub fn table(r: &Results) -> String {
             c.label.clone()
         };
         rows.push(if server {
-            let lat = |f: fn(&super::MergedLatency) -> u64| {
+            let lat = |f: fn(&MergedLatency) -> u64| {
                 c.latency
                     .as_ref()
                     .map_or("-".to_string(), |l| fmt_secs(f(l) as f64 / 1e6))
@@ -95,17 +112,17 @@ pub fn table(r: &Results) -> String {
                 label,
                 c.contender.clone(),
                 ok,
-                median_ci(c, "rps"),
+                median_ci(c, metric::RPS.key),
                 // "2nd best of N", the original benchmarks' statistic (see docs/study.md).
                 c.stats
-                    .get("rps")
+                    .get(metric::RPS.key)
                     .and_then(|s| s.second_best)
-                    .map_or("-".to_string(), |v| fmt_metric("rps", v)),
+                    .map_or("-".to_string(), |v| fmt_metric(metric::RPS.key, v)),
                 lat(|l| l.p50_us),
                 lat(|l| l.p99_us),
                 lat(|l| l.p999_us),
-                med("cpu_s_per_request"),
-                med("peak_rss_bytes"),
+                med(metric::CPU_PER_REQUEST.key),
+                med(metric::PEAK_RSS.key),
                 c.errors.to_string(),
                 note.join(", "),
             ]
@@ -114,18 +131,18 @@ pub fn table(r: &Results) -> String {
                 label,
                 c.contender.clone(),
                 ok,
-                median_ci(c, "wall_s"),
-                med("user_s"),
-                med("sys_s"),
-                med("peak_rss_bytes"),
+                median_ci(c, metric::WALL.key),
+                med(metric::USER.key),
+                med(metric::SYS.key),
+                med(metric::PEAK_RSS.key),
                 note.join(", "),
             ];
             if rated {
-                row.insert(3, median_ci(c, "rps"));
-                row.insert(4, med("cpu_s_per_request"));
+                row.insert(3, median_ci(c, metric::RPS.key));
+                row.insert(4, med(metric::CPU_PER_REQUEST.key));
             }
             if sized {
-                row.insert(4, med("mb_per_s"));
+                row.insert(4, med(metric::MB_PER_S.key));
             }
             row
         });
@@ -166,7 +183,7 @@ pub fn table(r: &Results) -> String {
         "pinning: {pin}; sampler cost: {}",
         sampler.map_or("-".to_string(), |p| format!("{p:.2}% of a core"))
     );
-    let (primary, _) = super::primary(r);
+    let primary = barrage_model::metric::primary(r).key;
     // The primary metric always (a "no significant difference" is news too); the others only
     // when they differ significantly.
     let mut cmp: Vec<_> = r
@@ -176,7 +193,9 @@ pub fn table(r: &Results) -> String {
         .collect();
     cmp.sort_by_key(|c| (c.point, c.metric != primary));
     if !cmp.is_empty() {
-        out.push_str("\ncomparisons (Mann-Whitney U, α = 0.05):\n");
+        out.push_str(
+            "\ncomparisons (Welch's t-test on log values, Holm-corrected over the study, α = 0.05):\n",
+        );
         for c in cmp {
             let at = if c.label.is_empty() {
                 String::new()
@@ -190,8 +209,8 @@ pub fn table(r: &Results) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {} vs {}{at}{what}: {} (p = {:.3})",
-                c.a, c.b, c.comparison.phrase, c.comparison.p_value
+                "  {} vs {}{at}{what}: {}",
+                c.a, c.b, c.comparison.phrase
             );
         }
     }
@@ -222,102 +241,6 @@ fn align(rows: &[Vec<String>]) -> String {
             .map(|(i, s)| format!("{s:<w$}", w = width[i]))
             .collect();
         out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// `summary.csv`: one row per point and contender; every statistic of every metric as raw numbers
-/// (seconds, bytes, requests per second, microseconds). `latency_p50_us_median` and the like are
-/// statistics of the per-trial percentiles (what the significance tests compare); the latency
-/// percentiles to quote are the `merged_latency_*` columns, from the merged HDR histograms.
-pub fn csv(r: &Results) -> String {
-    let ms = metrics(r.study.kind);
-    let mut head = vec![
-        "point".to_string(),
-        "label".into(),
-        "contender".into(),
-        "trials_ok".into(),
-        "trials_failed".into(),
-    ];
-    for (m, _) in &ms {
-        for s in [
-            "median",
-            "mean",
-            "stddev",
-            "min",
-            "max",
-            "second_best",
-            "ci95_lo",
-            "ci95_hi",
-        ] {
-            head.push(format!("{m}_{s}"));
-        }
-    }
-    for h in [
-        "merged_latency_count",
-        "merged_latency_mean_us",
-        "merged_latency_p50_us",
-        "merged_latency_p90_us",
-        "merged_latency_p99_us",
-        "merged_latency_p999_us",
-        "merged_latency_max_us",
-        "errors",
-        "generator_bottleneck",
-    ] {
-        head.push(h.into());
-    }
-    let mut out = head.join(",");
-    out.push('\n');
-    let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
-    for c in &r.summary {
-        let mut row = vec![
-            c.point.to_string(),
-            csv_field(&c.label),
-            csv_field(&c.contender),
-            c.trials_ok.to_string(),
-            c.trials_failed.to_string(),
-        ];
-        for (m, _) in &ms {
-            match c.stats.get(*m) {
-                Some(s) => {
-                    row.extend([
-                        num(Some(s.median)),
-                        num(Some(s.mean)),
-                        num(s.stddev),
-                        num(Some(s.min)),
-                        num(Some(s.max)),
-                        num(s.second_best),
-                        num(s.ci95_median.map(|i| i.lo)),
-                        num(s.ci95_median.map(|i| i.hi)),
-                    ]);
-                }
-                None => row.extend(std::iter::repeat_n(String::new(), 8)),
-            }
-        }
-        match &c.latency {
-            Some(l) => row.extend([
-                l.count.to_string(),
-                format!("{}", l.mean_us),
-                l.p50_us.to_string(),
-                l.p90_us.to_string(),
-                l.p99_us.to_string(),
-                l.p999_us.to_string(),
-                l.max_us.to_string(),
-            ]),
-            None => row.extend(std::iter::repeat_n(String::new(), 7)),
-        }
-        row.push(c.errors.to_string());
-        row.push(c.generator_bottleneck.to_string());
-        out.push_str(&row.join(","));
         out.push('\n');
     }
     out
