@@ -16,6 +16,11 @@ pub enum OutFormat {
     Md,
     /// CSV in long form (one line per point, contender and metric).
     Csv,
+    /// The terminal summary `barrage run` prints (study results only).
+    Text,
+    /// summary.csv: one row per point and contender, every statistic of every metric (study
+    /// results only).
+    SummaryCsv,
 }
 
 #[derive(clap::Args, Default)]
@@ -70,17 +75,23 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let options = barrage_report::Options {
         hdr_points: args.points.clone(),
     };
-    let page = barrage_report::build_with(&inputs, &options).context("cannot build the report")?;
-    let fmt = match format {
-        OutFormat::Html => Format::Html,
-        OutFormat::Md => Format::Markdown,
-        OutFormat::Csv => Format::Csv,
+    let text = match format {
+        OutFormat::Text | OutFormat::SummaryCsv => per_study(&inputs, format)?,
+        _ => {
+            let page =
+                barrage_report::build_with(&inputs, &options).context("cannot build the report")?;
+            let fmt = match format {
+                OutFormat::Md => Format::Markdown,
+                OutFormat::Csv => Format::Csv,
+                _ => Format::Html,
+            };
+            barrage_report::render(
+                &page,
+                fmt,
+                &format!("barrage {}", env!("CARGO_PKG_VERSION")),
+            )
+        }
     };
-    let text = barrage_report::render(
-        &page,
-        fmt,
-        &format!("barrage {}", env!("CARGO_PKG_VERSION")),
-    );
     let out = match (&args.output, format) {
         (Some(p), _) => Some(p.clone()),
         (None, OutFormat::Html) => {
@@ -107,6 +118,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The terminal summary or summary.csv of each study input, one after the other.
+fn per_study(inputs: &[(String, Input)], format: OutFormat) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for (label, input) in inputs {
+        let Input::Study(r) = input else {
+            bail!("{label}: --format text and summary-csv take study results, not load documents");
+        };
+        out.push_str(&match format {
+            OutFormat::SummaryCsv => barrage_report::summary_csv::render(r),
+            _ => barrage_report::terminal::table(r),
+        });
+    }
+    Ok(out)
 }
 
 /// A short name for a results file: its directory's name for `DIR/results.json`, else the file
