@@ -5,7 +5,8 @@
 //! lets in-flight responses finish for up to `--grace`.
 
 use anyhow::{bail, Context};
-use barrage_server::{parse_size, ServerConfig};
+use barrage_model::units::{parse_duration, parse_size};
+use barrage_server::ServerConfig;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -37,10 +38,10 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Largest request body (413 beyond it), also the /echo cap (e.g. 64MiB) [default: 64MiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub body_limit: Option<u64>,
     /// Largest request head (431 beyond it) [default: 16KiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub header_limit: Option<u64>,
     /// On SIGINT/SIGTERM, how long in-flight responses may take to finish [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -126,40 +127,9 @@ fn raise_fd_limit() {
     }
 }
 
-fn parse_size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s).ok_or_else(|| format!("`{s}` is not a size (like 1000, 64KiB, 5MB)"))
-}
-
-/// `500ms`, `2s`, `1.5s`, `1m`, or a plain number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        (s, 1.0)
-    };
-    match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(Duration::from_secs_f64(v * mult)),
-        _ => Err(format!("`{s}` is not a duration (like 500ms, 2s, 1m)")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        assert!(parse_duration("x").is_err());
-        assert!(parse_duration("-1s").is_err());
-    }
 
     #[test]
     fn defaults() {

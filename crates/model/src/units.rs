@@ -16,33 +16,33 @@ impl Dur {
     }
 }
 
-/// Parses "250ms", "1s", "1.5s", "2m", "1h", "100us", "0". Errors name what is wrong.
+/// What a duration looks like, in every error about one.
+pub const DURATION_FORMS: &str = "like 10s, 500ms, 1.5m, 2h or 100us; a bare number is seconds";
+
+/// The longest duration accepted anywhere (a week).
+pub const MAX_DURATION: Duration = Duration::from_secs(7 * 86400);
+
+/// The one duration grammar of every flag and study field: a non-negative number with an
+/// optional unit `us`/`µs`, `ms`, `s`, `m`/`min` or `h` (none: seconds), at most a week.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
-    if t == "0" {
-        return Ok(Duration::ZERO);
-    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("duration {s:?} needs a unit (ms, s, m, h, us)"))?;
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("duration {s:?}: {num:?} is not a number"))?;
-    let secs = match unit.trim() {
-        "us" | "µs" => n / 1e6,
-        "ms" => n / 1e3,
-        "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        u => {
-            return Err(format!(
-                "duration {s:?}: unknown unit {u:?} (use ms, s, m, h, us)"
-            ))
-        }
+    let bad = |why: &str| format!("`{s}` is not a duration{why} ({DURATION_FORMS})");
+    let n: f64 = num.parse().map_err(|_| bad(""))?;
+    let scale = match unit {
+        "" | "s" => 1.0,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(bad(&format!(": unknown unit `{unit}`"))),
     };
-    if !secs.is_finite() || secs > 86400.0 * 7.0 {
-        return Err(format!("duration {s:?} is out of range"));
+    let secs = n * scale;
+    if !secs.is_finite() || secs > MAX_DURATION.as_secs_f64() {
+        return Err(bad(": out of range (at most a week)"));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -88,13 +88,13 @@ impl<'de> Deserialize<'de> for Dur {
                 parse_duration(v).map(Dur).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
-                if v == 0 {
-                    Ok(Dur(Duration::ZERO))
-                } else {
-                    Err(E::custom(format!(
-                        "duration {v} needs a unit: write \"{v}s\" or \"{v}ms\""
-                    )))
-                }
+                parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
+                parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
+                parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
             }
         }
         d.deserialize_any(V)
@@ -122,30 +122,47 @@ impl fmt::Display for Param {
     }
 }
 
-/// A byte size: an integer, or a string with a unit ("512MiB", "1GiB", "64k").
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+/// What a size looks like, in every error about one.
+pub const SIZE_FORMS: &str = "like 1000, 64KiB, 5MB or 2GiB";
+
+/// The one size grammar of every flag, study field and `/bytes/{n}` path: a whole number of
+/// bytes with an optional unit, case-insensitive and without a space: `B`, decimal `KB MB GB TB`,
+/// binary `KiB MiB GiB TiB` (or `k m g t`). Allocation-free: the server parses it per request.
+pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("size {s:?}: {num:?} is not a whole number"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "kb" => 1000,
-        "m" | "mib" => 1 << 20,
-        "mb" => 1_000_000,
-        "g" | "gib" => 1 << 30,
-        "gb" => 1_000_000_000,
-        u => {
-            return Err(format!(
-                "size {s:?}: unknown unit {u:?} (use KiB, MiB, GiB)"
-            ))
-        }
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("size {s:?} is too large"))
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let bad = |why: &str| format!("`{s}` is not a size{why} ({SIZE_FORMS})");
+    if digits == 0 || digits > 20 {
+        return Err(bad(""));
+    }
+    let n: u64 = t[..digits].parse().map_err(|_| bad(": too large"))?;
+    let unit = &t[digits..];
+    const UNITS: [(&str, u64); 13] = [
+        ("", 1),
+        ("b", 1),
+        ("kb", 1_000),
+        ("mb", 1_000_000),
+        ("gb", 1_000_000_000),
+        ("tb", 1_000_000_000_000),
+        ("kib", 1 << 10),
+        ("mib", 1 << 20),
+        ("gib", 1 << 30),
+        ("tib", 1 << 40),
+        ("k", 1 << 10),
+        ("m", 1 << 20),
+        ("g", 1 << 30),
+    ];
+    let mult = UNITS
+        .iter()
+        .find(|(u, _)| u.eq_ignore_ascii_case(unit))
+        .map(|(_, m)| *m)
+        .ok_or_else(|| bad(&format!(": unknown unit `{unit}`")))?;
+    n.checked_mul(mult).ok_or_else(|| bad(": too large"))
+}
+
+/// [`parse_size`] under its older name.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    parse_size(s)
 }
 
 /// A byte size in TOML: `1048576` or `"1MiB"`.
@@ -237,16 +254,36 @@ mod tests {
             ("1s", Duration::from_secs(1)),
             ("1.5s", Duration::from_millis(1500)),
             ("2m", Duration::from_secs(120)),
+            ("2min", Duration::from_secs(120)),
             ("1h", Duration::from_secs(3600)),
             ("100us", Duration::from_micros(100)),
+            ("100µs", Duration::from_micros(100)),
             ("0", Duration::ZERO),
+            ("10", Duration::from_secs(10)),
+            ("1.5", Duration::from_millis(1500)),
+            (" 5s ", Duration::from_secs(5)),
         ];
         for (s, d) in ok {
             assert_eq!(parse_duration(s), Ok(d), "{s}");
             assert_eq!(parse_duration(&format_duration(d)), Ok(d), "{s} round trip");
         }
-        for bad in ["", "1", "s", "1x", "1.2.3s", "-1s", "99999999h"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+        let forms = "(like 10s, 500ms, 1.5m, 2h or 100us; a bare number is seconds)";
+        for (bad, why) in [
+            ("", ""),
+            ("s", ""),
+            ("-1s", ""),
+            ("1.2.3s", ""),
+            ("inf", ""),
+            ("1x", ": unknown unit `x`"),
+            ("1.5 parsecs", ": unknown unit ` parsecs`"),
+            ("10 s", ": unknown unit ` s`"),
+            ("99999999h", ": out of range (at most a week)"),
+        ] {
+            assert_eq!(
+                parse_duration(bad),
+                Err(format!("`{bad}` is not a duration{why} {forms}")),
+                "{bad}"
+            );
         }
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(format_duration(Duration::from_secs(3)), "3s");
@@ -254,9 +291,48 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
-        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_bytes("10"), Ok(10));
-        assert!(parse_bytes("1 parsec").is_err());
+        for (s, n) in [
+            ("0", 0),
+            ("12b", 12),
+            ("10", 10),
+            ("64KiB", 65_536),
+            ("64kib", 65_536),
+            ("64k", 65_536),
+            ("5MB", 5_000_000),
+            ("512MiB", 512 << 20),
+            ("1GiB", 1 << 30),
+            ("2TiB", 2 << 40),
+        ] {
+            assert_eq!(parse_size(s), Ok(n), "{s}");
+        }
+        let forms = "(like 1000, 64KiB, 5MB or 2GiB)";
+        for (bad, why) in [
+            ("", ""),
+            ("KiB", ""),
+            ("-1", ""),
+            ("1 KiB", ": unknown unit ` KiB`"),
+            ("1 parsec", ": unknown unit ` parsec`"),
+            ("99999999999TiB", ": too large"),
+            ("184467440737095516150", ""),
+        ] {
+            assert_eq!(
+                parse_size(bad),
+                Err(format!("`{bad}` is not a size{why} {forms}")),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn toml_numbers_are_seconds() {
+        #[derive(Deserialize)]
+        struct T {
+            d: Dur,
+        }
+        let v: T = serde_json::from_str(r#"{"d": 10}"#).unwrap();
+        assert_eq!(v.d.get(), Duration::from_secs(10));
+        let v: T = serde_json::from_str(r#"{"d": "250ms"}"#).unwrap();
+        assert_eq!(v.d.get(), Duration::from_millis(250));
+        assert!(serde_json::from_str::<T>(r#"{"d": "10 parsecs"}"#).is_err());
     }
 }

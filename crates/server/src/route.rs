@@ -154,28 +154,10 @@ fn params(query: Option<&str>) -> impl Iterator<Item = (&str, &str)> {
         .map(|p| p.split_once('=').unwrap_or((p, "")))
 }
 
-/// A byte count with an optional unit: `B`, decimal `KB MB GB TB` or binary `KiB MiB GiB TiB`
-/// (case-insensitive, no space). `None` for anything else or on overflow.
+/// A byte count in the one size grammar (`barrage_model::units::parse_size`); `None` for
+/// anything else.
 pub fn parse_size(s: &str) -> Option<u64> {
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 20 {
-        return None;
-    }
-    let n: u64 = s[..digits].parse().ok()?;
-    let unit = s[digits..].to_ascii_lowercase();
-    let mult: u64 = match unit.as_str() {
-        "" | "b" => 1,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        "tib" => 1 << 40,
-        _ => return None,
-    };
-    n.checked_mul(mult)
+    barrage_model::units::parse_size(s).ok()
 }
 
 #[cfg(test)]
