@@ -2,10 +2,8 @@
 //! computed from merged histograms. Nothing here allocates per request.
 
 use crate::error::ErrorKind;
-use base64::Engine as _;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Highest value a histogram holds: one hour in microseconds.
@@ -120,58 +118,15 @@ impl Recorder {
     }
 }
 
-/// Distribution summary of a histogram in microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    pub count: u64,
-    pub mean: f64,
-    pub stdev: f64,
-    pub min: u64,
-    pub max: u64,
-    pub p50: u64,
-    pub p75: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub p999: u64,
-    pub p9999: u64,
-}
+/// Distribution summary of a histogram in microseconds: the document's type.
+pub use barrage_model::load::Latency as LatencySummary;
 
-impl LatencySummary {
-    pub fn of(h: &Histogram<u64>) -> LatencySummary {
-        if h.is_empty() {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            count: h.len(),
-            mean: h.mean(),
-            stdev: h.stdev(),
-            min: h.min(),
-            max: h.max(),
-            p50: h.value_at_quantile(0.5),
-            p75: h.value_at_quantile(0.75),
-            p90: h.value_at_quantile(0.9),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            p9999: h.value_at_quantile(0.9999),
-        }
-    }
-}
-
-/// The histogram in the V2 compressed (deflate) encoding, base64, as HdrHistogram's other
-/// implementations read it; histograms so encoded merge exactly.
-pub fn encode_hdr(h: &Histogram<u64>) -> String {
-    let mut bytes = Vec::new();
-    // Serializing into a Vec cannot fail for histograms of this size.
-    let _ = V2DeflateSerializer::new().serialize(h, &mut bytes);
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
+/// The histogram in the V2 compressed (deflate) encoding, base64, and back: the model's codec.
+pub use barrage_model::hdr::encode as encode_hdr;
 
 /// Reads a histogram written by [`encode_hdr`].
 pub fn decode_hdr(s: &str) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD.decode(s).ok()?;
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .ok()
+    barrage_model::hdr::decode(s).ok()
 }
 
 /// One worker's second: its counters and latency histogram.

@@ -97,13 +97,25 @@ pub struct Rate {
     pub generator_bottleneck: bool,
 }
 
+/// The part of a run a per-second record belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Load runs, measurements are discarded.
+    Warmup,
+    /// The measured window.
+    #[default]
+    Measure,
+    /// Load stopped.
+    Done,
+}
+
 /// One second of the per-second series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Second {
     pub second: u64,
-    /// "warmup", "measure" or "done".
-    pub phase: String,
+    pub phase: Phase,
     pub responses: u64,
     pub errors: u64,
     pub requests_written: u64,
@@ -113,6 +125,35 @@ pub struct Second {
     /// Length of this record in seconds (the last may be partial); 0 is read as 1.
     #[serde(deserialize_with = "lenient")]
     pub span_s: f64,
+}
+
+impl Errors {
+    /// Errors that ended a written request (all but connect errors).
+    pub fn of_requests(&self) -> u64 {
+        self.total - self.connect
+    }
+}
+
+impl Latency {
+    /// The summary of a histogram of microseconds.
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        Latency {
+            count: h.len(),
+            mean: h.mean(),
+            stdev: h.stdev(),
+            min: h.min(),
+            max: h.max(),
+            p50: h.value_at_quantile(0.5),
+            p75: h.value_at_quantile(0.75),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            p9999: h.value_at_quantile(0.9999),
+        }
+    }
 }
 
 impl LoadDoc {

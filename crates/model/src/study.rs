@@ -149,7 +149,9 @@ pub struct PhaseResult {
     pub measure_start_s: f64,
     pub measure_end_s: f64,
     pub end_s: f64,
-    /// The engine's `barrage.load/1` document (with its HDR histogram, base64).
+    /// The engine's `barrage.load/1` document (with its HDR histogram, base64); a malformed one
+    /// reads as empty rather than failing the whole file.
+    #[serde(deserialize_with = "crate::units::lenient")]
     pub load: crate::load::LoadDoc,
 }
 

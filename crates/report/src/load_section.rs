@@ -6,7 +6,7 @@ use crate::hdr;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::svg::{Axis, Line, LineChart, Shade};
 use crate::table::{Cell, Metric, Row, Table, ERRORS, P50, P99, P999};
-use barrage_model::load::LoadDoc;
+use barrage_model::load::{LoadDoc, Phase};
 
 /// Median of the per-second throughput: the per-second rates are the samples a comparison of
 /// two single runs can be tested on.
@@ -31,7 +31,7 @@ pub const RPS_RUN: Metric = Metric {
 pub fn second_rates(d: &LoadDoc) -> Vec<f64> {
     d.series
         .iter()
-        .filter(|s| s.phase.is_empty() || s.phase == "measure")
+        .filter(|s| s.phase == Phase::Measure)
         .filter(|s| s.span_s == 0.0 || s.span_s >= 0.999)
         .map(|s| s.responses as f64 / if s.span_s > 0.0 { s.span_s } else { 1.0 })
         .collect()
@@ -227,7 +227,10 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
         });
         // Shade the warmup seconds once (all documents share the time axis from their start).
         if i == 0 {
-            let w: Vec<_> = tl.iter().filter(|(_, s)| s.phase == "warmup").collect();
+            let w: Vec<_> = tl
+                .iter()
+                .filter(|(_, s)| s.phase == Phase::Warmup)
+                .collect();
             if let (Some(a), Some(b)) = (w.first(), w.last()) {
                 for c in [&mut rps, &mut errs, &mut p99] {
                     c.shades.push(Shade {

@@ -295,9 +295,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
                 measure_start_s: secs(origin, tm.measure_start),
                 measure_end_s: secs(origin, tm.measure_end),
                 end_s: secs(origin, Instant::now()),
-                load: serde_json::to_value(&rr)
-                    .and_then(serde_json::from_value)
-                    .unwrap_or_default(),
+                load: rr.doc.clone(),
             });
             if rr.cancelled || proc.has_exited() {
                 break;

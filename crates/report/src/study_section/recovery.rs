@@ -57,11 +57,7 @@ pub fn rows(doc: &Results) -> Vec<Recovery> {
 /// A stub of a second is no rate (the plots' rule, `plottable`): older engines ended every run
 /// with an empty one, which would read as a second without responses.
 pub fn recovered_after(l: &LoadDoc, target: Option<f64>) -> Option<f64> {
-    let measured = l
-        .series
-        .last()
-        .map(|s| s.phase.as_str())
-        .unwrap_or_default();
+    let measured = l.series.last().map(|s| s.phase).unwrap_or_default();
     let secs: Vec<&Second> = l
         .series
         .iter()
@@ -105,7 +101,7 @@ mod tests {
 
     fn sec(responses: u64, errors: u64, p99_ms: f64) -> Second {
         Second {
-            phase: "half".into(),
+            phase: barrage_model::load::Phase::Measure,
             responses,
             errors,
             p99_us: (p99_ms * 1000.0) as u64,
