@@ -59,39 +59,9 @@ impl Default for Config {
     }
 }
 
-/// Durations as seconds (f64) in serialized configs: readable in JSON and in TOML study files.
-mod secs {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let v = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
-    }
-}
-
-mod secs_opt {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_some(&d.as_secs_f64()),
-            None => s.serialize_none(),
-        }
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        match Option::<f64>::deserialize(d)? {
-            Some(v) => Duration::try_from_secs_f64(v)
-                .map(Some)
-                .map_err(serde::de::Error::custom),
-            None => Ok(None),
-        }
-    }
-}
+// Durations as seconds (f64) in serialized configs: the model's serde form of durations.
+use barrage_model::units::secs;
+use barrage_model::units::secs::option as secs_opt;
 
 /// A configuration option that cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -47,7 +47,7 @@ pub(crate) fn trial(
         .map(|s| util::expand(s, &vars))
         .and_then(|s| crate::study::value::parse_bytes(&s).ok());
     if let Some(n) = size {
-        vars.insert("checksum".into(), barrage_server::pattern::checksum(n));
+        vars.insert("checksum".into(), barrage_wire::pattern::checksum(n));
     }
     let mut spec = spec_for(ctx, c, &vars, Role::Client);
     let mut t = blank(point, c, trial, seq, spec.command.clone());
@@ -188,7 +188,7 @@ fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
     if pattern {
         v.checks.push(format!(
             "file content = /bytes pattern ({})",
-            barrage_server::pattern::checksum(len)
+            barrage_wire::pattern::checksum(len)
         ));
         let mut buf = vec![0u8; 1 << 16];
         let mut want = vec![0u8; 1 << 16];
@@ -202,7 +202,7 @@ fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
                     return;
                 }
             };
-            barrage_server::pattern::fill(off, &mut want[..n]);
+            barrage_wire::pattern::fill(off, &mut want[..n]);
             if let Some(i) = (0..n).find(|&i| buf[i] != want[i]) {
                 v.problems.push(format!(
                     "{} differs from the pattern at byte {}",

@@ -84,7 +84,7 @@ pub(crate) fn block() -> &'static [u8] {
 
 /// The longest slice of [`block`] that starts with the pattern byte at `offset`, at most `max`
 /// long. Never empty when `max > 0`.
-pub(crate) fn slice_at(offset: u64, max: usize) -> &'static [u8] {
+pub fn slice_at(offset: u64, max: usize) -> &'static [u8] {
     let b = block();
     let start = (offset % PERIOD) as usize;
     let len = (b.len() - PERIOD as usize).min(max);
