@@ -115,7 +115,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let valid = cfg.validate()?;
     let to_stdout = args.json.as_deref() == Some("-");
     let progress = progress::Progress::new();
-    let signals = progress::CtrlC::install()?;
+    let signals = crate::signals::CtrlC::install()?;
     let cancel = Cancel::new();
     let result = {
         let _watch = signals.watch(cancel.clone());

@@ -8,6 +8,7 @@ mod load;
 mod report;
 mod run;
 mod serve;
+mod signals;
 
 /// barrage: an HTTP performance lab.
 ///

@@ -4,7 +4,7 @@
 //! can read the port when `--addr` asks for port 0. On SIGINT/SIGTERM it stops accepting and
 //! lets in-flight responses finish for up to `--grace`.
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use barrage_model::units::{parse_duration, parse_size};
 use barrage_server::ServerConfig;
 use std::io::Write;
@@ -77,42 +77,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     raise_fd_limit();
     // Block the signals before the workers start so they inherit the mask and only this thread
     // receives them, through sigwait.
-    let signals = block_signals()?;
+    let signals = crate::signals::CtrlC::install()?;
     let server = barrage_server::start(cfg).context("starting the server")?;
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening on {}", server.local_addr())?;
     stdout.flush()?;
     drop(stdout);
-    let sig = wait_for(&signals)?;
+    let sig = signals.wait()?;
     eprintln!("barrage serve: signal {sig}, finishing in-flight responses");
     server.shutdown();
     Ok(ExitCode::SUCCESS)
-}
-
-fn block_signals() -> anyhow::Result<libc::sigset_t> {
-    // SAFETY: sigset_t is plain data; sigemptyset/sigaddset initialise it, and pthread_sigmask
-    // only changes this thread's mask.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        if rc != 0 {
-            bail!("cannot block SIGINT/SIGTERM (error {rc})");
-        }
-        Ok(set)
-    }
-}
-
-fn wait_for(set: &libc::sigset_t) -> anyhow::Result<i32> {
-    let mut sig: libc::c_int = 0;
-    // SAFETY: `set` was initialised by block_signals and `sig` is a valid out pointer.
-    let rc = unsafe { libc::sigwait(set, &mut sig) };
-    if rc != 0 {
-        bail!("sigwait failed (error {rc})");
-    }
-    Ok(sig)
 }
 
 /// Many idle connections need many descriptors: raise the soft limit to the hard one.

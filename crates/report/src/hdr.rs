@@ -1,33 +1,14 @@
-//! HDR histograms as the results carry them (V2, usually deflate-compressed, base64): decoding,
-//! exact merging, and the percentile-distribution curve the report plots.
+//! HDR histograms in the report: decoding and exact merging (the model's codec), and the
+//! percentile-distribution curve the report plots.
 
-use base64::Engine as _;
 use hdrhistogram::Histogram;
 
-/// Decodes a base64 V2 (plain or deflate-compressed) histogram.
-pub fn decode(b64: &str) -> Result<Histogram<u64>, crate::ReportError> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(b64.trim())
-        .map_err(|e| crate::ReportError::Hdr(format!("base64: {e}")))?;
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .map_err(|e| crate::ReportError::Hdr(format!("{e:?}")))
-}
+/// Exact merging: the model's.
+pub use barrage_model::hdr::merge;
 
-/// Merges histograms exactly (counts add); `None` for an empty list.
-pub fn merge<'a>(hs: impl IntoIterator<Item = &'a Histogram<u64>>) -> Option<Histogram<u64>> {
-    let mut out: Option<Histogram<u64>> = None;
-    for h in hs {
-        match &mut out {
-            None => out = Some(h.clone()),
-            // Auto-resize makes add infallible for histograms of differing ranges.
-            Some(o) => {
-                o.auto(true);
-                let _ = o.add(h);
-            }
-        }
-    }
-    out
+/// Decodes a base64 V2 (plain or deflate-compressed) histogram (the model's codec).
+pub fn decode(b64: &str) -> Result<Histogram<u64>, crate::ReportError> {
+    barrage_model::hdr::decode(b64).map_err(crate::ReportError::Hdr)
 }
 
 /// The percentile distribution as HdrHistogram's plots draw it: points (1 / (1 - q), value)
@@ -92,7 +73,10 @@ mod tests {
             } else {
                 V2Serializer::new().serialize(&h, &mut bytes).unwrap();
             }
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let b64 = {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD.encode(&bytes)
+            };
             assert_eq!(decode(&b64).unwrap(), h);
         }
         assert!(matches!(

@@ -1,11 +1,9 @@
 //! While a run goes on: the live progress line on stderr (only when it is a terminal), and
 //! Ctrl-C, which cancels the run so that what ran is still reported.
 
-use barrage_engine::{Cancel, Phase, SecondStats, Sink};
+use barrage_engine::{Phase, SecondStats, Sink};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// The progress line: one rewrite per second from the engine's per-second records.
@@ -76,78 +74,4 @@ impl Sink for Progress {
     }
 
     fn phase(&self, _phase: Phase, _at: Instant) {}
-}
-
-/// SIGINT and SIGTERM blocked in this thread (so the engine's workers inherit the mask) and
-/// received by a watcher thread with `sigtimedwait`; the first cancels the run, a second one
-/// exits at once.
-pub struct CtrlC {
-    set: libc::sigset_t,
-}
-
-pub struct Watch {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl CtrlC {
-    pub fn install() -> anyhow::Result<CtrlC> {
-        // SAFETY: sigset functions initialise and fill the set we own; pthread_sigmask changes
-        // only this thread's mask.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGINT);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            if rc != 0 {
-                anyhow::bail!("cannot block signals: error {rc}");
-            }
-            Ok(CtrlC { set })
-        }
-    }
-
-    /// Watches for the signals until the returned guard is dropped.
-    pub fn watch(&self, cancel: Cancel) -> Watch {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (st, set) = (stop.clone(), self.set);
-        let thread = std::thread::spawn(move || {
-            let ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 50_000_000,
-            };
-            while !st.load(Ordering::Relaxed) {
-                // SAFETY: `set` is a valid signal set; a null info pointer is allowed.
-                let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
-                if sig == libc::SIGINT || sig == libc::SIGTERM {
-                    if cancel.is_cancelled() {
-                        std::process::exit(130);
-                    }
-                    cancel.cancel();
-                }
-            }
-        });
-        Watch {
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for CtrlC {
-    fn drop(&mut self) {
-        // SAFETY: unblocks the set this value blocked, in the same thread.
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &self.set, std::ptr::null_mut());
-        }
-    }
 }
