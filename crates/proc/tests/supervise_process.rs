@@ -6,8 +6,8 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use barrage_lab::sample::procfs;
-use barrage_lab::supervise::{
+use barrage_proc::sample::procfs;
+use barrage_proc::supervise::{
     group_members, Contender, MemoryLimitApplied, MemoryLimitMode, NotReady, Outcome, Probe, Role,
     Spec, StdoutMode, Termination,
 };
@@ -304,7 +304,7 @@ fn memory_limit_auto_prefers_a_cgroup_and_catches_the_oom_kill() {
 
 #[test]
 fn cpu_pinning_applies_to_the_contender() {
-    let cpus = barrage_lab::supervise::allowed_cpus();
+    let cpus = barrage_proc::supervise::allowed_cpus();
     let last = *cpus.last().unwrap();
     let mut spec = Spec::new("pinned", "grep Cpus_allowed_list /proc/self/status");
     spec.role = Role::Client;
@@ -337,7 +337,7 @@ fn dropping_a_contender_stops_and_reaps_it() {
         procfs::read_stat(pid).is_none(),
         "leader reaped, not a zombie"
     );
-    assert!(!barrage_lab::supervise::live_groups().contains(&pid));
+    assert!(!barrage_proc::supervise::live_groups().contains(&pid));
 }
 
 #[test]
@@ -393,6 +393,6 @@ fn exit_serializes_as_plain_numbers_and_tagged_outcomes() {
     );
     assert_eq!(j["stderr_tail"], "err\n");
     assert_eq!(j["memory_limit"]["kind"], "none");
-    let back: barrage_lab::supervise::Exit = serde_json::from_value(j).unwrap();
+    let back: barrage_proc::supervise::Exit = serde_json::from_value(j).unwrap();
     assert_eq!(back.outcome, Outcome::Exited { code: 4 });
 }

@@ -7,8 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use barrage_lab::sample::procfs;
-use barrage_lab::supervise::{
+use barrage_proc::sample::procfs;
+use barrage_proc::supervise::{
     group_members, install_interrupt_cleanup, interrupted, live_groups, on_interrupt, Contender,
     Outcome, Spec,
 };

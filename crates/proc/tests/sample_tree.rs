@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use barrage_lab::sample::{Sampler, SamplerConfig};
-use barrage_lab::supervise::{group_members, Contender, Outcome, Role, Spec};
+use barrage_proc::sample::{Sampler, SamplerConfig};
+use barrage_proc::supervise::{group_members, Contender, Outcome, Role, Spec};
 
 fn has_python() -> bool {
     std::process::Command::new("python3")
@@ -66,7 +66,7 @@ fn forked_childrens_memory_shows_in_the_tree_rss() {
         || {
             group_members(c.pid())
                 .iter()
-                .filter_map(|p| barrage_lab::sample::procfs::read_stat(*p))
+                .filter_map(|p| barrage_proc::sample::procfs::read_stat(*p))
                 .filter(|s| s.rss_pages * 4096 >= 50 * MB)
                 .count()
                 >= 3
@@ -179,14 +179,14 @@ fn floor_cost_per_tick(pids: &[i32], interval: Duration, ticks: u32) -> Duration
         .filter_map(|p| std::fs::File::open(format!("/proc/{p}/stat")).ok())
         .collect();
     let mut buf = [0u8; 1024];
-    let c0 = barrage_lab::sample::procfs::thread_cpu_time();
+    let c0 = barrage_proc::sample::procfs::thread_cpu_time();
     for _ in 0..ticks {
         for f in &files {
             let _ = f.read_at(&mut buf, 0);
         }
         std::thread::sleep(interval);
     }
-    (barrage_lab::sample::procfs::thread_cpu_time() - c0) / ticks
+    (barrage_proc::sample::procfs::thread_cpu_time() - c0) / ticks
 }
 
 #[test]
