@@ -14,10 +14,11 @@ pub struct SamplerConfig {
     /// Time between samples (default 100 ms).
     #[serde(with = "secs", rename = "interval_s")]
     pub interval: Duration,
-    /// Read PSS every this many ticks (default 10, i.e. every second at 100 ms; 0 = never)...
+    /// Read PSS every this many ticks (default 1: every tick; 0 = never)...
     pub pss_every: u32,
     /// ...but only while the PSS reads have cost less than this % of a core so far (default
-    /// 0.05): `smaps_rollup` walks page tables and costs ~30 µs per process.
+    /// 0.3, which keeps the whole sampler within 1% of a core): `smaps_rollup` walks page tables and
+    /// costs ~30 µs per process, so a large tree gets PSS less often.
     pub pss_budget_pct: f64,
     /// Keep at most this many processes (largest RSS first) in each sample's per-process list
     /// (default 32; 0 = no per-process detail). Totals always cover the whole tree.
@@ -30,8 +31,11 @@ impl Default for SamplerConfig {
     fn default() -> Self {
         SamplerConfig {
             interval: Duration::from_millis(100),
-            pss_every: 10,
-            pss_budget_pct: 0.05,
+            // Every tick while PSS reads stay within 0.3% of a core: every tick for small
+            // trees (a stable peak, as fanout's forked trees need), thinning out by itself for
+            // trees so large that page-table walks would cost more.
+            pss_every: 1,
+            pss_budget_pct: 0.3,
             max_processes: 32,
             machine_cpu: true,
         }
@@ -260,4 +264,163 @@ pub struct Exit {
     pub spawned_at: Option<Instant>,
     #[serde(skip)]
     pub exited_at: Option<Instant>,
+}
+
+impl Samples {
+    /// Makes the CPU timeline physically possible for a tree that may use `cpus` CPUs: no
+    /// interval shows more than `cpus` x 100% of a core.
+    ///
+    /// Two artefacts of /proc accounting break that bound, and neither loses CPU here:
+    /// - a child's whole CPU time is added to its reaper's `cutime`/`cstime` when it is reaped,
+    ///   so it lands in one interval although it was spent over the child's life: the excess is
+    ///   moved back to the latest earlier intervals that have room (where it was spent);
+    /// - the final sample, taken at the stop, closes an interval of a few milliseconds in which
+    ///   one 10 ms clock tick reads as several cores: an interval shorter than half the
+    ///   sampling interval is merged into the one before it.
+    ///
+    /// Totals are kept (up to what no earlier interval had room for, which stays where it was).
+    pub fn bound_cpu(&mut self, cpus: usize) {
+        let cpus = cpus.max(1) as f64;
+        let half = self.config.interval.as_secs_f64() / 2.0;
+        let n = self.samples.len();
+        if n >= 3 {
+            let (a, b) = (&self.samples[n - 2], &self.samples[n - 1]);
+            let last = (b.t - a.t).as_secs_f64();
+            let prev = (a.t - self.samples[n - 3].t).as_secs_f64();
+            if last < half && prev > 0.0 {
+                let span = prev + last;
+                let user = (a.cpu_user_pct * prev + b.cpu_user_pct * last) / span;
+                let sys = (a.cpu_sys_pct * prev + b.cpu_sys_pct * last) / span;
+                let last_sample = self.samples.pop().expect("n >= 3");
+                let merged = self.samples.last_mut().expect("n >= 3");
+                *merged = Sample {
+                    cpu_user_pct: user,
+                    cpu_sys_pct: sys,
+                    ..last_sample
+                };
+            }
+        }
+        // CPU seconds per interval (the first sample is the baseline, interval 0).
+        let dt: Vec<f64> = (0..self.samples.len())
+            .map(|i| match i {
+                0 => 0.0,
+                _ => (self.samples[i].t - self.samples[i - 1].t).as_secs_f64(),
+            })
+            .collect();
+        for i in 1..self.samples.len() {
+            let cap = cpus * 100.0;
+            let s = &self.samples[i];
+            let total = s.cpu_user_pct + s.cpu_sys_pct;
+            if total <= cap || dt[i] <= 0.0 {
+                continue;
+            }
+            // Excess CPU seconds, split between user and sys as in this interval.
+            let mut excess = (total - cap) / 100.0 * dt[i];
+            let user_share = s.cpu_user_pct / total;
+            let mut placed = 0.0;
+            for j in (1..i).rev() {
+                if excess <= 0.0 {
+                    break;
+                }
+                let t = &mut self.samples[j];
+                let room = (cap - t.cpu_user_pct - t.cpu_sys_pct).max(0.0) / 100.0 * dt[j];
+                let put = room.min(excess);
+                if put > 0.0 {
+                    t.cpu_user_pct += put * user_share * 100.0 / dt[j];
+                    t.cpu_sys_pct += put * (1.0 - user_share) * 100.0 / dt[j];
+                    excess -= put;
+                    placed += put;
+                }
+            }
+            let s = &mut self.samples[i];
+            let removed = placed * 100.0 / dt[i];
+            s.cpu_user_pct -= removed * user_share;
+            s.cpu_sys_pct -= removed * (1.0 - user_share);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(points: &[(u64, f64)]) -> Samples {
+        Samples {
+            config: SamplerConfig::default(),
+            samples: points
+                .iter()
+                .map(|&(ms, pct)| Sample {
+                    t: Duration::from_millis(ms),
+                    cpu_user_pct: pct * 0.75,
+                    cpu_sys_pct: pct * 0.25,
+                    ..Sample::default()
+                })
+                .collect(),
+            ..Samples::default()
+        }
+    }
+
+    fn cpu_seconds(s: &Samples) -> f64 {
+        s.samples
+            .windows(2)
+            .map(|w| {
+                (w[1].cpu_user_pct + w[1].cpu_sys_pct) / 100.0 * (w[1].t - w[0].t).as_secs_f64()
+            })
+            .sum()
+    }
+
+    fn pcts(s: &Samples) -> Vec<f64> {
+        s.samples
+            .iter()
+            .map(|x| ((x.cpu_user_pct + x.cpu_sys_pct) * 1e6).round() / 1e6)
+            .collect()
+    }
+
+    #[test]
+    fn bound_cpu_table() {
+        // (timeline in ms and % of a core, CPUs, timeline after)
+        let cases: &[(&[(u64, f64)], usize, &[f64])] = &[
+            // Within the bound: unchanged.
+            (&[(0, 0.0), (100, 50.0), (200, 90.0)], 1, &[0.0, 50.0, 90.0]),
+            // A reaped child's 0.25 s lands at once (250% on one CPU): moved back where there
+            // is room, latest first.
+            (
+                &[(0, 0.0), (100, 0.0), (200, 0.0), (300, 250.0), (400, 10.0)],
+                1,
+                &[0.0, 50.0, 100.0, 100.0, 10.0],
+            ),
+            // Two CPUs allow 200%.
+            (
+                &[(0, 0.0), (100, 50.0), (200, 250.0)],
+                2,
+                &[0.0, 100.0, 200.0],
+            ),
+            // A 5 ms sliver at the stop with one tick (10 ms) in it reads as 200%: merged.
+            (
+                &[(0, 0.0), (100, 80.0), (200, 80.0), (205, 200.0)],
+                1,
+                &[0.0, 80.0, 85.714286],
+            ),
+            // No room anywhere: the excess stays (nothing is lost).
+            (
+                &[(0, 0.0), (100, 100.0), (200, 300.0)],
+                1,
+                &[0.0, 100.0, 300.0],
+            ),
+        ];
+        for (points, cpus, want) in cases {
+            let mut s = samples(points);
+            let before = cpu_seconds(&s);
+            s.bound_cpu(*cpus);
+            assert_eq!(pcts(&s), want.to_vec(), "{points:?}");
+            assert!(
+                (cpu_seconds(&s) - before).abs() < 1e-9,
+                "{points:?}: CPU lost"
+            );
+            // The user/sys split of a moved amount follows the interval it came from.
+            for x in &s.samples {
+                assert!((x.cpu_sys_pct * 3.0 - x.cpu_user_pct).abs() < 1e-6, "{x:?}");
+            }
+        }
+    }
 }

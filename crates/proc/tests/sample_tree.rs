@@ -230,3 +230,47 @@ fn sampler_costs_under_one_percent_of_a_core_for_100_processes() {
         "{per_tick:.3} ms per tick (floor {floor:.3} ms)"
     );
 }
+
+#[test]
+fn a_pinned_tree_never_shows_more_cpu_than_its_cpu() {
+    // Pinned to one CPU: six children burn CPU together and are reaped together, so their whole
+    // CPU lands in the shell's cutime at once (before `bound_cpu`, one interval read several
+    // hundred % of a core); then a busy loop runs to the end, whose last interval is a sliver.
+    let Some(&cpu) = barrage_proc::supervise::allowed_cpus().first() else {
+        return;
+    };
+    let cmd = "for i in 1 2 3 4 5 6; do timeout 0.3 sh -c 'while :; do :; done' & done; wait; \
+               timeout 0.5 sh -c 'while :; do :; done'; true";
+    let mut spec = Spec::new("pinned-burst", cmd);
+    spec.role = Role::Client;
+    spec.cpus = Some(vec![cpu]);
+    let origin = Instant::now();
+    let c = Contender::spawn(&spec).unwrap();
+    let cfg = SamplerConfig {
+        interval: Duration::from_millis(50),
+        ..SamplerConfig::default()
+    };
+    let sampler = Sampler::start(c.pid(), origin, cfg).unwrap();
+    let exit = c.wait(Duration::from_secs(30));
+    let samples = sampler.stop();
+    assert_eq!(exit.outcome, Outcome::Ok, "{exit:?}");
+    let exact = (exit.rusage.user + exit.rusage.sys).as_secs_f64();
+    assert!(exact >= 0.5, "exact {exact}");
+    let max = samples
+        .samples
+        .iter()
+        .map(|s| s.cpu_user_pct + s.cpu_sys_pct)
+        .fold(0.0, f64::max);
+    assert!(
+        max <= 100.0 + 1e-6,
+        "a sample shows {max:.0}% of its one CPU"
+    );
+    // Nothing was lost on the way: the timeline still integrates to the tree's CPU.
+    let end = samples.samples.last().unwrap().t;
+    let (u, s) = samples.cpu_between(Duration::ZERO, end);
+    let timeline = (u + s).as_secs_f64();
+    assert!(
+        timeline >= 0.7 * exact - 0.05 && timeline <= 1.1 * exact + 0.05,
+        "timeline {timeline} vs exact {exact}"
+    );
+}
