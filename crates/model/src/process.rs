@@ -379,7 +379,8 @@ mod tests {
     #[test]
     fn bound_cpu_table() {
         // (timeline in ms and % of a core, CPUs, timeline after)
-        let cases: &[(&[(u64, f64)], usize, &[f64])] = &[
+        type Case = (&'static [(u64, f64)], usize, &'static [f64]);
+        let cases: &[Case] = &[
             // Within the bound: unchanged.
             (&[(0, 0.0), (100, 50.0), (200, 90.0)], 1, &[0.0, 50.0, 90.0]),
             // A reaped child's 0.25 s lands at once (250% on one CPU): moved back where there
