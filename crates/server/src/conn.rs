@@ -10,9 +10,11 @@
 //! in the input until it is done. All requests parsed from one read are answered with one write.
 
 mod answer;
+mod first_chunk;
 
 use answer::headers_json;
 pub(crate) use answer::random_fault;
+use first_chunk::FirstChunk;
 
 use crate::respond::{push_chunk_header, BodyLen};
 use crate::route::{route, Fault, Route};
@@ -100,6 +102,9 @@ struct Body {
     seen: u64,
     kind: BodyKind,
     req: Req,
+    /// A chunked `/echo` whose head waits until its first chunk-size line is known to be good
+    /// (see `first_chunk`).
+    head_pending: bool,
 }
 
 #[derive(Debug)]
@@ -373,16 +378,24 @@ impl Conn {
         if h.expect_continue {
             out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
         }
+        let mut head_pending = false;
         let kind = match r {
             Route::Echo if !req.is_head => {
                 let chunked = h.framing == Framing::Chunked;
-                let len = match h.framing {
-                    Framing::Length(n) => BodyLen::Fixed(n),
-                    _ => BodyLen::Chunked,
-                };
-                let ci = self.conn_info(ctx, &req);
-                ctx.templates
-                    .head(out, 200, Some("application/octet-stream"), len, ci, &[]);
+                match h.framing {
+                    Framing::Length(n) => {
+                        let ci = self.conn_info(ctx, &req);
+                        ctx.templates.head(
+                            out,
+                            200,
+                            Some("application/octet-stream"),
+                            BodyLen::Fixed(n),
+                            ci,
+                            &[],
+                        );
+                    }
+                    _ => head_pending = true,
+                }
                 BodyKind::Echo { chunked }
             }
             Route::Ping => BodyKind::Ping { first: [0; 4] },
@@ -393,12 +406,44 @@ impl Conn {
             seen: 0,
             kind,
             req,
+            head_pending,
         });
     }
 
     /// Feeds request body bytes; answers when the body is complete. Returns the bytes consumed.
     fn feed_body(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
         let limit = ctx.cfg().echo_limit;
+        if self.body.as_ref().is_some_and(|b| b.head_pending) {
+            let failed = match first_chunk::check(inp, limit) {
+                FirstChunk::Pending => return 0,
+                FirstChunk::Ok => None,
+                FirstChunk::Malformed => Some((400, &b"malformed chunked body\n"[..])),
+                FirstChunk::TooLarge => Some((413, &b"request body too large\n"[..])),
+            };
+            if let Some((status, msg)) = failed {
+                let req = Req {
+                    keep_alive: false,
+                    ..self.body.take().expect("checked above").req
+                };
+                self.simple(ctx, out, &req, status, msg, &[]);
+                return inp.len();
+            }
+            let ci = {
+                let req = &self.body.as_ref().expect("checked above").req;
+                self.conn_info(ctx, req)
+            };
+            ctx.templates.head(
+                out,
+                200,
+                Some("application/octet-stream"),
+                BodyLen::Chunked,
+                ci,
+                &[],
+            );
+            if let Some(b) = self.body.as_mut() {
+                b.head_pending = false;
+            }
+        }
         let Some(body) = self.body.as_mut() else {
             return 0;
         };

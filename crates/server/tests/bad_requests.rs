@@ -167,3 +167,57 @@ proptest! {
         s.shutdown();
     }
 }
+
+/// `/echo` with a chunked body streams it back, so its head used to go out before the body was
+/// read: a malformed first chunk got `200 OK` and a cut body. The first size line is now checked
+/// before the head: 400 when malformed, 413 when it overflows or exceeds the limit, then close.
+#[test]
+fn echo_checks_the_first_chunk_before_its_head() {
+    let head = b"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let with = |body: &[u8]| [&head[..], body].concat();
+    refused(&with(b"zz\r\nab\r\n0\r\n\r\n"), 400);
+    refused(&with(b"5\nhello\r\n0\r\n\r\n"), 400);
+    refused(&with(b"0123456789abcdef012345\r\nab\r\n0\r\n\r\n"), 413);
+    // Over the server's body limit (1000 in `refused`).
+    refused(&with(b"3e9\r\n"), 413);
+}
+
+#[test]
+fn echo_of_a_good_chunked_body_split_at_every_byte_of_its_size_line() {
+    let s = server_with(ServerConfig {
+        echo_limit: 1000,
+        ..Default::default()
+    });
+    let head = b"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let body = b"a;ext=1\r\n0123456789\r\n3\r\nabc\r\n0\r\n\r\n";
+    for cut in 0..=b"a;ext=1\r\n".len() {
+        let mut c = Reader::new(connect(s.local_addr()));
+        c.send(head);
+        c.send(&body[..cut]);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        c.send(&body[cut..]);
+        let r = c.response(false).expect("a response");
+        assert_eq!(r.status, 200, "cut at {cut}");
+        assert_eq!(r.body, b"0123456789abc", "cut at {cut}");
+    }
+    s.shutdown();
+}
+
+#[test]
+fn echo_body_that_goes_bad_after_the_head_closes_the_connection() {
+    let s = server_with(ServerConfig {
+        echo_limit: 1000,
+        ..Default::default()
+    });
+    let mut c = Reader::new(connect(s.local_addr()));
+    c.send(
+        b"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n",
+    );
+    // The head went out with the first chunk; the bad second size line cuts the body: the
+    // client sees the connection end inside the body, and no second status line.
+    let r = c.response(false);
+    assert!(r.is_err(), "{r:?}");
+    assert!(c.closed(), "closed");
+    assert_eq!(get(s.local_addr(), "/").status, 200);
+    s.shutdown();
+}
