@@ -201,6 +201,9 @@ pub enum Outcome {
     NeverReady { reason: NotReady },
     /// Stopped because barrage was interrupted (Ctrl-C).
     Interrupted,
+    /// Its command exited while processes it started kept running: it went to the background
+    /// (a daemon, as nginx without `daemon off`). They were found in its cgroup and killed.
+    Daemonized { processes: u32 },
 }
 
 impl Outcome {
@@ -259,6 +262,10 @@ pub struct Exit {
     pub memory_limit: MemoryLimitApplied,
     /// Peak memory of the cgroup, when a cgroup was used and reports it.
     pub cgroup_peak_bytes: Option<u64>,
+    /// CPU time of every process that ran in the contender's own cgroup (daemons included), when
+    /// one could be made; exact, unlike the rusage of reaped processes.
+    #[serde(default, with = "secs::option", rename = "cgroup_cpu_s")]
+    pub cgroup_cpu: Option<Duration>,
     /// When the process was spawned and when it was seen to exit (on the caller's clock).
     #[serde(skip)]
     pub spawned_at: Option<Instant>,

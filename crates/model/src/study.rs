@@ -187,6 +187,7 @@ pub struct Validation {
 #[serde(default)]
 pub struct Failure {
     /// "exited", "crashed", "oom", "time_budget_exceeded", "never_ready", "interrupted",
+    /// "daemonized",
     /// "validation", "load_error", "spawn".
     pub kind: String,
     pub message: String,

@@ -26,6 +26,14 @@ fn eventually(what: &str, max: Duration, mut f: impl FnMut() -> bool) {
 
 const MB: u64 = 1 << 20;
 
+/// The cost test measures the sampler's own CPU; the tests that burn CPU must not run beside it
+/// (they share the machine's two cores and caches), so they take turns.
+static CPU_HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    CPU_HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn forked_childrens_memory_shows_in_the_tree_rss() {
     if !has_python() {
@@ -113,6 +121,7 @@ fn forked_childrens_memory_shows_in_the_tree_rss() {
 
 #[test]
 fn cpu_of_children_that_exit_between_samples_is_kept() {
+    let _turn = exclusive();
     // A client whose CPU is spent entirely in short-lived children (each exits well within one
     // sample interval at 250 ms): the sampler never sees most of them, but their time shows in
     // the shell's cutime once reaped. Compare with wait4's exact total.
@@ -191,6 +200,7 @@ fn floor_cost_per_tick(pids: &[i32], interval: Duration, ticks: u32) -> Duration
 
 #[test]
 fn sampler_costs_under_one_percent_of_a_core_for_100_processes() {
+    let _turn = exclusive();
     // A 101-process tree (the shell and 100 sleeping children).
     let c = Contender::spawn(&Spec::new(
         "hundred",
@@ -233,6 +243,7 @@ fn sampler_costs_under_one_percent_of_a_core_for_100_processes() {
 
 #[test]
 fn a_pinned_tree_never_shows_more_cpu_than_its_cpu() {
+    let _turn = exclusive();
     // Pinned to one CPU: six children burn CPU together and are reaped together, so their whole
     // CPU lands in the shell's cutime at once (before `bound_cpu`, one interval read several
     // hundred % of a core); then a busy loop runs to the end, whose last interval is a sliver.

@@ -396,3 +396,65 @@ fn exit_serializes_as_plain_numbers_and_tagged_outcomes() {
     let back: barrage_proc::supervise::Exit = serde_json::from_value(j).unwrap();
     assert_eq!(back.outcome, Outcome::Exited { code: 4 });
 }
+
+/// A daemonizing contender (as nginx without `daemon off`): its command double-forks a busy
+/// process into a new session and exits. The daemon left the process group and the tree (it is
+/// reparented away), but not its cgroup: it is killed at the end, its CPU is counted, and the
+/// outcome says it went to the background.
+#[test]
+fn a_double_forking_contender_leaves_nothing_behind_and_its_cpu_is_counted() {
+    for role in [Role::Client, Role::Server] {
+        let pidfile = tmp(&format!("daemon-{role:?}.pid"));
+        let _ = std::fs::remove_file(&pidfile);
+        // The subshell starts the daemon in a new session and exits at once (the double fork);
+        // the command itself waits until the daemon has burnt ~0.4 s of CPU, then exits 0.
+        let cmd = format!(
+            "( setsid sh -c 'echo $$ > {p}; exec sh -c \"while :; do :; done\"' </dev/null >/dev/null 2>&1 & ); \
+             while [ ! -s {p} ]; do sleep 0.01; done; sleep 0.4",
+            p = pidfile.display()
+        );
+        let mut spec = Spec::new("daemonizer", cmd);
+        spec.role = role;
+        let mut c = Contender::spawn(&spec).unwrap();
+        if c.cgroup_procs().is_none() {
+            eprintln!("no cgroup can be made here: containment is not available; skipped");
+            return;
+        }
+        if role == Role::Server {
+            // Like nginx's foreground process: it exits before ever being ready.
+            let r = c.wait_ready(&Probe::Tcp { addr: free_addr() }, Duration::from_secs(5));
+            assert_eq!(r, Err(NotReady::Exited), "{role:?}");
+        }
+        let exit = match role {
+            Role::Client => c.wait(Duration::from_secs(20)),
+            Role::Server => c.stop(),
+        };
+        let daemon: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let _ = std::fs::remove_file(&pidfile);
+        assert_eq!(
+            exit.outcome,
+            Outcome::Daemonized { processes: 1 },
+            "{role:?}: {exit:?}"
+        );
+        eventually("the daemon is gone", Duration::from_secs(5), || {
+            dead(daemon)
+        });
+        assert!(
+            exit.stop.stragglers_killed >= 1,
+            "{role:?}: {:?}",
+            exit.stop
+        );
+        // Its CPU (about 0.4 s of busy loop) is counted although wait4 never saw it.
+        let cg = exit.cgroup_cpu.expect("cgroup CPU").as_secs_f64();
+        let rusage = (exit.rusage.user + exit.rusage.sys).as_secs_f64();
+        assert!(cg >= 0.25, "{role:?}: cgroup CPU {cg}");
+        assert!(
+            cg > rusage + 0.2,
+            "{role:?}: cgroup {cg} vs rusage {rusage}"
+        );
+    }
+}

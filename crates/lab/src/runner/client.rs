@@ -133,7 +133,13 @@ pub(crate) fn trial(
     m.wall_s = Some(exit.wall.as_secs_f64());
     m.user_s = Some(exit.rusage.user.as_secs_f64());
     m.sys_s = Some(exit.rusage.sys.as_secs_f64());
-    m.cpu_s = Some((exit.rusage.user + exit.rusage.sys).as_secs_f64());
+    // The cgroup's counter covers every process that ran (also those reparented away from the
+    // client, whose rusage never reaches it); rusage where no cgroup could be made.
+    m.cpu_s = Some(
+        exit.cgroup_cpu
+            .unwrap_or(exit.rusage.user + exit.rusage.sys)
+            .as_secs_f64(),
+    );
     // Throughput only where the size was checked and the trial passed: a failed download has no
     // honest byte count.
     if let (true, Some(n)) = (t.ok, size) {

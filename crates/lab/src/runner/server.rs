@@ -85,6 +85,12 @@ pub(crate) fn failure_of(exit: &Exit) -> Option<Failure> {
         ),
         Outcome::NeverReady { reason } => ("never_ready", reason.to_string()),
         Outcome::Interrupted => ("interrupted", "interrupted (Ctrl-C)".into()),
+        Outcome::Daemonized { processes } => (
+            "daemonized",
+            format!(
+                "its command exited while {processes} process(es) it started kept running: it went to the background (run it in the foreground, e.g. nginx -g 'daemon off;'); they were killed"
+            ),
+        ),
     };
     Some(Failure {
         kind: kind.into(),
@@ -110,7 +116,7 @@ pub(super) fn spawn_sampled(
         interval: ctx.study.sample_interval,
         ..SamplerConfig::default()
     };
-    let sampler = Sampler::start(proc.pid(), origin, config).ok();
+    let sampler = Sampler::start_in(proc.pid(), proc.cgroup_procs(), origin, config).ok();
     Ok((proc, sampler))
 }
 

@@ -41,6 +41,18 @@ impl Sampler {
     /// Start sampling the tree rooted at `root` (normally [`crate::supervise::Contender::pid`],
     /// which is also the process group id). The first sample is taken immediately.
     pub fn start(root: i32, origin: Instant, config: SamplerConfig) -> std::io::Result<Sampler> {
+        Self::start_in(root, None, origin, config)
+    }
+
+    /// [`Sampler::start`] for a contender with its own cgroup: every process listed in
+    /// `cgroup_procs` belongs to the tree too (a double-forked daemon that left the tree by
+    /// parentage and group).
+    pub fn start_in(
+        root: i32,
+        cgroup_procs: Option<std::path::PathBuf>,
+        origin: Instant,
+        config: SamplerConfig,
+    ) -> std::io::Result<Sampler> {
         let shared = Arc::new(Shared {
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -48,7 +60,7 @@ impl Sampler {
         let sh = shared.clone();
         let handle = std::thread::Builder::new()
             .name(format!("sampler-{root}"))
-            .spawn(move || run(root, origin, config, &sh))?;
+            .spawn(move || run(root, cgroup_procs, origin, config, &sh))?;
         Ok(Sampler {
             shared,
             handle: Some(handle),
@@ -99,12 +111,19 @@ fn cpus_of(pid: i32) -> usize {
     }
 }
 
-fn run(root: i32, origin: Instant, config: SamplerConfig, shared: &Shared) -> Samples {
+fn run(
+    root: i32,
+    cgroup_procs: Option<std::path::PathBuf>,
+    origin: Instant,
+    config: SamplerConfig,
+    shared: &Shared,
+) -> Samples {
     let cpu0 = procfs::thread_cpu_time();
     // The contender is pinned (or not) at spawn and its children inherit the mask.
     let cpus = cpus_of(root);
     let wall0 = Instant::now();
     let mut tree = tree::Tree::new(root, config.clone());
+    tree.cgroup_procs = cgroup_procs;
     let mut out = Samples {
         config: config.clone(),
         samples: Vec::new(),

@@ -65,6 +65,9 @@ pub(super) struct Tree {
     started: Instant,
     cores_prev: Vec<CpuTimes>,
     cores_now: Vec<CpuTimes>,
+    /// The contender's own cgroup: its processes are members whatever their parentage.
+    pub(super) cgroup_procs: Option<std::path::PathBuf>,
+    in_cgroup: HashSet<i32>,
 }
 
 impl Tree {
@@ -104,6 +107,8 @@ impl Tree {
             started: Instant::now(),
             cores_prev: Vec::new(),
             cores_now: Vec::new(),
+            cgroup_procs: None,
+            in_cgroup: HashSet::new(),
         }
     }
 
@@ -116,7 +121,7 @@ impl Tree {
         // Once the whole tree is gone, the root's pid (and so its group id) may be reused by an
         // unrelated process: from then on nothing joins by pid or group.
         let by_root = !self.tree_gone && (s.pid == self.root || s.pgrp == self.root);
-        by_root || self.members.contains_key(&s.ppid)
+        by_root || self.members.contains_key(&s.ppid) || self.in_cgroup.contains(&s.pid)
     }
 
     pub(super) fn sample(&mut self, origin: Instant) -> Sample {
@@ -226,6 +231,14 @@ impl Tree {
             }
             let pids = &self.pids;
             self.foreign.retain(|p| pids.binary_search(p).is_ok());
+            if let Some(path) = &self.cgroup_procs {
+                self.in_cgroup = std::fs::read_to_string(path)
+                    .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
+                    .unwrap_or_default();
+                // A pid once judged foreign may have been moved into the cgroup since.
+                let cg = &self.in_cgroup;
+                self.foreign.retain(|p| !cg.contains(p));
+            }
         }
 
         // 3. New pids: read their stat once; keep tree members' files open.

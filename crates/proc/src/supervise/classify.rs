@@ -24,6 +24,8 @@ pub(super) struct Facts<'a> {
     pub cgroup_peak: Option<u64>,
     pub cgroup_oom_kills: Option<u64>,
     pub stderr_tail: &'a str,
+    /// Processes still in the contender's cgroup when its leader had exited on its own.
+    pub left_behind: u32,
 }
 
 const OOM_PATTERNS: &[&str] = &[
@@ -49,6 +51,14 @@ pub(super) fn classify(f: &Facts) -> Outcome {
     }
     if f.interrupted {
         return Outcome::Interrupted;
+    }
+    let clean_exit = matches!(f.termination, Some(Termination::Exited { code: 0 }));
+    if f.exited_before_stop && clean_exit && f.left_behind > 0 {
+        // The command returned success while its work went on in the background. (A crash or a
+        // failing exit is reported as such; what it left behind is killed all the same.)
+        return Outcome::Daemonized {
+            processes: f.left_behind,
+        };
     }
     if let Some(r) = &f.not_ready {
         return Outcome::NeverReady { reason: r.clone() };
@@ -134,6 +144,7 @@ mod tests {
             cgroup_peak: None,
             cgroup_oom_kills: None,
             stderr_tail: stderr,
+            left_behind: 0,
         }
     }
 

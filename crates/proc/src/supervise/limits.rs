@@ -55,6 +55,12 @@ impl Applied {
         }
     }
 
+    /// The memory cgroup's directory on a cgroup v2 machine (one hierarchy: it is also the
+    /// contender's tracking cgroup).
+    pub(super) fn v2_cgroup_dir(&self) -> Option<PathBuf> {
+        self.cgroup.as_ref().filter(|c| c.v2).map(|c| c.dir.clone())
+    }
+
     /// OOM kills the cgroup counted (v2 `memory.events`, v1 `memory.oom_control`).
     pub(super) fn oom_kills(&self) -> Option<u64> {
         let c = self.cgroup.as_ref()?;

@@ -6,7 +6,9 @@
 //! signal goes to the whole group, then SIGKILL after a grace, then `wait4` — on [`Contender::stop`],
 //! on [`Contender::wait`] when the time budget runs out, on drop, and on Ctrl-C through
 //! [`install_interrupt_cleanup`]. Descendants that left the group (setsid, daemons) are found
-//! through the process tree and killed as well.
+//! through the process tree and killed as well; and every contender has a cgroup of its own
+//! (`track`), so a double-forked daemon that left both the group and the tree is still found,
+//! killed, and its CPU counted.
 //!
 //! Orphan-proofing when barrage itself is SIGKILLed (no cleanup code can run then): the leader
 //! gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with barrage. Two limits: the death signal is tied
@@ -27,6 +29,7 @@ mod interrupt;
 mod limits;
 mod ready;
 mod signals;
+mod track;
 
 use std::io;
 use std::net::SocketAddr;
@@ -173,6 +176,8 @@ pub struct Contender {
     not_ready: Option<NotReady>,
     registered: bool,
     finished: bool,
+    /// The contender's own cgroup (containment and exact CPU), when one could be made.
+    track: Option<track::Track>,
 }
 
 impl Contender {
@@ -194,7 +199,21 @@ impl Contender {
             .process_group(0);
         let parent = unsafe { libc::getpid() };
         let rlimit_as = limit.rlimit_bytes();
-        let cgroup_procs = limit.procs_path_cstring();
+        // Every process of the contender stays in its own cgroup, whatever it does (see track).
+        let track = match limit.v2_cgroup_dir() {
+            Some(dir) => Some(track::Track::shared_v2(dir)),
+            None => track::Track::create(),
+        };
+        let cgroup_procs: Vec<std::ffi::CString> = limit
+            .procs_path_cstring()
+            .into_iter()
+            .chain(track.as_ref().and_then(|t| t.procs_cstring()))
+            .fold(Vec::new(), |mut v, p| {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+                v
+            });
         // SAFETY: the closure runs between fork and exec and only makes async-signal-safe system
         // calls on data prepared before the fork (no allocation, no locks).
         unsafe {
@@ -214,7 +233,7 @@ impl Contender {
                         return Err(io::Error::last_os_error());
                     }
                 }
-                if let Some(path) = &cgroup_procs {
+                for path in &cgroup_procs {
                     // Writing "0" to cgroup.procs moves the writing process itself.
                     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                     if fd < 0 {
@@ -241,10 +260,18 @@ impl Contender {
         // Registration must not race with an interrupt: hold the registry while spawning so the
         // cleanup thread either sees the new group or runs before it exists.
         let guard = interrupt::spawn_guard();
-        let mut child = cmd.spawn().map_err(|source| SuperviseError::Spawn {
-            command: spec.command.clone(),
-            source,
-        })?;
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(source) => {
+                if let Some(t) = &track {
+                    t.cleanup();
+                }
+                return Err(SuperviseError::Spawn {
+                    command: spec.command.clone(),
+                    source,
+                });
+            }
+        };
         let pid = child.id() as i32;
         let registered = interrupt::register(&guard, pid);
         drop(guard);
@@ -277,7 +304,14 @@ impl Contender {
             not_ready: None,
             registered,
             finished: false,
+            track,
         })
+    }
+
+    /// `cgroup.procs` of the contender's own cgroup, when it has one (for the sampler: every
+    /// process in it belongs to the tree, daemons included).
+    pub fn cgroup_procs(&self) -> Option<PathBuf> {
+        self.track.as_ref().map(|t| t.dir().join("cgroup.procs"))
     }
 
     /// The group leader's pid (also the process group id).
@@ -371,6 +405,16 @@ impl Contender {
         self.finished = true;
         let mut stop = StopInfo::default();
         let exited_before_stop = self.has_exited();
+        // A leader that exited on its own with processes still in its cgroup went to the
+        // background; they are counted here, before anything is killed.
+        let left_behind = match (&self.track, exited_before_stop) {
+            (Some(t), true) => t
+                .pids()
+                .into_iter()
+                .filter(|p| *p != self.pid && !signals::is_zombie(*p))
+                .count() as u32,
+            _ => 0,
+        };
         // Collect the tree before signalling so descendants that left the group still get killed.
         let tree = signals::descendants(self.pid);
         if !exited_before_stop {
@@ -402,6 +446,11 @@ impl Contender {
             tree_left
         };
         signals::await_group_gone(self.pid, Duration::from_secs(2));
+        // Whatever left the group and the tree (double-forked daemons) is still in the cgroup.
+        if let Some(t) = &self.track {
+            stop.stragglers_killed += t.kill_all(Duration::from_secs(2));
+        }
+        let cgroup_cpu = self.track.as_ref().and_then(|t| t.cpu());
         if self.registered {
             interrupt::unregister(self.pid);
             self.registered = false;
@@ -433,8 +482,12 @@ impl Contender {
             cgroup_peak: cgroup_peak_bytes,
             cgroup_oom_kills: cgroup_oom,
             stderr_tail: &stderr_tail,
+            left_behind,
         });
         self.limit.cleanup();
+        if let Some(t) = &self.track {
+            t.cleanup();
+        }
         let exited_at = self.exited_at;
         Exit {
             outcome,
@@ -448,6 +501,7 @@ impl Contender {
             stop,
             memory_limit: self.limit.applied(),
             cgroup_peak_bytes,
+            cgroup_cpu,
             spawned_at: Some(self.spawned_at),
             exited_at,
         }

@@ -188,6 +188,11 @@ pub(super) fn await_group_gone(pgid: i32, max: Duration) {
     }
 }
 
+/// Whether `pid` is a zombie (exited, not yet reaped): it holds no resources and does no work.
+pub(super) fn is_zombie(pid: i32) -> bool {
+    crate::sample::procfs::read_stat(pid).is_some_and(|s| s.state == b'Z' || s.state == b'X')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
