@@ -95,20 +95,8 @@ pub fn build_with(
     if inputs.is_empty() {
         return Err(ReportError::Empty);
     }
-    let studies: Vec<(String, &Results)> = inputs
-        .iter()
-        .filter_map(|(l, i)| match i {
-            Input::Study(s) => Some((l.clone(), s.as_ref())),
-            Input::Load(_) => None,
-        })
-        .collect();
-    let loads: Vec<(String, &LoadDoc)> = inputs
-        .iter()
-        .filter_map(|(l, i)| match i {
-            Input::Load(d) => Some((l.clone(), d.as_ref())),
-            Input::Study(_) => None,
-        })
-        .collect();
+    let studies: Vec<(String, &Results)> = labelled(inputs, Input::study);
+    let loads: Vec<(String, &LoadDoc)> = labelled(inputs, Input::load);
     let title = match (studies.as_slice(), loads.len()) {
         ([(_, s)], 0) => format!("barrage study: {}", s.study.name),
         ([(_, a), (_, b)], 0) if compare::comparable(a, b) => {
@@ -147,6 +135,35 @@ pub fn build_with(
         page.sections.push(load_section::section(&loads));
     }
     Ok(page)
+}
+
+/// The inputs of one kind, with their labels.
+fn labelled<'a, T: ?Sized>(
+    inputs: &'a [(String, Input)],
+    pick: impl Fn(&'a Input) -> Option<&'a T>,
+) -> Vec<(String, &'a T)> {
+    inputs
+        .iter()
+        .filter_map(|(l, i)| pick(i).map(|x| (l.clone(), x)))
+        .collect()
+}
+
+impl Input {
+    /// The study results, if this is one.
+    pub fn study(&self) -> Option<&Results> {
+        match self {
+            Input::Study(s) => Some(s),
+            Input::Load(_) => None,
+        }
+    }
+
+    /// The load document, if this is one.
+    pub fn load(&self) -> Option<&LoadDoc> {
+        match self {
+            Input::Load(d) => Some(d),
+            Input::Study(_) => None,
+        }
+    }
 }
 
 /// Renders the page in `format`; `generator` names the program in the HTML footer.

@@ -280,14 +280,7 @@ pub fn compare(
             }
         ),
     };
-    let ci = c.ratio_ci95.map_or(String::new(), |i| {
-        let (lo, hi) = if c.ratio >= 1.0 {
-            (i.lo, i.hi)
-        } else {
-            (1.0 / i.hi, 1.0 / i.lo)
-        };
-        format!(" [{}, {}]", fmt_factor(lo), fmt_factor(hi))
-    });
+    let ci = barrage_model::stats::interval_text(&c);
     let text = if !tested {
         let n = c.n_a.min(c.n_b);
         let trials = if n == 1 {

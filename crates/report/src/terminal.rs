@@ -67,19 +67,14 @@ pub fn table(r: &Results) -> String {
         .to_vec()
     });
     // Clients that report their own throughput (`client.rate`) get its columns.
-    let rated = !server
-        && r.summary
-            .iter()
-            .any(|c| c.stats.contains_key(metric::RPS.key));
+    let has = |m: &metric::Metric| r.summary.iter().any(|c| c.stats.contains_key(m.key));
+    let rated = !server && has(&metric::RPS);
     if rated {
         rows[0].insert(3, "req/s median [95% CI]".into());
         rows[0].insert(4, "CPU/req".into());
     }
     // Clients whose body size the study checks get their throughput beside the wall time.
-    let sized = !server
-        && r.summary
-            .iter()
-            .any(|c| c.stats.contains_key(metric::MB_PER_S.key));
+    let sized = !server && has(&metric::MB_PER_S);
     if sized {
         rows[0].insert(4, "MB/s".into());
     }

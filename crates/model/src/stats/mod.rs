@@ -359,16 +359,7 @@ pub fn adjust(cs: &mut [(&mut Comparison, Wording)]) {
 /// difference (1.02x [0.97, 1.08], p = 0.41)"; "3 trials: too few to test; ratio 3.00x".
 pub fn phrase(c: &Comparison, wording: &Wording) -> String {
     let f = format_factor(c.factor);
-    // The interval in the factor's direction (A/B when A is larger, else B/A).
-    let ci = c.ratio_ci95.map(|i| {
-        let (lo, hi) = if c.ratio >= 1.0 {
-            (i.lo, i.hi)
-        } else {
-            (1.0 / i.hi, 1.0 / i.lo)
-        };
-        format!(" [{}, {}]", format_factor(lo), format_factor(hi))
-    });
-    let ci = ci.unwrap_or_default();
+    let ci = interval_text(c);
     let p = c.p_adjusted.unwrap_or(c.p_value);
     if !c.testable {
         let trials = match c.n_a.min(c.n_b) {
@@ -391,6 +382,19 @@ pub fn phrase(c: &Comparison, wording: &Wording) -> String {
             }
         ),
     }
+}
+
+/// The ratio's interval in the factor's direction (A/B when A is larger, else B/A), as
+/// " [1.41, 1.53]"; empty without one.
+pub fn interval_text(c: &Comparison) -> String {
+    c.ratio_ci95.map_or(String::new(), |i| {
+        let (lo, hi) = if c.ratio >= 1.0 {
+            (i.lo, i.hi)
+        } else {
+            (1.0 / i.hi, 1.0 / i.lo)
+        };
+        format!(" [{}, {}]", format_factor(lo), format_factor(hi))
+    })
 }
 
 /// A p-value for people: "0.03", "0.0012", "< 0.0001".

@@ -126,16 +126,7 @@ fn run(
     tree.cgroup_procs = cgroup_procs;
     let mut out = Samples {
         config: config.clone(),
-        samples: Vec::new(),
-        peak_rss_bytes: 0,
-        peak_pss_bytes: None,
-        peak_processes: 0,
-        cpu_user: Duration::ZERO,
-        cpu_sys: Duration::ZERO,
-        sampler_cpu: Duration::ZERO,
-        sampler_wall: Duration::ZERO,
-        sampler_cpu_pct: 0.0,
-        listings: 0,
+        ..Samples::default()
     };
     let interval = config.interval.max(Duration::from_millis(1));
     let mut tick: u64 = 0;
@@ -218,15 +209,8 @@ mod tests {
         Samples {
             config: SamplerConfig::default(),
             samples: list,
-            peak_rss_bytes: 0,
-            peak_pss_bytes: None,
             peak_processes: 1,
-            cpu_user: Duration::ZERO,
-            cpu_sys: Duration::ZERO,
-            sampler_cpu: Duration::ZERO,
-            sampler_wall: Duration::ZERO,
-            sampler_cpu_pct: 0.0,
-            listings: 0,
+            ..Samples::default()
         }
     }
 
