@@ -408,11 +408,7 @@ impl Contender {
         // A leader that exited on its own with processes still in its cgroup went to the
         // background; they are counted here, before anything is killed.
         let left_behind = match (&self.track, exited_before_stop) {
-            (Some(t), true) => t
-                .pids()
-                .into_iter()
-                .filter(|p| *p != self.pid && !signals::is_zombie(*p))
-                .count() as u32,
+            (Some(t), true) => t.still_running(self.pid, Duration::from_millis(500)),
             _ => 0,
         };
         // Collect the tree before signalling so descendants that left the group still get killed.

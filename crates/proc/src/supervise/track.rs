@@ -107,6 +107,24 @@ impl Track {
             .unwrap_or_default()
     }
 
+    /// Processes other than `leader` still alive in the cgroup after waiting up to `grace` for
+    /// them to end on their own (a helper such as a resource tracker exits just after its parent;
+    /// a daemon does not).
+    pub(super) fn still_running(&self, leader: i32, grace: Duration) -> u32 {
+        let end = Instant::now() + grace;
+        loop {
+            let n = self
+                .pids()
+                .into_iter()
+                .filter(|p| *p != leader && !super::signals::is_zombie(*p))
+                .count() as u32;
+            if n == 0 || Instant::now() >= end {
+                return n;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// CPU time of every process that ran in the cgroup (v2 `cpu.stat` usage_usec, v1
     /// `cpuacct.usage` in ns).
     pub(super) fn cpu(&self) -> Option<Duration> {
