@@ -111,6 +111,9 @@ pub struct Spec {
     pub stdout: StdoutMode,
     /// How many bytes of the end of stderr to keep (default 64 KiB).
     pub stderr_tail: usize,
+    /// Contain the contender in a cgroup of its own when one can be made (default true); without
+    /// one, barrage is the subreaper of what the contender leaves behind.
+    pub cgroup: bool,
 }
 
 impl Spec {
@@ -130,6 +133,7 @@ impl Spec {
             memory_limit_mode: MemoryLimitMode::Auto,
             stdout: StdoutMode::Discard,
             stderr_tail: 64 * 1024,
+            cgroup: true,
         }
     }
 }
@@ -178,6 +182,8 @@ pub struct Contender {
     finished: bool,
     /// The contender's own cgroup (containment and exact CPU), when one could be made.
     track: Option<track::Track>,
+    /// The leader's start time (clock ticks since boot): processes adopted later are its orphans.
+    spawned_at_ticks: u64,
 }
 
 impl Contender {
@@ -202,8 +208,14 @@ impl Contender {
         // Every process of the contender stays in its own cgroup, whatever it does (see track).
         let track = match limit.v2_cgroup_dir() {
             Some(dir) => Some(track::Track::shared_v2(dir)),
-            None => track::Track::create(),
+            None if spec.cgroup => track::Track::create(),
+            None => None,
         };
+        if track.is_none() {
+            // No cgroup: orphans of the contender (a double-forked daemon) reparent to barrage
+            // rather than to init, so the stop can still find, kill and reap them.
+            signals::become_subreaper();
+        }
         let cgroup_procs: Vec<std::ffi::CString> = limit
             .procs_path_cstring()
             .into_iter()
@@ -305,6 +317,7 @@ impl Contender {
             registered,
             finished: false,
             track,
+            spawned_at_ticks: crate::sample::procfs::read_stat(pid).map_or(0, |s| s.starttime),
         })
     }
 
@@ -409,6 +422,11 @@ impl Contender {
         // background; they are counted here, before anything is killed.
         let left_behind = match (&self.track, exited_before_stop) {
             (Some(t), true) => t.still_running(self.pid, Duration::from_millis(500)),
+            (None, true) => signals::adopted_since(self.spawned_at_ticks)
+                .into_iter()
+                .chain(signals::descendants(self.pid))
+                .filter(|(p, _)| !signals::is_zombie(*p))
+                .count() as u32,
             _ => 0,
         };
         // Collect the tree before signalling so descendants that left the group still get killed.
@@ -442,9 +460,11 @@ impl Contender {
             tree_left
         };
         signals::await_group_gone(self.pid, Duration::from_secs(2));
-        // Whatever left the group and the tree (double-forked daemons) is still in the cgroup.
-        if let Some(t) = &self.track {
-            stop.stragglers_killed += t.kill_all(Duration::from_secs(2));
+        // Whatever left the group and the tree (double-forked daemons) is still in the cgroup,
+        // or, without one, was adopted by barrage as subreaper.
+        match &self.track {
+            Some(t) => stop.stragglers_killed += t.kill_all(Duration::from_secs(2)),
+            None => stop.stragglers_killed += signals::kill_adopted(self.spawned_at_ticks),
         }
         let cgroup_cpu = self.track.as_ref().and_then(|t| t.cpu());
         if self.registered {

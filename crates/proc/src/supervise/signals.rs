@@ -193,6 +193,46 @@ pub(super) fn is_zombie(pid: i32) -> bool {
     crate::sample::procfs::read_stat(pid).is_some_and(|s| s.state == b'Z' || s.state == b'X')
 }
 
+/// Makes barrage the subreaper of its descendants (`PR_SET_CHILD_SUBREAPER`), once.
+pub(super) fn become_subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with integer arguments has no memory-safety preconditions.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    });
+}
+
+/// Barrage's adopted children started at or after `since` (clock ticks since boot): orphans of
+/// the contenders, reparented here by the subreaper. Contender leaders are barrage's own
+/// children too, and are left out.
+pub(super) fn adopted_since(since: u64) -> Vec<(i32, u64)> {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let leaders = super::live_groups();
+    procfs::all_stats()
+        .into_iter()
+        .filter(|s| s.ppid == me && s.starttime >= since && !leaders.contains(&s.pid))
+        .filter(|s| s.pgrp != s.pid || !leaders.contains(&s.pgrp))
+        .map(|s| (s.pid, s.starttime))
+        .collect()
+}
+
+/// SIGKILLs and reaps the adopted orphans of a contender started at `since`; returns how many
+/// were alive.
+pub(super) fn kill_adopted(since: u64) -> u32 {
+    let mut n = 0;
+    for (pid, start) in adopted_since(since) {
+        if kill_pid_if_alive((pid, start)) {
+            n += 1;
+        }
+        // Ours to reap now: nobody else will wait for it.
+        let mut status = 0;
+        // SAFETY: waitpid on a pid that is our child, with a valid status pointer.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
