@@ -4,8 +4,8 @@
 //!
 //! cgroup v2: a child of barrage's own cgroup (the memory-limit cgroup when there is one, since v2
 //! has one hierarchy). cgroup v1: a child in the `cpuacct` hierarchy (`cpuacct.usage`), beside the
-//! memory cgroup of a limit. Where none can be made (no permission, no cgroupfs) the contender runs
-//! untracked and a daemon may escape, as without this module.
+//! memory cgroup of a limit. Where none can be made (no permission, no cgroupfs) barrage is the
+//! subreaper of the contender's orphans instead (`signals::become_subreaper`).
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
