@@ -30,7 +30,7 @@ enum Command {
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
     Run(run::Args),
-    /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown or CSV.
+    /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown, CSV, the terminal summary or summary.csv.
     Report(report::Args),
 }
 
