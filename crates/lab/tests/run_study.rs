@@ -10,6 +10,9 @@ use barrage_lab::study;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod common;
+use common::validate_schema;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("serve") {
@@ -118,26 +121,6 @@ fn opts(out: &Path) -> RunOptions {
 fn run_src(src: &str, out: &Path) -> Results {
     let s = study::parse(src, "test.toml", Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
     runner::run(&s, &opts(out), &NoProgress).unwrap()
-}
-
-fn validate_schema(out: &Path) {
-    let schema_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/study.schema.json");
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let v = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = v
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .take(10)
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "results.json does not match the schema:\n{}",
-        errors.join("\n")
-    );
 }
 
 fn no_processes_left(r: &Results) {
