@@ -6,6 +6,7 @@ mod print;
 mod progress;
 
 use anyhow::Context;
+use barrage_engine::Validate as _;
 use barrage_engine::{Cancel, Config};
 use std::io::Write;
 use std::path::PathBuf;

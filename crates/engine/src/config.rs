@@ -3,65 +3,13 @@
 //! Validation is the only place that interprets the URL and checks option combinations, so the
 //! workers can take every field at face value.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::time::Duration;
 use thiserror::Error;
 
-/// What to load and how. Plain data: every field public, `Default` gives wrk-like settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Config {
-    pub url: String,
-    pub method: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-    pub connections: usize,
-    /// Worker threads; 0 means one per core. Never more than `connections`.
-    pub threads: usize,
-    /// Serialized as seconds (a number), like every duration here.
-    #[serde(with = "secs_opt")]
-    pub duration: Option<Duration>,
-    pub requests: Option<u64>,
-    /// Open loop: requests per second over all connections.
-    pub rate: Option<f64>,
-    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
-    pub pipeline: usize,
-    pub keepalive: bool,
-    #[serde(with = "secs")]
-    pub timeout: Duration,
-    #[serde(with = "secs")]
-    pub warmup: Duration,
-    pub expect_status: Option<u16>,
-    pub expect_body: Option<Vec<u8>>,
-    pub insecure: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            url: String::new(),
-            method: "GET".into(),
-            headers: Vec::new(),
-            body: Vec::new(),
-            connections: 10,
-            threads: 0,
-            duration: None,
-            requests: None,
-            rate: None,
-            pipeline: 1,
-            keepalive: true,
-            timeout: Duration::from_secs(10),
-            warmup: Duration::ZERO,
-            expect_status: None,
-            expect_body: None,
-            insecure: false,
-        }
-    }
-}
-
-// Durations as seconds (f64) in serialized configs: the model's serde form of durations.
-use barrage_model::units::secs;
-use barrage_model::units::secs::option as secs_opt;
+/// What to load and how: the one description of a load, declared in the model (plain data;
+/// `barrage load`'s flags and a study's points both produce it).
+pub use barrage_model::load::Config;
 
 /// A configuration option that cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -126,8 +74,13 @@ impl ValidConfig {
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<ValidConfig, ConfigError> {
+/// Validation of a [`Config`] (the engine's part of the plain-data description).
+pub trait Validate {
+    fn validate(&self) -> Result<ValidConfig, ConfigError>;
+}
+
+impl Validate for Config {
+    fn validate(&self) -> Result<ValidConfig, ConfigError> {
         let target = parse_url(&self.url)?;
         if self.connections == 0 {
             return Err(ConfigError::NoConnections);

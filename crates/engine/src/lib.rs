@@ -20,7 +20,7 @@ mod tls;
 mod transport;
 mod worker;
 
-pub use config::{parse_url, Config, ConfigError, Target, ValidConfig};
+pub use config::{parse_url, Config, ConfigError, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer};
 pub use result::{ErrorCounts, RateReport, RunResult, Timing, SCHEMA};

@@ -3,6 +3,7 @@
 //! requests with one of 10 N on one connection against a server that allocates nothing per
 //! response.
 
+use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};

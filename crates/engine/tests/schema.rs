@@ -3,6 +3,7 @@
 
 mod common;
 
+use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};
 use common::{Mode, Server};
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! The engine against barrage's own server (`barrage_server::start`, in process, port 0):
 //! validated bodies of every framing, latency of /sleep, stalls, resets, garbage, open loop.
 
+use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
 use barrage_server::{start, ServerConfig, ServerHandle};
 use std::time::{Duration, Instant};

@@ -2,6 +2,7 @@
 //! loads it; verification against the webpki roots fails with an error naming the cause.
 //! openssl must be installed in CI; elsewhere the test skips with a message when it is missing.
 
+use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, EngineError, NullSink};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;

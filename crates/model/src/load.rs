@@ -5,8 +5,11 @@
 //! The JSON Schema is `docs/schema/load.schema.json`.
 
 use crate::units::lenient;
+use crate::units::secs;
+use crate::units::secs::option as secs_opt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// Schema name and version of the document.
 pub const SCHEMA: &str = "barrage.load/1";
@@ -50,6 +53,60 @@ pub struct LoadDoc {
     pub cancelled: bool,
     /// The load as configured (the engine's `Config`).
     pub config: serde_json::Value,
+}
+
+/// What to load and how: the one description of a load. Plain data, every field public;
+/// `Default` gives wrk-like settings; the engine validates it (`barrage_engine::Validate`). In a
+/// study's points `url` holds only the path: the runner puts the contender's address in front.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub url: String,
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub connections: usize,
+    /// Worker threads; 0 means one per core. Never more than `connections`.
+    pub threads: usize,
+    /// Serialized as seconds (a number), like every duration here.
+    #[serde(with = "secs_opt")]
+    pub duration: Option<Duration>,
+    pub requests: Option<u64>,
+    /// Open loop: requests per second over all connections.
+    pub rate: Option<f64>,
+    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
+    pub pipeline: usize,
+    pub keepalive: bool,
+    #[serde(with = "secs")]
+    pub timeout: Duration,
+    #[serde(with = "secs")]
+    pub warmup: Duration,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<Vec<u8>>,
+    pub insecure: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            url: String::new(),
+            method: "GET".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            connections: 10,
+            threads: 0,
+            duration: None,
+            requests: None,
+            rate: None,
+            pipeline: 1,
+            keepalive: true,
+            timeout: Duration::from_secs(10),
+            warmup: Duration::ZERO,
+            expect_status: None,
+            expect_body: None,
+            insecure: false,
+        }
+    }
 }
 
 /// Errors by class; `total` includes connect errors, which belong to no request.

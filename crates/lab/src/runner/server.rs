@@ -8,6 +8,7 @@ use crate::sample::{Sampler, SamplerConfig};
 use crate::study::{ContenderSpec, ReadySpec};
 use crate::supervise::{self, Exit, Outcome, Probe, Role, Spec, StdoutMode};
 use crate::sweep::{LoadPoint, Point};
+use barrage_engine::Validate as _;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

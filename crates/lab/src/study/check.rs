@@ -3,6 +3,7 @@
 
 use super::raw::{self, CommandValue};
 use super::*;
+use barrage_engine::Validate as _;
 use std::ops::Range;
 use toml::Spanned;
 
