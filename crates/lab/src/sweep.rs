@@ -26,7 +26,8 @@ const FIELDS: &[(&str, &str)] = &[
     ("timeout", "timeout"),
 ];
 
-pub use barrage_model::study::{LoadPoint, Phase, Point};
+use barrage_model::load::Config;
+pub use barrage_model::study::{Phase, Point};
 
 /// Expands the study into its points. Errors describe the offending point.
 pub fn points(study: &Study) -> Result<Vec<Point>, String> {
@@ -127,12 +128,20 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
     Ok(out)
 }
 
-fn scalar_load(m: &Map<String, Value>) -> Result<LoadPoint, String> {
-    serde_json::from_value(Value::Object(m.clone())).map_err(|e| format!("bad load: {e}"))
+/// The load of a point: the study's scalar fields read straight into the engine's `Config`
+/// (it reads a study's `path`, text bodies and "15s" durations), with the study's defaults.
+fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
+    let mut cfg: Config =
+        serde_json::from_value(Value::Object(m.clone())).map_err(|e| format!("bad load: {e}"))?;
+    if cfg.url.is_empty() {
+        cfg.url = "/".into();
+    }
+    Ok(cfg)
 }
 
-/// The checks the engine would make, stated in study terms.
-fn check_load(l: &LoadPoint) -> Result<(), String> {
+/// The checks the engine would make, stated in study terms (the engine's own validation runs on
+/// every phase as well, in `study::check`, with the contender's address filled in).
+fn check_load(l: &Config) -> Result<(), String> {
     if l.connections == 0 {
         return Err("connections must be at least 1".into());
     }
@@ -144,7 +153,7 @@ fn check_load(l: &LoadPoint) -> Result<(), String> {
     }
     match (l.duration, l.requests) {
         (None, None) => return Err("the load needs a duration or a number of requests".into()),
-        (Some(d), _) if d.get().is_zero() => return Err("duration must be longer than zero".into()),
+        (Some(d), _) if d.is_zero() => return Err("duration must be longer than zero".into()),
         _ => {}
     }
     if let Some(r) = l.rate {
@@ -152,8 +161,8 @@ fn check_load(l: &LoadPoint) -> Result<(), String> {
             return Err("rate must be a positive number of requests per second".into());
         }
     }
-    if !l.path.starts_with('/') {
-        return Err(format!("path {:?} must start with '/'", l.path));
+    if !l.url.starts_with('/') {
+        return Err(format!("path {:?} must start with '/'", l.url));
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ fn study_default_parses_and_fits_two_minutes() {
     // keep-alive, no keep-alive, pipelined x 4 connection counts.
     assert_eq!(points.len(), 12);
     assert!(points.iter().any(|p| p.label == "pipelined c=256"));
-    let conns: Vec<u32> = points
+    let conns: Vec<usize> = points
         .iter()
         .map(|p| p.phases[0].load.connections)
         .collect();
@@ -84,9 +84,15 @@ start = ["server", "--port", "{port}"]
     assert!(!pts[11].phases[0].load.keepalive);
     // Phases inherit the point and override: the first keeps the point's duration.
     assert_eq!(pts[1].phases.len(), 2);
-    assert_eq!(pts[1].phases[0].load.duration.unwrap().to_string(), "2s");
+    assert_eq!(
+        pts[1].phases[0].load.duration,
+        Some(std::time::Duration::from_secs(2))
+    );
     assert_eq!(pts[1].phases[0].load.rate, Some(2000.0));
-    assert_eq!(pts[1].phases[1].load.duration.unwrap().to_string(), "500ms");
+    assert_eq!(
+        pts[1].phases[1].load.duration,
+        Some(std::time::Duration::from_millis(500))
+    );
 }
 
 #[test]

@@ -61,15 +61,23 @@ pub struct LoadDoc {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
+    /// A study file (and study results written before this field existed) says `path`.
+    #[serde(alias = "path")]
     pub url: String,
     pub method: String,
     pub headers: Vec<(String, String)>,
+    /// Bytes (a JSON array); a study says it as text.
+    #[serde(deserialize_with = "crate::units::bytes_or_text::deserialize")]
     pub body: Vec<u8>,
     pub connections: usize,
     /// Worker threads; 0 means one per core. Never more than `connections`.
     pub threads: usize,
-    /// Serialized as seconds (a number), like every duration here.
-    #[serde(with = "secs_opt")]
+    /// Serialized as seconds (a number), like every duration here; read also in the one
+    /// duration grammar ("15s"), as a study writes it.
+    #[serde(
+        serialize_with = "secs_opt::serialize",
+        deserialize_with = "crate::units::secs_or_text::option"
+    )]
     pub duration: Option<Duration>,
     pub requests: Option<u64>,
     /// Open loop: requests per second over all connections.
@@ -77,11 +85,18 @@ pub struct Config {
     /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
     pub pipeline: usize,
     pub keepalive: bool,
-    #[serde(with = "secs")]
+    #[serde(
+        serialize_with = "secs::serialize",
+        deserialize_with = "crate::units::secs_or_text::required"
+    )]
     pub timeout: Duration,
-    #[serde(with = "secs")]
+    #[serde(
+        serialize_with = "secs::serialize",
+        deserialize_with = "crate::units::secs_or_text::required"
+    )]
     pub warmup: Duration,
     pub expect_status: Option<u16>,
+    #[serde(deserialize_with = "crate::units::bytes_or_text::option")]
     pub expect_body: Option<Vec<u8>>,
     pub insecure: bool,
 }

@@ -7,7 +7,7 @@
 
 use crate::process::{Exit, Samples};
 use crate::stats::Summary;
-use crate::units::{Dur, Param};
+use crate::units::Param;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -287,52 +287,14 @@ impl Results {
     }
 }
 
-/// One complete load, all scalars (what the engine runs for one phase).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LoadPoint {
-    pub method: String,
-    pub path: String,
-    pub body: String,
-    pub expect_status: Option<u16>,
-    pub expect_body: Option<String>,
-    pub connections: u32,
-    /// Load generator threads; 0: one per CPU the generator may use.
-    pub threads: u32,
-    pub duration: Option<Dur>,
-    pub requests: Option<u64>,
-    pub rate: Option<f64>,
-    pub pipeline: u32,
-    pub keepalive: bool,
-    pub timeout: Dur,
-}
-
-impl Default for LoadPoint {
-    fn default() -> Self {
-        LoadPoint {
-            method: "GET".into(),
-            path: "/".into(),
-            body: String::new(),
-            expect_status: None,
-            expect_body: None,
-            connections: 10,
-            threads: 0,
-            duration: None,
-            requests: None,
-            rate: None,
-            pipeline: 1,
-            keepalive: true,
-            timeout: Dur(Duration::from_secs(10)),
-        }
-    }
-}
-
 /// One phase of a trial: a name and the load it runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Phase {
     pub name: String,
-    pub load: LoadPoint,
+    /// The load, as the engine runs it, with only the path in `url` (the runner puts the
+    /// contender's address in front). Files written before read the same (the study's form).
+    pub load: crate::load::Config,
 }
 
 /// One sweep point.
@@ -358,10 +320,7 @@ pub struct Point {
 impl Point {
     /// Total planned load time of one trial (sum of the phase durations; 0 if request-bounded).
     pub fn planned_duration(&self) -> Duration {
-        self.phases
-            .iter()
-            .filter_map(|p| p.load.duration.map(Dur::get))
-            .sum()
+        self.phases.iter().filter_map(|p| p.load.duration).sum()
     }
 }
 

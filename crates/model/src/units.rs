@@ -243,6 +243,64 @@ pub fn lenient<'de, D: Deserializer<'de>, T: Default + serde::de::DeserializeOwn
     Ok(serde_json::from_value(v).unwrap_or_default())
 }
 
+/// A duration read as seconds (a number) or in the one duration grammar (a string): documents
+/// write numbers, study files write "15s". Use with `deserialize_with`.
+pub mod secs_or_text {
+    use super::parse_duration;
+    use serde::{de, Deserialize, Deserializer};
+    use std::time::Duration;
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Secs(f64),
+        Text(String),
+    }
+
+    fn read<E: de::Error>(r: Raw) -> Result<Duration, E> {
+        match r {
+            Raw::Secs(v) => Duration::try_from_secs_f64(v).map_err(E::custom),
+            Raw::Text(t) => parse_duration(&t).map_err(E::custom),
+        }
+    }
+
+    pub fn required<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        read(Raw::deserialize(d)?)
+    }
+
+    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<Raw>::deserialize(d)?.map(read).transpose()
+    }
+}
+
+/// Bytes read as a JSON array of numbers (documents) or as text (study files). Use with
+/// `deserialize_with`.
+pub mod bytes_or_text {
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Bytes(Vec<u8>),
+        Text(String),
+    }
+
+    fn read(r: Raw) -> Vec<u8> {
+        match r {
+            Raw::Bytes(b) => b,
+            Raw::Text(t) => t.into_bytes(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        Ok(read(Raw::deserialize(d)?))
+    }
+
+    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        Ok(Option::<Raw>::deserialize(d)?.map(read))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use crate::results::{Failure, GeneratorHealth, Metrics, PhaseResult, Trial, Wind
 use crate::sample::{Sampler, SamplerConfig};
 use crate::study::{ContenderSpec, ReadySpec};
 use crate::supervise::{self, Exit, Outcome, Probe, Role, Spec, StdoutMode};
-use crate::sweep::{LoadPoint, Point};
+use crate::sweep::Point;
 use barrage_engine::Validate as _;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -17,34 +17,22 @@ use std::time::{Duration, Instant};
 pub(crate) const STDERR_TAIL: usize = 16 * 1024;
 
 /// The engine configuration of one phase against `addr` (`threads` when the phase says 0).
+/// A phase's load as the engine runs it against the contender at `addr`: the point's `Config`
+/// (its `url` is the path) with the address, the study's headers and warmup, and the generator's
+/// threads where the study left them to barrage (0).
 pub fn engine_config(
-    l: &LoadPoint,
+    l: &barrage_engine::Config,
     addr: SocketAddr,
     headers: &[(String, String)],
     warmup: Duration,
     threads: usize,
 ) -> barrage_engine::Config {
     barrage_engine::Config {
-        url: format!("http://{addr}{}", l.path),
-        method: l.method.clone(),
+        url: format!("http://{addr}{}", l.url),
         headers: headers.to_vec(),
-        body: l.body.clone().into_bytes(),
-        connections: l.connections as usize,
-        threads: if l.threads == 0 {
-            threads
-        } else {
-            l.threads as usize
-        },
-        duration: l.duration.map(|d| d.get()),
-        requests: l.requests,
-        rate: l.rate,
-        pipeline: l.pipeline as usize,
-        keepalive: l.keepalive,
-        timeout: l.timeout.get(),
+        threads: if l.threads == 0 { threads } else { l.threads },
         warmup,
-        expect_status: l.expect_status,
-        expect_body: l.expect_body.clone().map(String::into_bytes),
-        insecure: false,
+        ..l.clone()
     }
 }
 

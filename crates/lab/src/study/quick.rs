@@ -180,7 +180,7 @@ start = "d {port}"
             assert!(p
                 .phases
                 .iter()
-                .all(|ph| ph.load.duration.unwrap().get() == Duration::from_secs(1)));
+                .all(|ph| ph.load.duration == Some(Duration::from_secs(1))));
             assert_eq!(p.phases[1].load.requests, Some(10_000));
             assert_eq!(p.planned_duration(), Duration::from_secs(2));
         }
