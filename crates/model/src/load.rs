@@ -5,8 +5,6 @@
 //! The JSON Schema is `docs/schema/load.schema.json`.
 
 use crate::units::lenient;
-use crate::units::secs;
-use crate::units::secs::option as secs_opt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -74,10 +72,7 @@ pub struct Config {
     pub threads: usize,
     /// Serialized as seconds (a number), like every duration here; read also in the one
     /// duration grammar ("15s"), as a study writes it.
-    #[serde(
-        serialize_with = "secs_opt::serialize",
-        deserialize_with = "crate::units::secs_or_text::option"
-    )]
+    #[serde(with = "crate::units::secs_or_text::option")]
     pub duration: Option<Duration>,
     pub requests: Option<u64>,
     /// Open loop: requests per second over all connections.
@@ -85,15 +80,9 @@ pub struct Config {
     /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
     pub pipeline: usize,
     pub keepalive: bool,
-    #[serde(
-        serialize_with = "secs::serialize",
-        deserialize_with = "crate::units::secs_or_text::required"
-    )]
+    #[serde(with = "crate::units::secs_or_text::required")]
     pub timeout: Duration,
-    #[serde(
-        serialize_with = "secs::serialize",
-        deserialize_with = "crate::units::secs_or_text::required"
-    )]
+    #[serde(with = "crate::units::secs_or_text::required")]
     pub warmup: Duration,
     pub expect_status: Option<u16>,
     #[serde(deserialize_with = "crate::units::bytes_or_text::option")]

@@ -264,12 +264,24 @@ pub mod secs_or_text {
         }
     }
 
-    pub fn required<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        read(Raw::deserialize(d)?)
+    /// `#[serde(with = "...::required")]`: written as seconds, read as seconds or text.
+    pub mod required {
+        use super::*;
+        pub use crate::units::secs::serialize;
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+            read(Raw::deserialize(d)?)
+        }
     }
 
-    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Option::<Raw>::deserialize(d)?.map(read).transpose()
+    /// The same for `Option<Duration>`.
+    pub mod option {
+        use super::*;
+        pub use crate::units::secs::option::serialize;
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+            Option::<Raw>::deserialize(d)?.map(read).transpose()
+        }
     }
 }
 

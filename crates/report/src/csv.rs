@@ -26,7 +26,7 @@ pub fn render(page: &Page) -> String {
                     let sm = c.summary.as_ref();
                     let _ = writeln!(
                         s,
-                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,",
+                        "{},{},{},{},{},{},{},{},{},{},{},{},,,,",
                         field(&sec.heading),
                         field(&r.point),
                         field(&r.contender),
@@ -34,14 +34,7 @@ pub fn render(page: &Page) -> String {
                         field(m.unit),
                         r.trials,
                         r.failed,
-                        sm.map_or(0, |s| s.n),
-                        num(sm.map(|s| s.median)),
-                        num(sm.map(|s| s.mean)),
-                        num(sm.map(|s| s.stddev)),
-                        num(sm.map(|s| s.min)),
-                        num(sm.map(|s| s.max)),
-                        num(sm.and_then(|s| s.ci).map(|c| c.0)),
-                        num(sm.and_then(|s| s.ci).map(|c| c.1)),
+                        stat_fields(sm),
                         field(cmp.map_or("", |c| c.reference.as_str())),
                         num(cmp.map(|c| c.ratio)),
                         cmp.and_then(|c| c.p).map_or(String::new(), fmt_p),
@@ -69,20 +62,13 @@ pub fn render(page: &Page) -> String {
             let (b, c) = (r.baseline.summary.as_ref(), r.change.summary.as_ref());
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},,,{},{},{},{},{},{},{},{},baseline,{},{},{},{},{},{},{}",
+                "{},{},{},{},{},,,{},baseline,{},{},{},{},{},{},{}",
                 field(&sec.heading),
                 field(&r.point),
                 field(&r.contender),
                 r.metric.key,
                 field(r.metric.unit),
-                c.map_or(0, |s| s.n),
-                num(c.map(|s| s.median)),
-                num(c.map(|s| s.mean)),
-                num(c.map(|s| s.stddev)),
-                num(c.map(|s| s.min)),
-                num(c.map(|s| s.max)),
-                num(c.and_then(|s| s.ci).map(|c| c.0)),
-                num(c.and_then(|s| s.ci).map(|c| c.1)),
+                stat_fields(c),
                 num(v.map(|c| c.ratio)),
                 v.and_then(|c| c.p).map_or(String::new(), fmt_p),
                 field(v.map_or("not comparable (missing on one side)", |c| c.text.as_str())),
@@ -94,6 +80,24 @@ pub fn render(page: &Page) -> String {
         }
     }
     s
+}
+
+/// `n,median,mean,stddev,min,max,ci_low,ci_high` of a summary (empty fields without one).
+fn stat_fields(sm: Option<&crate::stats::Summary>) -> String {
+    [
+        Some(sm.map_or(0, |s| s.n).to_string()),
+        Some(num(sm.map(|s| s.median))),
+        Some(num(sm.map(|s| s.mean))),
+        Some(num(sm.map(|s| s.stddev))),
+        Some(num(sm.map(|s| s.min))),
+        Some(num(sm.map(|s| s.max))),
+        Some(num(sm.and_then(|s| s.ci).map(|c| c.0))),
+        Some(num(sm.and_then(|s| s.ci).map(|c| c.1))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(",")
 }
 
 fn num(v: Option<f64>) -> String {

@@ -267,18 +267,10 @@ pub fn compare(
     )?;
     let _ = (r, t);
     let tested = c.testable;
-    let f = fmt_factor(c.factor);
-    let amount = match &wording {
-        _ if c.ratio == 1.0 => "equal".to_string(),
-        Wording::Speed => format!("{f}x {}", if c.a_better { "faster" } else { "slower" }),
-        Wording::Amount { noun } => format!(
-            "{f}x {} {noun}",
-            if c.median_a > c.median_b {
-                "more"
-            } else {
-                "less"
-            }
-        ),
+    let amount = if c.ratio == 1.0 {
+        "equal".to_string()
+    } else {
+        barrage_model::stats::amount_text(&c, &wording)
     };
     let ci = barrage_model::stats::interval_text(&c);
     let text = if !tested {

@@ -101,57 +101,22 @@ mod tests {
     /// `confidence_interval(0.95)`, exponentiated.
     #[test]
     fn welch_on_logs_matches_scipy() {
-        struct Case {
-            a: &'static [f64],
-            b: &'static [f64],
-            p: f64,
-            df: f64,
-            lo: f64,
-            hi: f64,
-        }
-        let cases = [
-            Case {
-                a: &[1.0, 1.1, 0.9],
-                b: &[2.0, 2.1, 1.9],
-                p: 0.0018964239734209417,
-                df: 2.936489040514065,
-                lo: 0.4048282688257781,
-                hi: 0.6144464473214722,
-            },
-            // barrage-serve vs ruby-webrick, 3 trials each: significant, and the interval says
-            // by how much.
-            Case {
-                a: &[263000.0, 262000.0, 265000.0],
-                b: &[5600.0, 5550.0, 5700.0],
-                p: 1.1150493751849339e-07,
-                df: 2.7060935266633086,
-                lo: 45.552961500453144,
-                hi: 48.259344124932284,
-            },
-            Case {
-                a: &[10.0, 10.4, 9.8, 10.1, 10.3],
-                b: &[10.2, 9.9, 10.05, 10.35, 10.15],
-                p: 0.9344325026589133,
-                df: 7.175999461824534,
-                lo: 0.9689963379392279,
-                hi: 1.0297266235884956,
-            },
-            // A 0.25 s and a 0.75 s program, 3 trials each.
-            Case {
-                a: &[0.25, 0.26, 0.24],
-                b: &[0.75, 0.76, 0.74],
-                p: 0.00012648786274713442,
-                df: 2.4385674057857543,
-                lo: 0.3049088063618141,
-                hi: 0.3640620253403789,
-            },
+        // (a, b, p, df, lo, hi): the third is barrage-serve vs ruby-webrick with 3 trials each
+        // (significant, and the interval says by how much), the last a 0.25 s and a 0.75 s program.
+        type Case = (&'static [f64], &'static [f64], f64, f64, f64, f64);
+        #[rustfmt::skip]
+        let cases: [Case; 4] = [
+            (&[1.0, 1.1, 0.9], &[2.0, 2.1, 1.9], 0.0018964239734209417, 2.936489040514065, 0.4048282688257781, 0.6144464473214722),
+            (&[263000.0, 262000.0, 265000.0], &[5600.0, 5550.0, 5700.0], 1.1150493751849339e-07, 2.7060935266633086, 45.552961500453144, 48.259344124932284),
+            (&[10.0, 10.4, 9.8, 10.1, 10.3], &[10.2, 9.9, 10.05, 10.35, 10.15], 0.9344325026589133, 7.175999461824534, 0.9689963379392279, 1.0297266235884956),
+            (&[0.25, 0.26, 0.24], &[0.75, 0.76, 0.74], 0.00012648786274713442, 2.4385674057857543, 0.3049088063618141, 0.3640620253403789),
         ];
-        for c in cases {
-            let w = welch_log(c.a, c.b).unwrap();
-            assert!(close(w.p, c.p, 1e-4), "p {} vs {}", w.p, c.p);
-            assert!(close(w.df, c.df, 1e-9), "df {} vs {}", w.df, c.df);
-            assert!(close(w.ci95.lo, c.lo, 1e-5), "lo {} vs {}", w.ci95.lo, c.lo);
-            assert!(close(w.ci95.hi, c.hi, 1e-5), "hi {} vs {}", w.ci95.hi, c.hi);
+        for (a, b, p, df, lo, hi) in cases {
+            let w = welch_log(a, b).unwrap();
+            assert!(close(w.p, p, 1e-4), "p {} vs {p}", w.p);
+            assert!(close(w.df, df, 1e-9), "df {} vs {df}", w.df);
+            assert!(close(w.ci95.lo, lo, 1e-5), "lo {} vs {lo}", w.ci95.lo);
+            assert!(close(w.ci95.hi, hi, 1e-5), "hi {} vs {hi}", w.ci95.hi);
         }
     }
 
