@@ -186,45 +186,30 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
         let end = |x: f64, s: &barrage_model::load::Second| {
             x + if s.span_s > 0.0 { s.span_s } else { 1.0 }
         };
-        rps.lines.push(Line {
-            name: l.clone(),
-            color: i,
-            points: tl
-                .iter()
-                .map(|(x, s)| (end(*x, s), rate(s.responses, s.span_s)))
-                .collect(),
-            markers: tl.len() < 40,
-            ..Line::default()
-        });
-        errs.lines.push(Line {
-            name: l.clone(),
-            color: i,
-            points: tl
-                .iter()
-                .map(|(x, s)| (end(*x, s), rate(s.errors, s.span_s)))
-                .collect(),
-            markers: tl.len() < 40,
-            ..Line::default()
-        });
-        p99.lines.push(Line {
-            name: format!("{l} p99"),
-            color: i,
-            points: tl
-                .iter()
-                .map(|(x, s)| (end(*x, s), s.p99_us as f64 / 1000.0))
-                .collect(),
-            ..Line::default()
-        });
-        p99.lines.push(Line {
-            name: format!("{l} p50"),
-            color: i,
-            points: tl
-                .iter()
-                .map(|(x, s)| (end(*x, s), s.p50_us as f64 / 1000.0))
-                .collect(),
-            markers: true,
-            ..Line::default()
-        });
+        // One line over the measured seconds: `y` of each record.
+        let line =
+            |name: String, y: &dyn Fn(&barrage_model::load::Second) -> f64, markers: bool| Line {
+                name,
+                color: i,
+                points: tl.iter().map(|(x, s)| (end(*x, s), y(s))).collect(),
+                markers,
+                ..Line::default()
+            };
+        let few = tl.len() < 40;
+        rps.lines
+            .push(line(l.clone(), &|s| rate(s.responses, s.span_s), few));
+        errs.lines
+            .push(line(l.clone(), &|s| rate(s.errors, s.span_s), few));
+        p99.lines.push(line(
+            format!("{l} p99"),
+            &|s| s.p99_us as f64 / 1000.0,
+            false,
+        ));
+        p99.lines.push(line(
+            format!("{l} p50"),
+            &|s| s.p50_us as f64 / 1000.0,
+            true,
+        ));
         // Shade the warmup seconds once (all documents share the time axis from their start).
         if i == 0 {
             let w: Vec<_> = tl

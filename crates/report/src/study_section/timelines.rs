@@ -39,27 +39,18 @@ fn trial_name(t: &Trial) -> String {
 }
 
 fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
-    let time = || Axis::from_zero("time since trial start (s)");
-    let mut cpu = LineChart::new(
-        format!("CPU — {heading}"),
-        time(),
-        Axis::from_zero("CPU (% of one core)"),
-    );
-    let mut rss = LineChart::new(
-        format!("RSS — {heading}"),
-        time(),
-        Axis::from_zero("RSS of the process tree (MiB)"),
-    );
-    let mut rps = LineChart::new(
-        format!("Throughput per second — {heading}"),
-        time(),
-        Axis::from_zero("responses/s"),
-    );
-    let mut errs = LineChart::new(
-        format!("Errors per second — {heading}"),
-        time(),
-        Axis::from_zero("errors/s"),
-    );
+    // Every chart of the group: over the trial's time, from zero.
+    let chart = |what: &str, y: &str| {
+        LineChart::new(
+            format!("{what} — {heading}"),
+            Axis::from_zero("time since trial start (s)"),
+            Axis::from_zero(y),
+        )
+    };
+    let mut cpu = chart("CPU", "CPU (% of one core)");
+    let mut rss = chart("RSS", "RSS of the process tree (MiB)");
+    let mut rps = chart("Throughput per second", "responses/s");
+    let mut errs = chart("Errors per second", "errors/s");
     let mut notes = Vec::new();
     for (k, t) in trials.iter().enumerate() {
         let t0 = t.windows.trial_start_s;
