@@ -269,24 +269,21 @@ pub fn parse_proc_stat(text: &str, out: &mut Vec<CpuTimes>) {
     }
 }
 
+/// A positive `sysconf` value, else `fallback`.
+fn sysconf_or(name: libc::c_int, fallback: u64) -> u64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let v = unsafe { libc::sysconf(name) };
+    u64::try_from(v).ok().filter(|v| *v > 0).unwrap_or(fallback)
+}
+
 /// Clock ticks per second (`_SC_CLK_TCK`, normally 100).
 pub fn clock_ticks() -> u64 {
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 {
-        t as u64
-    } else {
-        100
-    }
+    sysconf_or(libc::_SC_CLK_TCK, 100)
 }
 
 /// Page size in bytes.
 pub fn page_size() -> u64 {
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as u64
-    } else {
-        4096
-    }
+    sysconf_or(libc::_SC_PAGESIZE, 4096)
 }
 
 /// CPU time consumed so far by the calling thread.

@@ -63,27 +63,20 @@ impl Applied {
 
     /// OOM kills the cgroup counted (v2 `memory.events`, v1 `memory.oom_control`).
     pub(super) fn oom_kills(&self) -> Option<u64> {
-        let c = self.cgroup.as_ref()?;
-        let file = if c.v2 {
-            "memory.events"
-        } else {
-            "memory.oom_control"
-        };
-        let text = std::fs::read_to_string(c.dir.join(file)).ok()?;
-        text.lines()
+        self.read("memory.events", "memory.oom_control")?
+            .lines()
             .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+    }
+
+    /// A file of the memory cgroup, by its v2 or v1 name.
+    fn read(&self, v2: &str, v1: &str) -> Option<String> {
+        let c = self.cgroup.as_ref()?;
+        std::fs::read_to_string(c.dir.join(if c.v2 { v2 } else { v1 })).ok()
     }
 
     /// Peak memory of the cgroup (v2 `memory.peak`, v1 `memory.max_usage_in_bytes`).
     pub(super) fn peak_bytes(&self) -> Option<u64> {
-        let c = self.cgroup.as_ref()?;
-        let file = if c.v2 {
-            "memory.peak"
-        } else {
-            "memory.max_usage_in_bytes"
-        };
-        std::fs::read_to_string(c.dir.join(file))
-            .ok()?
+        self.read("memory.peak", "memory.max_usage_in_bytes")?
             .trim()
             .parse()
             .ok()

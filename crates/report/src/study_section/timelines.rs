@@ -104,20 +104,15 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
         }
         if !thr.is_empty() {
             let markers = thr.len() < 40;
-            rps.lines.push(Line {
-                name: name.clone(),
-                color: k,
-                points: thr,
-                markers,
-                ..Line::default()
-            });
-            errs.lines.push(Line {
-                name: name.clone(),
-                color: k,
-                points: err,
-                markers,
-                ..Line::default()
-            });
+            for (chart, points) in [(&mut rps, thr), (&mut errs, err)] {
+                chart.lines.push(Line {
+                    name: name.clone(),
+                    color: k,
+                    points,
+                    markers,
+                    ..Line::default()
+                });
+            }
         }
         if !t.ok {
             notes.push(format!("{name}: {}", t.reason_text()));
