@@ -1,4 +1,4 @@
-//! The `barrage.study/1` results document: the study, the machine, the pinning, every trial with
+//! The `barrage.study/2` results document: the study, the machine, the pinning, every trial with
 //! its samples, windows and load results, and the statistics. Written atomically (temp file +
 //! rename) after every trial, so an interrupted study keeps what it measured and can be resumed.
 //!
@@ -24,7 +24,7 @@ pub enum ResultsError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a barrage.study/1 results file: {why}")]
+    #[error("{path} is not a barrage.study results file: {why}")]
     Format { path: PathBuf, why: String },
 }
 
@@ -53,10 +53,11 @@ pub fn read(path: &Path) -> Result<Results, ResultsError> {
             path: path.clone(),
             why: e.to_string(),
         })?;
-    if v.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA) {
+    let schema = v.get("schema").and_then(|s| s.as_str()).unwrap_or_default();
+    if !SCHEMAS_READ.contains(&schema) {
         return Err(ResultsError::Format {
             path,
-            why: format!("schema is not {SCHEMA:?}"),
+            why: format!("schema {schema:?} is none of {SCHEMAS_READ:?}"),
         });
     }
     serde_json::from_value(v).map_err(|e| ResultsError::Format {

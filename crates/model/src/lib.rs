@@ -1,7 +1,7 @@
 //! barrage's model: the typed documents every part of barrage writes and reads, declared once.
 //!
 //! - [`load`]: the `barrage.load/1` document (one load run).
-//! - [`study`]: the `barrage.study/1` results document (a study's trials and statistics).
+//! - [`study`]: the `barrage.study/2` results document (a study's trials and statistics).
 //! - [`process`]: what a contender's process tree did (samples, exit).
 //! - [`metric`]: the metric registry (key, label, unit, direction, reader, format).
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of

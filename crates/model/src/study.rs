@@ -1,4 +1,4 @@
-//! The `barrage.study/1` results document: the study as run, the machine, the pinning, every
+//! The `barrage.study/2` results document (version 1 is read too): the study as run, the machine, the pinning, every
 //! trial with its samples, windows and load documents, and the statistics computed from them.
 //! The lab writes it (after every trial); the report reads it, also from older and interrupted
 //! files: every struct reads missing fields as their defaults.
@@ -13,8 +13,13 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Schema name and version of the results document.
-pub const SCHEMA: &str = "barrage.study/1";
+/// Schema name and version of the results document written now. Version 2: a phase's `load` is
+/// the engine's load `Config` (`url` holding the path, bodies as byte arrays, durations in
+/// seconds) instead of the study's spelling of it (`path`, text, "15s").
+pub const SCHEMA: &str = "barrage.study/2";
+
+/// Every version barrage reads (version 1's phases read as version 2's).
+pub const SCHEMAS_READ: &[&str] = &["barrage.study/1", "barrage.study/2"];
 
 /// Whether the contenders are servers under load or client programs run against barrage's server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

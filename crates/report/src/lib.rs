@@ -29,7 +29,7 @@ use thiserror::Error;
 pub enum ReportError {
     #[error("not a results document: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("unknown schema {0:?} (expected barrage.study/1 or barrage.load/1)")]
+    #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1 or barrage.load/1)")]
     Schema(String),
     #[error("bad HDR histogram: {0}")]
     Hdr(String),
@@ -62,7 +62,7 @@ pub fn parse(text: &str) -> Result<Input, ReportError> {
         .unwrap_or_default()
         .to_string();
     match schema.as_str() {
-        "barrage.study/1" => {
+        s if barrage_model::study::SCHEMAS_READ.contains(&s) => {
             let mut r: Results = serde_json::from_value(v)?;
             // The statistics are the model's, recomputed from the trials: a file written by an
             // older lab is reported with the same tests, intervals and warnings as a new one.

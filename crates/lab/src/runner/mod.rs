@@ -181,6 +181,8 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
 /// Finishes an interrupted study in `dir` (its `results.json`), appending the missing trials.
 pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<Results, RunError> {
     let mut r = crate::results::read(dir)?;
+    // Whatever version it was read from, it is written in the current one.
+    r.schema = results::SCHEMA.into();
     let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
     let study = if r.study.quick { study.quick() } else { study };
     let points = sweep::points(&study).map_err(RunError::Sweep)?;

@@ -3,7 +3,7 @@
 //! A [`Sampler`] thread wakes every interval (default 100 ms) on a fixed schedule and records one
 //! [`Sample`]: the tree's CPU user and sys as % of one core over the interval (and per process),
 //! RSS summed over the tree (from `/proc/PID/stat`), PSS summed (from `smaps_rollup`, every tick
-//! while those page-table walks cost under 0.15% of a core), process and thread counts, and the
+//! while those page-table walks cost under 0.05% of a core), process and thread counts, and the
 //! machine-wide busy % of every core (from `/proc/stat`). Times are measured from an `origin`
 //! `Instant` the caller passes in, so samples, load windows and trial marks share one clock.
 //!
