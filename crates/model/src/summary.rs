@@ -146,12 +146,22 @@ pub fn update(r: &mut Results) {
             let bottleneck = trials
                 .iter()
                 .any(|t| t.generator.as_ref().is_some_and(|g| g.bottleneck));
+            let weighed = trials.iter().any(|t| {
+                t.generator
+                    .as_ref()
+                    .is_some_and(|g| g.bottleneck && g.contender_cpu_pct_of_budget.is_some())
+            });
             if bottleneck {
                 warnings.push(Warning {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
                     kind: "generator_bottleneck".into(),
-                    message: format!("{where_}: barrage's load generator was the bottleneck (it was saturated, the contender was below 90% of its CPUs); the figures measure barrage as much as the contender"),
+                    message: if weighed {
+                        format!("{where_}: barrage's load generator was the bottleneck (it was saturated, the contender was below 90% of its CPUs); the figures measure barrage as much as the contender")
+                    } else {
+                        // Recorded before both sides were weighed: only the generator's side is known.
+                        format!("{where_}: barrage's load generator was saturated (this file has no CPU figure of the contender to weigh against it); the figures may measure barrage as much as the contender")
+                    },
                 });
             } else if trials.iter().any(|t| {
                 t.generator
