@@ -3,7 +3,8 @@
 //! files' trials. Points match by label, contenders by name; what one side lacks is said so.
 
 use crate::page::{CompareRow, Plot, PlotGroup, Section};
-use crate::study_section::{metrics, table};
+use crate::study_section::{columns, table};
+use crate::svg::LineChart;
 use crate::table::{compare, dedup, Cell};
 use barrage_model::study::Results;
 
@@ -43,9 +44,9 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
             .rows
             .iter()
             .find(|r| r.point == point && r.contender == contender);
-        for m in metrics(base).iter() {
+        for m in columns(base).into_iter().filter(|c| c.compared()) {
             let cell = |t: &crate::table::Table, r: Option<&crate::table::Row>| -> Cell {
-                match (r, t.metrics.iter().position(|x| x.key == m.key)) {
+                match (r, t.columns.iter().position(|x| *x == m)) {
                     (Some(r), Some(i)) => r.cells[i].clone(),
                     _ => empty.clone(),
                 }
@@ -58,7 +59,7 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
             rows.push(CompareRow {
                 point: point.clone(),
                 contender: contender.clone(),
-                metric: *m,
+                metric: m,
                 baseline: bc,
                 change: cc,
                 verdict,
@@ -105,10 +106,24 @@ fn overlay(
     let gb = crate::study_section::plots::sweep_plots(base, tb)?;
     let gc = crate::study_section::plots::sweep_plots(change, tc)?;
     let mut plots = Vec::new();
-    for (pb, pc) in gb.plots.into_iter().zip(gc.plots) {
-        let (Plot::Line(mut b), Plot::Line(c)) = (pb, pc) else {
+    // Charts pair by the metric they plot: a file without a metric has no chart of it.
+    let mut changed: Vec<LineChart> = gc
+        .plots
+        .into_iter()
+        .filter_map(|p| match p {
+            Plot::Line(c) => Some(c),
+            Plot::Bar(_) => None,
+        })
+        .collect();
+    for pb in gb.plots {
+        let Plot::Line(mut b) = pb else { continue };
+        let Some(i) = changed
+            .iter()
+            .position(|c| c.metric.is_some() && c.metric == b.metric)
+        else {
             continue;
         };
+        let c = changed.remove(i);
         let names: Vec<String> = b.lines.iter().map(|l| l.name.clone()).collect();
         for l in &mut b.lines {
             l.dashed = true;

@@ -4,6 +4,7 @@
 
 use crate::page::Page;
 use crate::table::fmt_p;
+use barrage_model::stats::Summary;
 use std::fmt::Write as _;
 
 pub const HEADER: &str = "section,point,contender,metric,unit,trials,failed,n,median,mean,stddev,min,max,ci_low,ci_high,vs,ratio,p_value,verdict,baseline_n,baseline_median,baseline_ci_low,baseline_ci_high";
@@ -15,7 +16,7 @@ pub fn render(page: &Page) -> String {
     for sec in &page.sections {
         if let Some(t) = &sec.table {
             for r in &t.rows {
-                for (i, m) in t.metrics.iter().enumerate() {
+                for (i, m) in t.columns.iter().enumerate() {
                     let c = &r.cells[i];
                     // The 2nd best column is a view of the throughput's trials (its row here
                     // would repeat the throughput's statistics); summary.csv has it as a number.
@@ -30,8 +31,8 @@ pub fn render(page: &Page) -> String {
                         field(&sec.heading),
                         field(&r.point),
                         field(&r.contender),
-                        m.key,
-                        field(m.unit),
+                        m.key(),
+                        field(m.unit()),
                         r.trials,
                         r.failed,
                         stat_fields(sm),
@@ -66,16 +67,16 @@ pub fn render(page: &Page) -> String {
                 field(&sec.heading),
                 field(&r.point),
                 field(&r.contender),
-                r.metric.key,
-                field(r.metric.unit),
+                r.metric.key(),
+                field(r.metric.unit()),
                 stat_fields(c),
                 num(v.map(|c| c.ratio)),
                 v.and_then(|c| c.p).map_or(String::new(), fmt_p),
                 field(v.map_or("not comparable (missing on one side)", |c| c.text.as_str())),
                 b.map_or(0, |s| s.n),
                 num(b.map(|s| s.median)),
-                num(b.and_then(|s| s.ci).map(|c| c.0)),
-                num(b.and_then(|s| s.ci).map(|c| c.1)),
+                num(r.baseline.ci().map(|c| c.0)),
+                num(r.baseline.ci().map(|c| c.1)),
             );
         }
     }
@@ -83,20 +84,19 @@ pub fn render(page: &Page) -> String {
 }
 
 /// `n,median,mean,stddev,min,max,ci_low,ci_high` of a summary (empty fields without one).
-fn stat_fields(sm: Option<&crate::stats::Summary>) -> String {
+/// A single value's standard deviation is written as 0, as it always was in this export.
+fn stat_fields(sm: Option<&Summary>) -> String {
+    let ci = sm.and_then(|s| s.ci95_median);
     [
-        Some(sm.map_or(0, |s| s.n).to_string()),
-        Some(num(sm.map(|s| s.median))),
-        Some(num(sm.map(|s| s.mean))),
-        Some(num(sm.map(|s| s.stddev))),
-        Some(num(sm.map(|s| s.min))),
-        Some(num(sm.map(|s| s.max))),
-        Some(num(sm.and_then(|s| s.ci).map(|c| c.0))),
-        Some(num(sm.and_then(|s| s.ci).map(|c| c.1))),
+        sm.map_or(0, |s| s.n).to_string(),
+        num(sm.map(|s| s.median)),
+        num(sm.map(|s| s.mean)),
+        num(sm.map(|s| s.stddev.unwrap_or(0.0))),
+        num(sm.map(|s| s.min)),
+        num(sm.map(|s| s.max)),
+        num(ci.map(|c| c.lo)),
+        num(ci.map(|c| c.hi)),
     ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
     .join(",")
 }
 

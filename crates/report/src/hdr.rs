@@ -1,15 +1,7 @@
-//! HDR histograms in the report: decoding and exact merging (the model's codec), and the
-//! percentile-distribution curve the report plots.
+//! The percentile-distribution curve the report plots from an HDR histogram, and its axis ticks
+//! (decoding and merging histograms are the model's: `barrage_model::hdr`).
 
 use hdrhistogram::Histogram;
-
-/// Exact merging: the model's.
-pub use barrage_model::hdr::merge;
-
-/// Decodes a base64 V2 (plain or deflate-compressed) histogram (the model's codec).
-pub fn decode(b64: &str) -> Result<Histogram<u64>, crate::ReportError> {
-    barrage_model::hdr::decode(b64).map_err(crate::ReportError::Hdr)
-}
 
 /// The percentile distribution as HdrHistogram's plots draw it: points (1 / (1 - q), value)
 /// where q is the quantile, so 90 %, 99 %, 99.9 % ... fall one decade apart on a log x axis.
@@ -51,7 +43,6 @@ pub fn percentile_ticks(max_x: f64) -> Vec<(f64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer, V2Serializer};
 
     fn sample() -> Histogram<u64> {
         let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
@@ -59,40 +50,6 @@ mod tests {
             h.record(v).unwrap();
         }
         h
-    }
-
-    #[test]
-    fn decodes_both_v2_forms() {
-        let h = sample();
-        for compressed in [false, true] {
-            let mut bytes = Vec::new();
-            if compressed {
-                V2DeflateSerializer::new()
-                    .serialize(&h, &mut bytes)
-                    .unwrap();
-            } else {
-                V2Serializer::new().serialize(&h, &mut bytes).unwrap();
-            }
-            let b64 = {
-                use base64::Engine as _;
-                base64::engine::general_purpose::STANDARD.encode(&bytes)
-            };
-            assert_eq!(decode(&b64).unwrap(), h);
-        }
-        assert!(matches!(
-            decode("not base64!"),
-            Err(crate::ReportError::Hdr(_))
-        ));
-        assert!(decode("AAAA").is_err());
-    }
-
-    #[test]
-    fn merge_adds_counts() {
-        let a = sample();
-        let m = merge([&a, &a]).unwrap();
-        assert_eq!(m.len(), 20_000);
-        assert_eq!(m.value_at_quantile(0.5), a.value_at_quantile(0.5));
-        assert!(merge(std::iter::empty()).is_none());
     }
 
     #[test]

@@ -106,8 +106,8 @@ fn section(s: &mut String, sec: &Section) {
                 "<tr><td>{}</td><td>{}</td><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td{}>{}</td></tr>",
                 esc(&r.point),
                 esc(&r.contender),
-                esc(r.metric.name),
-                unit(r.metric.unit),
+                esc(&r.metric.name()),
+                unit(r.metric.unit()),
                 esc(&r.baseline.text()),
                 esc(&r.change.text()),
                 if sig { " class=\"sig\"" } else { "" },
@@ -228,8 +228,8 @@ fn table(s: &mut String, t: &Table) {
         s.push_str("<th>point</th>");
     }
     s.push_str("<th>contender</th><th>trials</th>");
-    for m in &t.metrics {
-        let _ = write!(s, "<th>{}{}</th>", esc(m.name), unit(m.unit));
+    for m in &t.columns {
+        let _ = write!(s, "<th>{}{}</th>", esc(&m.name()), unit(m.unit()));
     }
     s.push_str("<th>comparison</th></tr>");
     for r in &t.rows {

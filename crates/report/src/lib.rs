@@ -11,9 +11,7 @@ pub mod hdr;
 pub mod html;
 pub mod load_section;
 pub mod markdown;
-
 pub mod page;
-pub mod stats;
 pub mod study_section;
 pub mod summary_csv;
 pub mod svg;
@@ -31,8 +29,6 @@ pub enum ReportError {
     Json(#[from] serde_json::Error),
     #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1 or barrage.load/1)")]
     Schema(String),
-    #[error("bad HDR histogram: {0}")]
-    Hdr(String),
     #[error("nothing to report")]
     Empty,
 }

@@ -5,26 +5,22 @@
 use crate::hdr;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::svg::{Axis, Line, LineChart, Shade};
-use crate::table::{Cell, Metric, Row, Table, ERRORS, P50, P99, P999};
+use crate::table::{Cell, Column, Row, Table};
 use barrage_model::load::{LoadDoc, Phase};
+use barrage_model::metric::{Metric, ERRORS, P50, P99, P999, RPS};
 
-/// Median of the per-second throughput: the per-second rates are the samples a comparison of
-/// two single runs can be tested on.
-pub const RPS_SECONDS: Metric = Metric {
-    key: "rps_per_second",
-    name: "throughput (median of seconds)",
-    unit: "req/s",
-    better: crate::table::Better::Higher,
-    noun: None,
-    scale: 1.0,
-    def: None,
-    second_best: false,
-};
-pub const RPS_RUN: Metric = Metric {
-    key: "rps",
-    name: "throughput (run)",
-    ..RPS_SECONDS
-};
+/// The table's columns: the median of the per-second throughput (the per-second rates are the
+/// samples a comparison of two single runs can be tested on), then the run's own figures.
+pub fn columns() -> Vec<Column> {
+    vec![
+        Column::PerSecond(&RPS),
+        Column::Run(&RPS),
+        Column::Stat(&P50),
+        Column::Stat(&P99),
+        Column::Stat(&P999),
+        Column::Stat(&ERRORS),
+    ]
+}
 
 /// Per-second throughput of the measured seconds (whole seconds only: a partial last second is a
 /// noisy rate).
@@ -43,37 +39,46 @@ pub fn plottable(span_s: f64) -> bool {
     span_s == 0.0 || span_s >= 0.25
 }
 
-/// The table row of one document.
+/// The table row of one document: each column's figure of the document, in the column's unit.
 pub fn row(label: &str, d: &LoadDoc) -> Row {
-    let ms = |us: f64, m: &Metric| Cell::new(vec![us * m.scale], m);
+    let cells = columns()
+        .into_iter()
+        .map(|col| {
+            let m = col.metric();
+            let stored = match col {
+                Column::PerSecond(_) => second_rates(d),
+                _ => vec![figure(d, m)],
+            };
+            Cell::new(stored.iter().map(|v| v * m.scale).collect(), col)
+        })
+        .collect();
     Row {
-        point: String::new(),
         contender: label.to_string(),
-        cells: vec![
-            Cell::new(second_rates(d), &RPS_SECONDS),
-            Cell::new(vec![d.rps], &RPS_RUN),
-            ms(d.latency_us.p50 as f64, &P50),
-            ms(d.latency_us.p99 as f64, &P99),
-            ms(d.latency_us.p999 as f64, &P999),
-            Cell::new(vec![d.errors.total as f64], &ERRORS),
-        ],
+        cells,
         trials: 1,
-        failed: 0,
-        vs_best: Vec::new(),
-        notes: Vec::new(),
-        group: String::new(),
-        ref_label: String::new(),
+        ..Row::default()
     }
 }
 
-pub fn metrics() -> Vec<Metric> {
-    vec![RPS_SECONDS, RPS_RUN, P50, P99, P999, ERRORS]
+/// The document's own figure of a registry metric (stored units): its latency percentiles, its
+/// errors, else its throughput.
+fn figure(d: &LoadDoc, m: &Metric) -> f64 {
+    let l = &d.latency_us;
+    [
+        (&P50, l.p50 as f64),
+        (&P99, l.p99 as f64),
+        (&P999, l.p999 as f64),
+        (&ERRORS, d.errors.total as f64),
+    ]
+    .into_iter()
+    .find(|(k, _)| k.key == m.key)
+    .map_or(d.rps, |(_, v)| v)
 }
 
 /// Builds the section for the documents (label, document).
 pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
     let mut table = Table {
-        metrics: metrics(),
+        columns: columns(),
         rows: docs.iter().map(|(l, d)| row(l, d)).collect(),
     };
     table.compare();
@@ -134,7 +139,7 @@ fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> P
             ));
             continue;
         };
-        match hdr::decode(b64) {
+        match barrage_model::hdr::decode(b64) {
             Ok(h) => {
                 let pts: Vec<(f64, f64)> = hdr::percentile_curve(&h)
                     .into_iter()
@@ -148,7 +153,7 @@ fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> P
                     ..Line::default()
                 });
             }
-            Err(e) => notes.push(format!("{l}: {e}")),
+            Err(e) => notes.push(format!("{l}: bad HDR histogram: {e}")),
         }
     }
     c.x.ticks = Some(hdr::percentile_ticks(max_x));

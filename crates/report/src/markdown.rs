@@ -2,7 +2,7 @@
 //! README or a pull request. Plots are left to the HTML report.
 
 use crate::page::{Page, Section};
-use crate::table::{Table, RPS_SECOND_BEST};
+use crate::table::{Column, Table};
 use std::fmt::Write as _;
 
 /// Renders the page as GitHub-flavoured Markdown.
@@ -57,8 +57,8 @@ fn section(s: &mut String, sec: &Section) {
                 "| {} | {} | {}{} | {} | {} | {} |",
                 cell(&r.point),
                 cell(&r.contender),
-                r.metric.name,
-                unit(r.metric.unit),
+                r.metric.name(),
+                unit(r.metric.unit()),
                 r.baseline.text(),
                 r.change.text(),
                 cell(
@@ -160,11 +160,11 @@ pub fn table(s: &mut String, t: &Table) {
         s.push_str(" point |");
     }
     s.push_str(" contender | trials |");
-    for m in &t.metrics {
-        let _ = write!(s, " {}{} |", m.name, unit(m.unit));
+    for m in &t.columns {
+        let _ = write!(s, " {}{} |", m.name(), unit(m.unit()));
     }
     s.push_str(" comparison |\n|");
-    let cols = t.metrics.len() + 3 + usize::from(with_point);
+    let cols = t.columns.len() + 3 + usize::from(with_point);
     s.push_str(&"---|".repeat(cols));
     s.push('\n');
     for r in &t.rows {
@@ -194,7 +194,7 @@ pub fn values_note(t: &Table) -> &'static str {
         .rows
         .iter()
         .any(|r| r.cells.iter().any(|c| c.headline.is_some() && !c.bare));
-    let second_best = t.metrics.iter().any(|m| m.key == RPS_SECOND_BEST.key);
+    let second_best = t.columns.iter().any(|m| matches!(m, Column::SecondBest(_)));
     match (merged, second_best) {
         (true, true) => "Values: median over successful trials [95% confidence interval of the median]; 2nd best: the second highest trial throughput (\"2nd best of N\"); latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile].",
         (true, false) => "Values: median over successful trials [95% confidence interval of the median]; latency percentiles: of all trials' merged HDR histograms [CI of the per-trial percentile].",
@@ -207,22 +207,21 @@ pub fn values_note(t: &Table) -> &'static str {
 /// difference is significant.
 pub fn comparison_text(t: &Table, r: &crate::table::Row) -> String {
     let mut parts = Vec::new();
-    let compared = t
-        .rows
-        .iter()
-        .filter(|o| o.group_key() == r.group_key())
-        .count()
-        > 1;
-    if compared
-        && r.vs_best.first().is_some_and(|c| c.is_none())
-        && r.cells.first().is_some_and(|c| c.summary.is_some())
-    {
-        parts.push(format!("best {}", t.metrics[0].name));
+    // The best row is the one the others of its group are compared with on the first column.
+    let reference = t.rows.iter().any(|o| {
+        o.group_key() == r.group_key()
+            && o.vs_best
+                .first()
+                .and_then(|c| c.as_ref())
+                .is_some_and(|c| c.reference == r.name())
+    });
+    if reference && r.vs_best.first().is_some_and(|c| c.is_none()) {
+        parts.push(format!("best {}", t.columns[0].name()));
     }
     for (i, c) in r.vs_best.iter().enumerate() {
         if let Some(c) = c {
             if i == 0 || c.significant {
-                parts.push(format!("{}: {}", t.metrics[i].name, c.text));
+                parts.push(format!("{}: {}", t.columns[i].name(), c.text));
             }
         }
     }

@@ -3,7 +3,7 @@
 //! only lay this out; every figure is computed when the page is built.
 
 use crate::svg::{BarChart, LineChart};
-use crate::table::{Cell, Comparison, Metric, Table};
+use crate::table::{Cell, Column, Comparison, Table};
 
 /// The whole report.
 #[derive(Debug, Clone, Default)]
@@ -152,7 +152,7 @@ impl Plot {
 pub struct CompareRow {
     pub point: String,
     pub contender: String,
-    pub metric: Metric,
+    pub metric: Column,
     pub baseline: Cell,
     pub change: Cell,
     /// The change relative to the baseline; `None` when either side has no value.

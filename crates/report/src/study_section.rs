@@ -3,13 +3,13 @@
 //! distribution per contender, and per contender and point the CPU, RSS and per-second timelines
 //! of every trial with the warmup and measured windows shaded.
 
-use crate::hdr;
 use crate::page::{Failure, Section, Verdict};
 use crate::svg::fmt_num;
-use crate::table::{dedup, Cell, Metric, Row, Table, RPS, RPS_SECOND_BEST};
-use barrage_model::metric as registry;
-use barrage_model::study::Kind;
-use barrage_model::study::{Results, Trial};
+use crate::table::{
+    dedup, from_model, merged_percentile, scaled, Cell, Column, Comparison, Row, Table,
+};
+use barrage_model::metric::{self as registry, Metric};
+use barrage_model::study::{Kind, Results, Trial};
 use serde_json::Value;
 
 mod counts;
@@ -22,12 +22,17 @@ pub fn is_client(doc: &Results) -> bool {
     doc.study.kind == Kind::Client
 }
 
-/// The table's metrics: the registry's metrics of the study, primary first.
-pub fn metrics(doc: &Results) -> Vec<Metric> {
-    registry::of_study(doc)
-        .into_iter()
-        .map(Metric::of)
-        .collect()
+/// The table's columns: the registry's metrics of the study, primary first; server studies
+/// show the 2nd best trial's throughput beside its median (see [`Column::SecondBest`]).
+pub fn columns(doc: &Results) -> Vec<Column> {
+    let mut cols = Vec::new();
+    for m in registry::of_study(doc) {
+        cols.push(Column::Stat(m));
+        if !is_client(doc) && m.key == registry::RPS.key {
+            cols.push(Column::SecondBest(m));
+        }
+    }
+    cols
 }
 
 /// Label of a point by id ("" for a study with a single unlabelled point).
@@ -92,61 +97,57 @@ pub fn trials_of<'a>(doc: &'a Results, point: usize, contender: &str) -> Vec<&'a
     v
 }
 
-/// The merged latency histogram of `trials`' phases (undecodable histograms are skipped).
-pub fn merged_hdr(trials: &[&Trial]) -> Option<hdrhistogram::Histogram<u64>> {
-    let hs: Vec<_> = trials
-        .iter()
-        .flat_map(|t| {
-            t.phases
-                .iter()
-                .filter_map(|p| hdr::decode(p.load.hdr.as_deref()?).ok())
-        })
-        .collect();
-    hdr::merge(&hs)
-}
-
-/// The summary table (also used by the two-file comparison).
+/// The summary table (also used by the two-file comparison): per (point, contender) the model's
+/// statistics of every column's metric (`barrage_model::summary::update`, run when the file was
+/// read), in the column's unit, and the model's comparisons with the best contender (or variant).
 pub fn table(doc: &Results) -> Table {
-    let mut metrics = metrics(doc);
-    // Server studies: the 2nd best trial's throughput beside the median (see RPS_SECOND_BEST).
-    if !is_client(doc) {
-        if let Some(i) = metrics.iter().position(|m| m.key == RPS.key) {
-            metrics.insert(i + 1, RPS_SECOND_BEST);
-        }
-    }
+    let columns = columns(doc);
+    let order = cells_order(doc);
     let mut rows = Vec::new();
-    for (p, name) in cells_order(doc) {
-        let trials = trials_of(doc, p, &name);
-        let ok: Vec<&Trial> = trials.iter().copied().filter(|t| t.ok).collect();
-        let mut cells: Vec<Cell> = metrics
+    for (p, name) in &order {
+        let trials = trials_of(doc, *p, name);
+        let model = doc
+            .summary
             .iter()
-            .map(|m| {
-                let values = m.def.map_or_else(Vec::new, |d| {
-                    ok.iter()
-                        .filter_map(|t| d.value(t))
-                        .map(|v| v * m.scale)
-                        .collect()
-                });
-                let mut c = Cell::new(values, m);
-                if m.second_best {
+            .find(|c| c.point == *p && &c.contender == name)
+            .cloned()
+            .unwrap_or_else(|| unsummarised(doc, &trials));
+        // Latency percentiles of the merged histograms of all successful trials, as the terminal
+        // shows them (percentiles are never averaged).
+        let fallback = model
+            .latency
+            .is_none()
+            .then(|| merged_hdr(&trials))
+            .flatten();
+        let merged_us = |q: f64| match &model.latency {
+            Some(l) => merged_percentile(l, q),
+            None => fallback.as_ref().map(|h| h.value_at_quantile(q) as f64),
+        };
+        let cells = columns
+            .iter()
+            .map(|col| {
+                let m = col.metric();
+                let values = m
+                    .values(trials.iter().copied())
+                    .iter()
+                    .map(|v| v * m.scale)
+                    .collect();
+                let summary = model.stats.get(m.key).map(|s| scaled(s, m.scale));
+                let mut c = Cell {
+                    values,
+                    summary,
+                    headline: None,
+                    bare: false,
+                };
+                if let Column::SecondBest(_) = col {
                     c.headline = c.summary.as_ref().and_then(|s| s.second_best);
                     c.bare = true;
+                } else if let (Some(q), true) = (m.merged_quantile, c.summary.is_some()) {
+                    c.headline = merged_us(q).map(|us| us * m.scale);
                 }
                 c
             })
             .collect();
-        // Latency percentiles of the merged histograms of all successful trials, as the lab's
-        // terminal table shows them (percentiles are never averaged).
-        if let Some(h) = merged_hdr(&ok).filter(|h| !h.is_empty()) {
-            for (m, c) in metrics.iter().zip(cells.iter_mut()) {
-                let Some(q) = m.def.and_then(|d| d.merged_quantile) else {
-                    continue;
-                };
-                if c.summary.is_some() {
-                    c.headline = Some(h.value_at_quantile(q) as f64 * m.scale);
-                }
-            }
-        }
         let mut notes = Vec::new();
         if trials
             .iter()
@@ -155,19 +156,17 @@ pub fn table(doc: &Results) -> Table {
             notes.push("barrage's load generator was the bottleneck in some trials".to_string());
         }
         rows.push(Row {
-            point: point_label(doc, p),
+            point: point_label(doc, *p),
             contender: name.clone(),
             cells,
             trials: trials.len(),
             failed: trials.iter().filter(|t| !t.ok).count(),
-            vs_best: Vec::new(),
             notes,
-            group: String::new(),
-            ref_label: String::new(),
+            ..Row::default()
         });
     }
     // A point with one contender but variants: its variants are what there is to compare.
-    let ids: Vec<usize> = cells_order(doc).into_iter().map(|o| o.0).collect();
+    let ids: Vec<usize> = order.iter().map(|o| o.0).collect();
     for (i, r) in rows.iter_mut().enumerate() {
         let p = ids[i];
         let alone = ids.iter().filter(|q| **q == p).count() == 1;
@@ -175,19 +174,81 @@ pub fn table(doc: &Results) -> Table {
             continue;
         };
         if let (true, Some(v)) = (alone, &meta.variant) {
-            let mut rest = meta.params.clone();
-            rest.remove("variant");
-            r.group = format!(
-                "{}|{}",
-                r.contender,
-                serde_json::to_string(&rest).unwrap_or_default()
-            );
+            r.group = format!("{}|{}", r.contender, rest_params(doc, p));
             r.ref_label = v.clone();
         }
     }
-    let mut t = Table { metrics, rows };
-    t.compare();
-    t
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.vs_best = columns
+            .iter()
+            .map(|col| match col {
+                Column::Stat(m) => model_comparison(doc, ids[i], r, m),
+                _ => None,
+            })
+            .collect();
+    }
+    Table { columns, rows }
+}
+
+/// The statistics of a contender the model does not summarise (one without a "ready" status in
+/// an old or minimal file): the model's statistics of the same trials; the merged latency is
+/// left to [`merged_hdr`].
+fn unsummarised(doc: &Results, trials: &[&Trial]) -> barrage_model::study::Cell {
+    barrage_model::study::Cell {
+        stats: barrage_model::summary::metrics(doc.study.kind)
+            .filter_map(|m| {
+                let s = barrage_model::stats::summarize(
+                    &m.values(trials.iter().copied()),
+                    m.higher_is_better(),
+                )?;
+                Some((m.key.to_string(), s))
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// The merged latency histogram of the successful `trials`' phases.
+pub fn merged_hdr(trials: &[&Trial]) -> Option<hdrhistogram::Histogram<u64>> {
+    let hs: Vec<_> = trials
+        .iter()
+        .filter(|t| t.ok)
+        .flat_map(|t| t.phases.iter().filter_map(|p| p.load.histogram()))
+        .collect();
+    barrage_model::hdr::merge(&hs).filter(|h| !h.is_empty())
+}
+
+/// A point's parameters other than its variant, as one string (variants of a contender are
+/// compared at otherwise equal parameters).
+fn rest_params(doc: &Results, id: usize) -> String {
+    let mut rest = doc
+        .points
+        .iter()
+        .find(|p| p.id == id)
+        .map(|p| p.params.clone())
+        .unwrap_or_default();
+    rest.remove("variant");
+    serde_json::to_string(&rest).unwrap_or_default()
+}
+
+/// The model's comparison of `row` (at point `id`) with the best of its group on `m`, from the
+/// row's side: between contenders at the point, or between variants of its contender.
+fn model_comparison(doc: &Results, id: usize, row: &Row, m: &Metric) -> Option<Comparison> {
+    let c = doc.comparisons.iter().find(|c| {
+        c.metric == m.key
+            && if row.group.is_empty() {
+                c.between == "contenders" && c.point == id && c.b == row.contender
+            } else {
+                c.between == "variants"
+                    && c.b == row.ref_label
+                    && rest_params(doc, c.point) == rest_params(doc, id)
+                    && doc
+                        .trials
+                        .iter()
+                        .any(|t| t.point == c.point && t.contender == row.contender)
+            }
+    })?;
+    Some(from_model(&c.comparison, m, &c.a))
 }
 
 /// Builds the section of a study labelled `label` (its file name); `hdr_points` are the point
@@ -213,7 +274,7 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
     let notes = notes(doc, &table, failures.len());
     let mut plots = Vec::new();
     if is_client(doc) {
-        plots.push(plots::client_bars(doc, &table));
+        plots.push(plots::client_bars(&table));
     } else {
         plots.push(plots::sweep_plots(doc, &table).unwrap_or_else(|| plots::point_bars(&table)));
         plots.extend(plots::distributions(doc, hdr_points));

@@ -1,74 +1,94 @@
-//! The summary table every output format shares: per (point, contender) and metric, the trial
-//! values summarised (median, CI, ...), plus the relative comparison of each contender with the
-//! best one at the same point and its significance (Mann-Whitney U over the trials).
+//! The summary table every output format shares: per (point, contender) and column, the trial
+//! values and their statistics (median, CI, ...), plus the comparison of each row with the best
+//! one of its group and its significance.
+//!
+//! Every column names a metric of the registry ([`barrage_model::metric`]): a cell is found by
+//! the metric's key ([`Table::cell`]), never by a position, so inserting a column cannot shift
+//! what a plot or an export shows. For studies the statistics and comparisons are the model's
+//! (`barrage_model::summary::update`, see `study_section::table`); this module words them.
 
-use crate::stats::{compare_worded, summarize, Summary, Wording};
 use crate::svg::fmt_num;
+use barrage_model::metric::{Better, Metric};
+use barrage_model::stats::{self, Interval, Summary};
+use barrage_model::study::MergedLatency;
 
-/// Significance level of the comparisons (the lab's).
-pub use crate::stats::ALPHA;
+pub use words::{compare, fmt_factor, fmt_p, from_model, p_text};
 
-pub use barrage_model::metric::Better;
-use barrage_model::metric::{self as registry, Metric as Def};
+mod words;
 
-/// A column of the summary table: a metric of the registry (`barrage_model::metric`), or for the
-/// `barrage load` section a figure of the load document, with how it is shown.
+/// What a column of the summary table shows, and of which registry metric.
 #[derive(Debug, Clone, Copy)]
-pub struct Metric {
-    /// Stable identifier (CSV): the registry key, or a derived one ("rps_second_best").
-    pub key: &'static str,
-    pub name: &'static str,
-    pub unit: &'static str,
-    pub better: Better,
-    /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
-    pub noun: Option<&'static str>,
-    /// Stored values are multiplied by this to show them in `unit` (bytes -> MiB, µs -> ms).
-    pub scale: f64,
-    /// The registry metric whose trial values the column holds (`None`: a load-document figure).
-    pub def: Option<&'static Def>,
-    /// The column shows the 2nd best trial of `def`, bare (no CI, not compared again).
-    pub second_best: bool,
+pub enum Column {
+    /// The metric's trial values: median [95% CI] (latency percentiles: the percentile of all
+    /// trials' merged histograms), compared between rows.
+    Stat(&'static Metric),
+    /// The second best trial of the metric ("2nd best of N", the original benchmarks' statistic):
+    /// a statistic of the same trials, shown bare and not compared again.
+    SecondBest(&'static Metric),
+    /// `barrage load` documents: the median of the run's per-second rates of the metric, the
+    /// sample two single runs can be compared on.
+    PerSecond(&'static Metric),
+    /// `barrage load` documents: the run's own figure of the metric.
+    Run(&'static Metric),
 }
 
-impl PartialEq for Metric {
+impl PartialEq for Column {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        std::mem::discriminant(self) == std::mem::discriminant(o)
+            && self.metric().key == o.metric().key
     }
 }
 
-impl Metric {
-    /// The column of a registry metric.
-    pub const fn of(def: &'static Def) -> Metric {
-        Metric {
-            key: def.key,
-            name: def.label,
-            unit: def.unit,
-            better: def.better,
-            noun: def.noun,
-            scale: def.scale,
-            def: Some(def),
-            second_best: false,
+impl Column {
+    /// The registry metric whose values the column holds.
+    pub fn metric(self) -> &'static Metric {
+        match self {
+            Column::Stat(m) | Column::SecondBest(m) | Column::PerSecond(m) | Column::Run(m) => m,
         }
     }
+
+    /// Stable identifier (CSV): the registry key, suffixed for a derived view.
+    pub fn key(self) -> String {
+        let k = self.metric().key;
+        match self {
+            Column::Stat(_) | Column::Run(_) => k.to_string(),
+            Column::SecondBest(_) => format!("{k}_second_best"),
+            Column::PerSecond(_) => format!("{k}_per_second"),
+        }
+    }
+
+    /// The header: the registry's label ("p99"), or the view of it ("2nd best").
+    pub fn name(self) -> String {
+        let l = self.metric().label;
+        match self {
+            Column::Stat(_) => l.to_string(),
+            Column::SecondBest(_) => "2nd best".to_string(),
+            Column::PerSecond(_) => format!("{l} (median of seconds)"),
+            Column::Run(_) => format!("{l} (run)"),
+        }
+    }
+
+    /// The unit of the shown values (the registry's, after its scale).
+    pub fn unit(self) -> &'static str {
+        self.metric().unit
+    }
+
+    /// Whether rows are compared on this column.
+    pub fn compared(self) -> bool {
+        !matches!(self, Column::SecondBest(_))
+    }
+
+    /// Whether this is the column of `m`'s trial statistics (not a derived view of them).
+    pub fn is_stat_of(self, m: &Metric) -> bool {
+        matches!(self, Column::Stat(d) if d.key == m.key)
+    }
+
+    fn higher_is_better(self) -> bool {
+        self.metric().better == Better::Higher
+    }
 }
 
-pub const RPS: Metric = Metric::of(&registry::RPS);
-/// The second best trial's throughput ("2nd best of N", the statistic of the original
-/// benchmarks): a column beside the throughput's median and CI, from the same trials, so it is
-/// shown bare (no CI) and not compared again.
-pub const RPS_SECOND_BEST: Metric = Metric {
-    key: "rps_second_best",
-    name: "2nd best",
-    second_best: true,
-    ..RPS
-};
-pub const P50: Metric = Metric::of(&registry::P50);
-pub const P99: Metric = Metric::of(&registry::P99);
-pub const P999: Metric = Metric::of(&registry::P999);
-pub const ERRORS: Metric = Metric::of(&registry::ERRORS);
-pub const PEAK_RSS: Metric = Metric::of(&registry::PEAK_RSS);
-
-/// Per-trial values of one metric for one contender at one point.
+/// The values of one column for one row, already in the column's unit.
 #[derive(Debug, Clone, Default)]
 pub struct Cell {
     pub values: Vec<f64>,
@@ -81,9 +101,9 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// Values already in the metric's display unit.
-    pub fn new(values: Vec<f64>, metric: &Metric) -> Self {
-        let summary = summarize(&values, metric.better == Better::Higher);
+    /// A cell of `values` (in the column's unit) summarised with the model's statistics.
+    pub fn new(values: Vec<f64>, column: Column) -> Self {
+        let summary = stats::summarize(&values, column.higher_is_better());
         Cell {
             values,
             summary,
@@ -97,18 +117,65 @@ impl Cell {
         self.headline.or(self.summary.as_ref().map(|s| s.median))
     }
 
+    /// The 95% interval of the median, as (low, high).
+    pub fn ci(&self) -> Option<(f64, f64)> {
+        self.summary
+            .as_ref()
+            .and_then(|s| s.ci95_median)
+            .map(|i| (i.lo, i.hi))
+    }
+
     /// "12.3k [12.1k, 12.5k]" or "12.3k" (one trial) or "-" (none).
     pub fn text(&self) -> String {
         if self.bare {
             return self.headline.map_or("-".into(), fmt_num);
         }
-        match (&self.summary, self.center()) {
-            (Some(s), Some(c)) => match s.ci {
-                Some((lo, hi)) => format!("{} [{}, {}]", fmt_num(c), fmt_num(lo), fmt_num(hi)),
-                None => fmt_num(c),
-            },
+        match (self.summary.is_some(), self.center(), self.ci()) {
+            (true, Some(c), Some((lo, hi))) => {
+                format!("{} [{}, {}]", fmt_num(c), fmt_num(lo), fmt_num(hi))
+            }
+            (true, Some(c), None) => fmt_num(c),
             _ => "-".into(),
         }
+    }
+}
+
+/// A summary in stored units shown in a column's unit (`scale` > 0: every statistic, the
+/// intervals included, scales with the values).
+pub fn scaled(s: &Summary, scale: f64) -> Summary {
+    let iv = |i: Interval| Interval {
+        lo: i.lo * scale,
+        hi: i.hi * scale,
+    };
+    Summary {
+        n: s.n,
+        median: s.median * scale,
+        mean: s.mean * scale,
+        stddev: s.stddev.map(|v| v * scale),
+        min: s.min * scale,
+        max: s.max * scale,
+        second_best: s.second_best.map(|v| v * scale),
+        ci95_mean: s.ci95_mean.map(iv),
+        ci95_median: s.ci95_median.map(iv),
+    }
+}
+
+/// The percentile `q` of a merged latency, µs: the figure the model recorded (p50, p90, p99,
+/// p99.9), else read from its histogram.
+pub fn merged_percentile(l: &MergedLatency, q: f64) -> Option<f64> {
+    let recorded = [
+        (0.5, l.p50_us),
+        (0.9, l.p90_us),
+        (0.99, l.p99_us),
+        (0.999, l.p999_us),
+    ];
+    match recorded.iter().find(|r| r.0 == q) {
+        Some(r) => Some(r.1 as f64),
+        None => Some(
+            barrage_model::hdr::decode(&l.hdr)
+                .ok()?
+                .value_at_quantile(q) as f64,
+        ),
     }
 }
 
@@ -117,12 +184,12 @@ impl Cell {
 pub struct Row {
     pub point: String,
     pub contender: String,
-    /// Aligned with [`Table::metrics`].
+    /// Aligned with [`Table::columns`].
     pub cells: Vec<Cell>,
     /// Trials run, and how many of them failed (failed trials have no values).
     pub trials: usize,
     pub failed: usize,
-    /// Per metric: the comparison with the best contender at this point.
+    /// Per column: the comparison with the best row of the group.
     pub vs_best: Vec<Option<Comparison>>,
     pub notes: Vec<String>,
     /// Rows compared with each other share a group (empty: the point); e.g. the variants of one
@@ -141,7 +208,9 @@ impl Row {
             &self.group
         }
     }
-    fn name(&self) -> &str {
+
+    /// How comparisons name this row: its variant within a group of variants, else its contender.
+    pub fn name(&self) -> &str {
         if self.ref_label.is_empty() {
             &self.contender
         } else {
@@ -150,7 +219,7 @@ impl Row {
     }
 }
 
-/// "1.47x slower than X (p = 0.008)".
+/// "1.47x slower [1.41, 1.53] than X (p = 0.008)".
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub reference: String,
@@ -159,7 +228,7 @@ pub struct Comparison {
     /// Plain ratio of the medians, this / reference.
     pub ratio: f64,
     pub p: Option<f64>,
-    /// p < α and the medians differ.
+    /// p < α (after the study's correction, where there is one) and the medians differ.
     pub significant: bool,
     pub text: String,
 }
@@ -167,34 +236,46 @@ pub struct Comparison {
 /// The summary table.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
-    pub metrics: Vec<Metric>,
+    pub columns: Vec<Column>,
     pub rows: Vec<Row>,
 }
 
 impl Table {
-    /// The column of a registry metric's trial values (its median and CI, not its 2nd best).
-    pub fn column(&self, def: &Def) -> Option<usize> {
-        self.metrics
-            .iter()
-            .position(|m| m.key == def.key && !m.second_best)
+    /// The index of the column of `m`'s trial statistics (not of a derived view of them).
+    pub fn column(&self, m: &Metric) -> Option<usize> {
+        self.columns.iter().position(|c| c.is_stat_of(m))
     }
 
-    /// Fills in `vs_best` for every row: at each point, the best median per metric is the
-    /// reference; every other row is compared with it.
+    /// The cell of `row` for the metric with `key` (its trial statistics).
+    pub fn cell<'a>(&self, row: &'a Row, key: &str) -> Option<&'a Cell> {
+        let m = barrage_model::metric::get(key)?;
+        row.cells.get(self.column(m)?)
+    }
+
+    /// The row of `contender` at the point labelled `point`.
+    pub fn row(&self, point: &str, contender: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.point == point && r.contender == contender)
+    }
+
+    /// Fills in `vs_best` for every row by comparing the rows' own values (the `barrage load`
+    /// section, whose documents have no model statistics): in each group the best median per
+    /// column is the reference; every other row is compared with it.
     pub fn compare(&mut self) {
-        let points: Vec<String> = dedup(self.rows.iter().map(|r| r.group_key().to_string()));
+        let groups: Vec<String> = dedup(self.rows.iter().map(|r| r.group_key().to_string()));
         for r in &mut self.rows {
-            r.vs_best = vec![None; self.metrics.len()];
+            r.vs_best = vec![None; self.columns.len()];
         }
-        for p in points {
+        for g in groups {
             let idx: Vec<usize> = (0..self.rows.len())
-                .filter(|&i| self.rows[i].group_key() == p)
+                .filter(|&i| self.rows[i].group_key() == g)
                 .collect();
             if idx.len() < 2 {
                 continue;
             }
-            for (m, metric) in self.metrics.iter().enumerate() {
-                if metric.second_best {
+            for (m, col) in self.columns.iter().enumerate() {
+                if !col.compared() {
                     continue;
                 }
                 let med = |i: usize| {
@@ -204,36 +285,28 @@ impl Table {
                         .and_then(|c| c.summary.as_ref())
                         .map(|s| s.median)
                 };
-                let best = idx
+                let better = |a: usize, b: usize| {
+                    let (x, y) = (med(a).unwrap_or_default(), med(b).unwrap_or_default());
+                    if col.higher_is_better() {
+                        y > x
+                    } else {
+                        y < x
+                    }
+                };
+                let Some(best) = idx
                     .iter()
                     .copied()
                     .filter(|&i| med(i).is_some())
-                    .reduce(|a, b| {
-                        let (x, y) = (med(a).unwrap_or_default(), med(b).unwrap_or_default());
-                        let b_better = match metric.better {
-                            Better::Higher => y > x,
-                            Better::Lower => y < x,
-                        };
-                        if b_better {
-                            b
-                        } else {
-                            a
-                        }
-                    });
-                let Some(best) = best else { continue };
+                    .reduce(|a, b| if better(a, b) { b } else { a })
+                else {
+                    continue;
+                };
                 let found: Vec<(usize, Option<Comparison>)> = idx
                     .iter()
                     .filter(|&&i| i != best && med(i).is_some())
                     .map(|&i| {
-                        (
-                            i,
-                            compare(
-                                metric,
-                                self.rows[best].name(),
-                                &self.rows[best].cells[m],
-                                &self.rows[i].cells[m],
-                            ),
-                        )
+                        let (b, r) = (&self.rows[best], &self.rows[i]);
+                        (i, compare(*col, b.name(), &b.cells[m], &r.cells[m]))
                     })
                     .collect();
                 for (i, c) in found {
@@ -241,84 +314,6 @@ impl Table {
                 }
             }
         }
-    }
-}
-
-/// Compares `this` with `reference` on `metric`: ratio of medians and the Mann-Whitney test
-/// (crates/lab's `compare_worded`, so the words are the terminal's).
-pub fn compare(
-    metric: &Metric,
-    ref_name: &str,
-    reference: &Cell,
-    this: &Cell,
-) -> Option<Comparison> {
-    let (r, t) = (reference.summary.as_ref()?, this.summary.as_ref()?);
-    let wording = match metric.noun {
-        None => Wording::Speed,
-        Some(n) => Wording::Amount {
-            noun: n.to_string(),
-        },
-    };
-    let c = compare_worded(
-        &this.values,
-        &reference.values,
-        metric.better == Better::Higher,
-        &wording,
-    )?;
-    let _ = (r, t);
-    let tested = c.testable;
-    let amount = if c.ratio == 1.0 {
-        "equal".to_string()
-    } else {
-        barrage_model::stats::amount_text(&c, &wording)
-    };
-    let ci = barrage_model::stats::interval_text(&c);
-    let text = if !tested {
-        let n = c.n_a.min(c.n_b);
-        let trials = if n == 1 {
-            "one trial".to_string()
-        } else {
-            format!("{n} trials")
-        };
-        format!("{amount}{ci} than {ref_name} ({trials}: too few to test)")
-    } else if c.significant {
-        format!("{amount}{ci} than {ref_name} ({})", p_text(c.p_value))
-    } else {
-        format!(
-            "no significant difference from {ref_name} ({}; medians {amount}{ci})",
-            p_text(c.p_value)
-        )
-    };
-    Some(Comparison {
-        reference: ref_name.to_string(),
-        factor: c.factor,
-        ratio: c.ratio,
-        p: tested.then_some(c.p_value),
-        significant: tested && c.significant,
-        text,
-    })
-}
-
-/// "1.47", "108" — as the terminal formats factors.
-pub fn fmt_factor(f: f64) -> String {
-    barrage_model::stats::format_factor(f)
-}
-
-/// "0.008", "< 0.001".
-pub fn fmt_p(p: f64) -> String {
-    if p < 0.001 {
-        "< 0.001".into()
-    } else {
-        format!("{p:.3}")
-    }
-}
-
-/// "p = 0.008", "p < 0.001".
-pub fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".into()
-    } else {
-        format!("p = {p:.3}")
     }
 }
 
@@ -336,12 +331,13 @@ pub fn dedup<T: PartialEq>(it: impl IntoIterator<Item = T>) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use barrage_model::metric::{PEAK_RSS, RPS};
 
-    fn row(name: &str, v: &[f64]) -> Row {
+    fn row(name: &str, col: Column, v: &[f64]) -> Row {
         Row {
             point: "c=1".into(),
             contender: name.into(),
-            cells: vec![Cell::new(v.to_vec(), &RPS)],
+            cells: vec![Cell::new(v.to_vec(), col)],
             trials: v.len(),
             ..Row::default()
         }
@@ -349,12 +345,13 @@ mod tests {
 
     #[test]
     fn compares_with_the_best() {
+        let c = Column::Stat(&RPS);
         let mut t = Table {
-            metrics: vec![RPS],
+            columns: vec![c],
             rows: vec![
-                row("slow", &[100.0, 101.0, 99.0, 100.5, 100.2]),
-                row("fast", &[147.0, 148.0, 146.0, 147.5, 147.2]),
-                row("same", &[146.9, 148.1, 146.2, 147.6, 147.0]),
+                row("slow", c, &[100.0, 101.0, 99.0, 100.5, 100.2]),
+                row("fast", c, &[147.0, 148.0, 146.0, 147.5, 147.2]),
+                row("same", c, &[146.9, 148.1, 146.2, 147.6, 147.0]),
             ],
         };
         t.compare();
@@ -377,13 +374,11 @@ mod tests {
 
     #[test]
     fn single_trial_says_no_test() {
+        let c = Column::Stat(&PEAK_RSS);
         let mut t = Table {
-            metrics: vec![PEAK_RSS],
-            rows: vec![row("a", &[10.0]), row("b", &[1080.0])],
+            columns: vec![c],
+            rows: vec![row("a", c, &[10.0]), row("b", c, &[1080.0])],
         };
-        for r in &mut t.rows {
-            r.cells[0] = Cell::new(r.cells[0].values.clone(), &PEAK_RSS);
-        }
         t.compare();
         let c = t.rows[1].vs_best[0].as_ref().unwrap();
         assert_eq!(
@@ -391,5 +386,45 @@ mod tests {
             "108x more memory than a (one trial: too few to test)"
         );
         assert_eq!(t.rows[1].cells[0].text(), "1080");
+    }
+
+    #[test]
+    fn cells_are_found_by_metric_key_not_position() {
+        let cols = [
+            Column::Stat(&RPS),
+            Column::SecondBest(&RPS),
+            Column::Stat(&PEAK_RSS),
+        ];
+        let t = Table {
+            columns: cols.to_vec(),
+            rows: vec![Row {
+                cells: cols
+                    .iter()
+                    .zip([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+                    .map(|(c, v)| Cell::new(v.to_vec(), *c))
+                    .collect(),
+                ..Row::default()
+            }],
+        };
+        let r = &t.rows[0];
+        assert_eq!(t.cell(r, "rps").unwrap().values, [1.0, 2.0]);
+        assert_eq!(t.cell(r, "peak_rss_bytes").unwrap().values, [5.0, 6.0]);
+        assert!(t.cell(r, "latency_p50_us").is_none());
+        assert_eq!(Column::SecondBest(&RPS).key(), "rps_second_best");
+        assert_eq!(
+            Column::PerSecond(&RPS).name(),
+            "throughput (median of seconds)"
+        );
+    }
+
+    #[test]
+    fn a_summary_scales_with_its_values() {
+        let xs = [1000.0, 1500.0, 1200.0, 1100.0];
+        let s = stats::summarize(&xs, false).unwrap();
+        let k = scaled(&s, 1e-3);
+        assert_eq!(k.n, 4);
+        assert!((k.median - s.median / 1000.0).abs() < 1e-12);
+        let (a, b) = (k.ci95_median.unwrap(), s.ci95_median.unwrap());
+        assert!((a.lo - b.lo / 1000.0).abs() < 1e-12 && (a.hi - b.hi / 1000.0).abs() < 1e-12);
     }
 }

@@ -8,7 +8,7 @@ use crate::hdr;
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Bar, BarChart, BarGroup, Line, LineChart};
 use crate::table::{dedup, Cell, Row, Table};
-use barrage_model::metric::{self as registry, Metric as Def};
+use barrage_model::metric::{self as registry, Metric};
 use barrage_model::study::Results;
 
 /// The swept numeric parameter to use as the x axis: "connections" first, then any parameter
@@ -44,6 +44,29 @@ fn series_key(doc: &Results, id: usize, x: &str) -> String {
     parts.join(" ")
 }
 
+/// The axis label of a registry metric, with its unit: "throughput (req/s)", "p99 latency (ms)".
+pub fn axis_label(m: &Metric) -> String {
+    if m.merged_quantile.is_some() {
+        format!("{} latency ({})", m.label, m.unit)
+    } else {
+        format!("{} ({})", m.label, m.unit)
+    }
+}
+
+/// A chart title naming a registry metric: "Throughput", "p99 latency".
+fn metric_title(m: &Metric) -> String {
+    if m.merged_quantile.is_some() {
+        format!("{} latency", m.label)
+    } else {
+        let mut c = m.label.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Throughput and latency percentiles against the swept parameter: one chart per metric, one
+/// line per contender (and variant), each point the table's cell of that metric.
 pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
     let x = sweep_axis(doc)?;
     let xv = |id: usize| {
@@ -76,27 +99,22 @@ pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
     let axis = |l: &str| if log_x { Axis::log(l) } else { Axis::linear(l) };
     let mut charts = Vec::new();
     let mut single = false;
-    for def in [
+    for m in [
         &registry::RPS,
         &registry::P50,
         &registry::P99,
         &registry::P999,
     ] {
-        let Some(mi) = table.column(def) else {
+        if table.column(m).is_none() {
             continue;
-        };
-        let (title, y) = if def.merged_quantile.is_some() {
-            let t = format!("{} latency vs {xlabel}", def.label);
-            (
-                t,
-                Axis::log(format!("{} latency ({})", def.label, def.unit)),
-            )
+        }
+        let y = if m.merged_quantile.is_some() {
+            Axis::log(axis_label(m))
         } else {
-            let t = format!("{} vs {xlabel}", capitalized(def.label));
-            (t, Axis::from_zero(format!("{} ({})", def.label, def.unit)))
+            Axis::from_zero(axis_label(m))
         };
-        let mut c = LineChart::new(title, axis(&xlabel), y);
-        c.metric = Some(def.key);
+        let mut c = LineChart::new(format!("{} vs {xlabel}", metric_title(m)), axis(&xlabel), y);
+        c.metric = Some(m.key);
         for (li, (name, key)) in lines.iter().enumerate() {
             let mut line = Line {
                 name: [name.as_str(), key.as_str()]
@@ -109,40 +127,30 @@ pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
                 markers: true,
                 ..Line::default()
             };
-            for (p, cname) in &order {
-                if cname != name || &series_key(doc, *p, &x) != key {
-                    continue;
-                }
-                let (Some(xx), Some(row)) = (
-                    xv(*p),
-                    table
-                        .rows
-                        .iter()
-                        .find(|r| r.point == point_label(doc, *p) && &r.contender == cname),
-                ) else {
+            let mut pts = Vec::new();
+            for (p, cname) in order
+                .iter()
+                .filter(|(p, c)| c == name && &series_key(doc, *p, &x) == key)
+            {
+                let pl = point_label(doc, *p);
+                let Some(xx) = xv(*p) else { continue };
+                let Some(cell) = table.row(&pl, cname).and_then(|r| table.cell(r, m.key)) else {
                     continue;
                 };
-                let Some(cell) = row.cells.get(mi) else {
+                let (true, Some(center)) = (cell.summary.is_some(), cell.center()) else {
                     continue;
                 };
-                let (Some(s), Some(center)) = (cell.summary.as_ref(), cell.center()) else {
-                    continue;
-                };
+                single |= cell.ci().is_none();
+                pts.push((xx, center, cell.ci(), (pl, cname.clone())));
+            }
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for (xx, center, ci, prov) in pts {
                 line.points.push((xx, center));
-                line.provenance.push((point_label(doc, *p), cname.clone()));
-                match s.ci {
-                    Some((lo, hi)) => line.band.push((xx, lo, hi)),
-                    None => single = true,
+                line.provenance.push(prov);
+                if let Some((lo, hi)) = ci {
+                    line.band.push((xx, lo, hi));
                 }
             }
-            let mut pairs: Vec<_> = line
-                .points
-                .drain(..)
-                .zip(line.provenance.drain(..))
-                .collect();
-            pairs.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
-            (line.points, line.provenance) = pairs.into_iter().unzip();
-            line.band.sort_by(|a, b| a.0.total_cmp(&b.0));
             if line.band.len() < 2 {
                 // A band needs two points; show the interval as error bars instead.
                 line.errors = std::mem::take(&mut line.band);
@@ -164,12 +172,12 @@ pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
     })
 }
 
-/// Without a numeric sweep: throughput and p99 as bars, one group per point.
+/// Without a numeric sweep: throughput and p99 as bars, one group per point, one bar per
+/// contender.
 pub fn point_bars(table: &Table) -> PlotGroup {
     let names = dedup(table.rows.iter().map(|r| r.contender.clone()));
     let points = dedup(table.rows.iter().map(|r| r.point.clone()));
-    let chart = |def: &'static Def, title: &str, unit: &str| {
-        let mi = table.column(def);
+    let chart = |m: &'static Metric| {
         let groups = points
             .iter()
             .map(|p| BarGroup {
@@ -181,25 +189,18 @@ pub fn point_bars(table: &Table) -> PlotGroup {
                 bars: names
                     .iter()
                     .map(|n| {
-                        match table
-                            .rows
-                            .iter()
-                            .find(|r| &r.point == p && &r.contender == n)
-                        {
-                            Some(r) => match mi.and_then(|i| r.cells.get(i)) {
-                                Some(c) => bar(c, r),
-                                None => Bar::default(),
-                            },
-                            None => Bar::default(),
-                        }
+                        table
+                            .row(p, n)
+                            .and_then(|r| Some(bar(table.cell(r, m.key)?, r)))
+                            .unwrap_or_default()
                     })
                     .collect(),
             })
             .collect();
         Plot::Bar(BarChart {
-            title: title.into(),
-            y: Axis::from_zero(unit),
-            metrics: vec![Some(def.key); names.len()],
+            title: metric_title(m),
+            y: Axis::from_zero(axis_label(m)),
+            metrics: vec![Some(m.key); names.len()],
             series: names.iter().cloned().zip(0..).collect(),
             groups,
         })
@@ -209,62 +210,54 @@ pub fn point_bars(table: &Table) -> PlotGroup {
         notes: vec![
             "Bars: median; error bars: 95% CI of the median; dots: individual trials.".into(),
         ],
-        plots: vec![
-            chart(&registry::RPS, "Throughput", "throughput (req/s)"),
-            chart(&registry::P99, "p99 latency", "p99 latency (ms)"),
-        ],
+        plots: vec![chart(&registry::RPS), chart(&registry::P99)],
     }
 }
 
+/// The bar of a table cell: its value as the table shows it, the interval, the trials.
 fn bar(c: &Cell, r: &Row) -> Bar {
     Bar {
         value: c.center(),
-        err: c.summary.as_ref().and_then(|s| s.ci),
+        err: c.ci(),
         dots: c.values.clone(),
         failed: r.failed,
         provenance: Some((r.point.clone(), r.contender.clone())),
     }
 }
 
-fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-/// A bar chart of registry metrics (one series each) for every row of the table; a metric the
-/// table lacks is left out. Failed trials are marked on the first series.
+/// A bar chart of registry metrics (one series each, named by the registry) for every row of
+/// the table; a metric the table lacks is left out. Failed trials are marked on the first series.
 fn metric_bars(
     table: &Table,
     title: &str,
     y: Axis,
-    defs: &[(&'static Def, &str)],
+    ms: &[&'static Metric],
     label: impl Fn(&Row) -> String,
 ) -> BarChart {
-    let cols: Vec<(usize, &'static Def, &str)> = defs
+    let ms: Vec<&'static Metric> = ms
         .iter()
-        .filter_map(|(d, name)| table.column(d).map(|i| (i, *d, *name)))
+        .copied()
+        .filter(|m| table.column(m).is_some())
         .collect();
     BarChart {
         title: title.into(),
         y,
-        series: cols
+        series: ms
             .iter()
-            .enumerate()
-            .map(|(k, (_, _, n))| (n.to_string(), k))
+            .zip(0..)
+            .map(|(m, k)| (m.label.to_string(), k))
             .collect(),
-        metrics: cols.iter().map(|(_, d, _)| Some(d.key)).collect(),
+        metrics: ms.iter().map(|m| Some(m.key)).collect(),
         groups: table
             .rows
             .iter()
             .map(|r| BarGroup {
                 label: label(r),
-                bars: cols
+                bars: ms
                     .iter()
                     .enumerate()
-                    .map(|(k, (i, _, _))| {
-                        let mut b = bar(&r.cells[*i], r);
+                    .map(|(k, m)| {
+                        let mut b = table.cell(r, m.key).map(|c| bar(c, r)).unwrap_or_default();
                         if k > 0 {
                             b.failed = 0;
                         }
@@ -277,7 +270,7 @@ fn metric_bars(
 }
 
 /// Client studies: wall/user/sys and peak RSS bars per contender (and point), failures marked.
-pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
+pub fn client_bars(table: &Table) -> PlotGroup {
     let label = |r: &Row| {
         if r.point.is_empty() {
             r.contender.clone()
@@ -288,22 +281,17 @@ pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
     let times = metric_bars(
         table,
         "Wall, user and sys time",
-        Axis::from_zero("time (s)"),
-        &[
-            (&registry::WALL, "wall"),
-            (&registry::USER, "user"),
-            (&registry::SYS, "sys"),
-        ],
+        Axis::from_zero(format!("time ({})", registry::WALL.unit)),
+        &[&registry::WALL, &registry::USER, &registry::SYS],
         label,
     );
     let rss = metric_bars(
         table,
         "Peak RSS of the process tree",
-        Axis::from_zero("peak RSS (MiB)"),
-        &[(&registry::PEAK_RSS, "peak RSS")],
+        Axis::from_zero(axis_label(&registry::PEAK_RSS)),
+        &[&registry::PEAK_RSS],
         label,
     );
-    let _ = doc;
     PlotGroup {
         heading: "Client runs".into(),
         notes: vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; crosses: failed trials (crash, OOM, timeout, bad output), counted, not hidden.".into()],
@@ -410,15 +398,18 @@ pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
                     .into_iter()
                     .filter(|t| t.ok)
                     .flat_map(|t| t.phases.iter().filter_map(|ph| ph.load.hdr.as_deref()))
-                    .filter_map(|b| match hdr::decode(b) {
+                    .filter_map(|b| match barrage_model::hdr::decode(b) {
                         Ok(h) => Some(h),
                         Err(e) => {
-                            notes.push(format!("{label} {}: {e}", point_label(doc, *p)));
+                            notes.push(format!(
+                                "{label} {}: bad HDR histogram: {e}",
+                                point_label(doc, *p)
+                            ));
                             None
                         }
                     })
                     .collect();
-                if let Some(h) = hdr::merge(&hs) {
+                if let Some(h) = barrage_model::hdr::merge(&hs) {
                     let curve: Vec<_> = hdr::percentile_curve(&h)
                         .into_iter()
                         .map(|(x, v)| (x, v / 1000.0))
