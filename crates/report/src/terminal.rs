@@ -1,32 +1,111 @@
 //! The terminal rendering of a study's results: the summary table, the comparisons and the
 //! warnings, as plain text with aligned columns (what `barrage run` prints at the end).
 
-use barrage_model::metric;
-use barrage_model::study::{Cell, Kind, MergedLatency, Results};
+use crate::table::merged_percentile;
+use barrage_model::metric::{self, Format, Metric};
+use barrage_model::study::{Cell, Kind, Results};
 use std::fmt::Write as _;
 
-/// A stored value of metric `key` for people ("12.3k", "1.25 ms", "48.0 MiB").
-fn fmt_metric(key: &str, v: f64) -> String {
-    match metric::get(key) {
-        Some(m) if m.key == metric::RPS.key => metric::fmt_count(v),
-        Some(m) => m.show(v),
-        None => metric::fmt_secs(v),
+/// A stored value of `m` for people ("12.3k", "1.25 ms", "48.0 MiB"); throughput bare, as the
+/// header names its unit.
+fn fmt_metric(m: &Metric, v: f64) -> String {
+    if m.key == metric::RPS.key {
+        metric::fmt_count(v)
+    } else {
+        m.show(v)
     }
 }
 
-use metric::fmt_secs;
-
-fn median_ci(c: &Cell, name: &str) -> String {
-    match c.stats.get(name) {
+fn median_ci(c: &Cell, m: &Metric) -> String {
+    match c.stats.get(m.key) {
         None => "-".into(),
         Some(s) => match s.ci95_median {
             Some(ci) => format!(
                 "{} [{}, {}]",
-                fmt_metric(name, s.median),
-                fmt_metric(name, ci.lo),
-                fmt_metric(name, ci.hi)
+                fmt_metric(m, s.median),
+                fmt_metric(m, ci.lo),
+                fmt_metric(m, ci.hi)
             ),
-            None => fmt_metric(name, s.median),
+            None => fmt_metric(m, s.median),
+        },
+    }
+}
+
+/// What a column of the terminal table shows of its registry metric.
+#[derive(Clone, Copy)]
+enum Show {
+    /// The median with its 95% interval.
+    MedianCi,
+    /// The median (latency percentiles: the percentile of the merged histograms).
+    Median,
+    /// The second best trial ("2nd best of N", the original benchmarks' statistic).
+    SecondBest,
+    /// The total over the successful trials (errors).
+    Total,
+}
+
+/// The table's columns, each a registry metric: servers their fixed set; clients their primary
+/// metric, then the body throughput, then CPU per request (clients that report their rate), the
+/// wall time and the rest.
+fn columns(r: &Results) -> Vec<(&'static Metric, Show)> {
+    use Show::*;
+    if r.study.kind == Kind::Server {
+        return vec![
+            (&metric::RPS, MedianCi),
+            (&metric::RPS, SecondBest),
+            (&metric::P50, Median),
+            (&metric::P99, Median),
+            (&metric::P999, Median),
+            (&metric::CPU_PER_REQUEST, Median),
+            (&metric::PEAK_RSS, Median),
+            (&metric::ERRORS, Total),
+        ];
+    }
+    let has = |m: &Metric| r.summary.iter().any(|c| c.stats.contains_key(m.key));
+    let primary = metric::primary(r);
+    let mut cols = vec![(primary, MedianCi)];
+    if has(&metric::MB_PER_S) {
+        cols.push((&metric::MB_PER_S, Median));
+    }
+    if primary.key == metric::RPS.key {
+        cols.push((&metric::CPU_PER_REQUEST, Median));
+        cols.push((&metric::WALL, MedianCi));
+    }
+    for m in [&metric::USER, &metric::SYS, &metric::PEAK_RSS] {
+        cols.push((m, Median));
+    }
+    cols
+}
+
+/// A column's header: throughputs by their unit ("req/s", "MB/s"), the rest by their label.
+fn header(m: &Metric, show: Show) -> String {
+    let name = match m.format {
+        Format::Rate | Format::MegabytesPerSecond => m.unit,
+        _ => m.label,
+    };
+    match show {
+        Show::MedianCi => format!("{name} median [95% CI]"),
+        Show::SecondBest => "2nd best".into(),
+        Show::Median | Show::Total => name.into(),
+    }
+}
+
+/// A column's text for one cell of the model's summary.
+fn text(c: &Cell, m: &Metric, show: Show) -> String {
+    let stat = c.stats.get(m.key);
+    match show {
+        Show::MedianCi => median_ci(c, m),
+        Show::SecondBest => stat
+            .and_then(|s| s.second_best)
+            .map_or("-".into(), |v| fmt_metric(m, v)),
+        Show::Total => c.errors.to_string(),
+        Show::Median => match m.merged_quantile {
+            Some(q) => c
+                .latency
+                .as_ref()
+                .and_then(|l| merged_percentile(l, q))
+                .map_or("-".into(), |us| m.show(us)),
+            None => stat.map_or("-".into(), |s| fmt_metric(m, s.median)),
         },
     }
 }
@@ -34,57 +113,12 @@ fn median_ci(c: &Cell, name: &str) -> String {
 /// The summary table, comparisons and warnings, for a terminal (plain text, aligned columns).
 pub fn table(r: &Results) -> String {
     let server = r.study.kind == Kind::Server;
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    rows.push(if server {
-        [
-            "point",
-            "contender",
-            "ok",
-            "req/s median [95% CI]",
-            "2nd best",
-            "p50",
-            "p99",
-            "p99.9",
-            "CPU/req",
-            "peak RSS",
-            "errors",
-            "note",
-        ]
-        .map(String::from)
-        .to_vec()
-    } else {
-        [
-            "point",
-            "contender",
-            "ok",
-            "wall median [95% CI]",
-            "user",
-            "sys",
-            "peak RSS",
-            "note",
-        ]
-        .map(String::from)
-        .to_vec()
-    });
-    // Clients that report their own throughput (`client.rate`) get its columns.
-    let has = |m: &metric::Metric| r.summary.iter().any(|c| c.stats.contains_key(m.key));
-    let rated = !server && has(&metric::RPS);
-    if rated {
-        rows[0].insert(3, "req/s median [95% CI]".into());
-        rows[0].insert(4, "CPU/req".into());
-    }
-    // Clients whose body size the study checks get their throughput beside the wall time.
-    let sized = !server && has(&metric::MB_PER_S);
-    if sized {
-        rows[0].insert(4, "MB/s".into());
-    }
+    let cols = columns(r);
+    let mut head: Vec<String> = ["point", "contender", "ok"].map(String::from).to_vec();
+    head.extend(cols.iter().map(|(m, show)| header(m, *show)));
+    head.push("note".into());
+    let mut rows = vec![head];
     for c in &r.summary {
-        let ok = format!("{}/{}", c.trials_ok, c.trials_ok + c.trials_failed);
-        let med = |n: &str| {
-            c.stats
-                .get(n)
-                .map_or("-".to_string(), |s| fmt_metric(n, s.median))
-        };
         let mut note = Vec::new();
         if c.generator_bottleneck {
             note.push("generator-bound".to_string());
@@ -97,50 +131,14 @@ pub fn table(r: &Results) -> String {
         } else {
             c.label.clone()
         };
-        rows.push(if server {
-            let lat = |f: fn(&MergedLatency) -> u64| {
-                c.latency
-                    .as_ref()
-                    .map_or("-".to_string(), |l| fmt_secs(f(l) as f64 / 1e6))
-            };
-            vec![
-                label,
-                c.contender.clone(),
-                ok,
-                median_ci(c, metric::RPS.key),
-                // "2nd best of N", the original benchmarks' statistic (see docs/study.md).
-                c.stats
-                    .get(metric::RPS.key)
-                    .and_then(|s| s.second_best)
-                    .map_or("-".to_string(), |v| fmt_metric(metric::RPS.key, v)),
-                lat(|l| l.p50_us),
-                lat(|l| l.p99_us),
-                lat(|l| l.p999_us),
-                med(metric::CPU_PER_REQUEST.key),
-                med(metric::PEAK_RSS.key),
-                c.errors.to_string(),
-                note.join(", "),
-            ]
-        } else {
-            let mut row = vec![
-                label,
-                c.contender.clone(),
-                ok,
-                median_ci(c, metric::WALL.key),
-                med(metric::USER.key),
-                med(metric::SYS.key),
-                med(metric::PEAK_RSS.key),
-                note.join(", "),
-            ];
-            if rated {
-                row.insert(3, median_ci(c, metric::RPS.key));
-                row.insert(4, med(metric::CPU_PER_REQUEST.key));
-            }
-            if sized {
-                row.insert(4, med(metric::MB_PER_S.key));
-            }
-            row
-        });
+        let mut row = vec![
+            label,
+            c.contender.clone(),
+            format!("{}/{}", c.trials_ok, c.trials_ok + c.trials_failed),
+        ];
+        row.extend(cols.iter().map(|(m, show)| text(c, m, *show)));
+        row.push(note.join(", "));
+        rows.push(row);
     }
     let mut out = String::new();
     let _ = writeln!(
