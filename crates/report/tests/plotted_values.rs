@@ -1,20 +1,33 @@
-//! Every plotted summary value equals the registry's value for the metric its chart names, for
-//! every committed study run and every study fixture: the plot of "p50 latency" shows p50, the
-//! bars of "peak RSS" show peak RSS. The expected value is computed here from the trials alone
-//! (the registry's reader, the median of the successful trials, or the merged-HDR percentile for
-//! latency), not through the report's table, so a plot that picks a column by position fails.
+//! Every plotted summary value is the registry's value for the metric its chart names, for every
+//! committed study run (`studies/**/results.json`) and every study fixture: the chart labelled
+//! "p50 latency" plots p50, the bars labelled "peak RSS" show peak RSS.
+//!
+//! For each point of each line or bar chart that plots a summary metric (the chart records the
+//! metric's key, each point its (point label, contender)), three things are checked:
+//! - the chart's words name that metric: its title or series names the registry's label, its y
+//!   axis the registry's unit;
+//! - the value is the one computed here from the trials alone, scaled to the axis unit: the median
+//!   of `Metric::value` over the successful trials, or for a latency percentile the percentile of
+//!   all successful trials' merged HDR histograms (never through the report's table, so a plot
+//!   that picks a column by position fails);
+//! - the value is the one the summary table shows for that metric, looked up by its key.
+//!
+//! A last test breaks a page on purpose (a chart showing one metric under another's label) and
+//! makes sure the check catches it.
 
 mod common;
 
 use barrage_model::metric::{self, Metric};
 use barrage_model::study::Results;
-use barrage_report::page::Plot;
+use barrage_report::page::{Plot, Section};
 use barrage_report::study_section::point_label;
+use barrage_report::table::Table;
 use barrage_report::{build, parse, Input};
 use std::path::{Path, PathBuf};
 
-/// The value the table shows for `def` at (point label, contender), in the axis unit.
-fn expected(r: &Results, point: &str, contender: &str, def: &Metric) -> Option<f64> {
+/// The value of `m` for `contender` at the point labelled `point`, in the axis unit, from the
+/// trials alone.
+fn expected(r: &Results, point: &str, contender: &str, m: &Metric) -> Option<f64> {
     let id = r
         .points
         .iter()
@@ -26,77 +39,152 @@ fn expected(r: &Results, point: &str, contender: &str, def: &Metric) -> Option<f
         .iter()
         .filter(|t| t.point == id && t.contender == contender && t.ok)
         .collect();
-    if let Some(q) = def.merged_quantile {
+    let vals: Vec<f64> = ok.iter().filter_map(|t| m.value(t)).collect();
+    let median = barrage_model::stats::median(&vals)?;
+    if let Some(q) = m.merged_quantile {
         let hs: Vec<_> = ok
             .iter()
             .flat_map(|t| t.phases.iter().filter_map(|p| p.load.histogram()))
             .collect();
         if let Some(h) = barrage_model::hdr::merge(&hs).filter(|h| !h.is_empty()) {
-            return Some(h.value_at_quantile(q) as f64 * def.scale);
+            return Some(h.value_at_quantile(q) as f64 * m.scale);
         }
     }
-    let vals: Vec<f64> = ok.iter().filter_map(|t| def.value(t)).collect();
-    barrage_model::stats::median(&vals).map(|m| m * def.scale)
+    Some(median * m.scale)
 }
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// Checks one results file; returns how many plotted values it checked.
-fn check(path: &Path) -> usize {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let input = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let Input::Study(r) = &input else {
-        return 0;
-    };
-    let r = r.as_ref().clone();
-    let page = build(&[(path.display().to_string(), input)]).expect("report builds");
-    let mut checked = 0;
-    let mut wrong = Vec::new();
-    let mut verify = |title: &str, key: &str, v: f64, (pl, c): &(String, String)| {
-        let def = metric::get(key).unwrap_or_else(|| panic!("{title}: {key} is no metric"));
-        match expected(&r, pl, c, def) {
-            Some(e) if close(v, e) => checked += 1,
-            e => wrong.push(format!(
-                "{title}: {c} at {pl:?}: plotted {v}, {key} is {e:?}"
+/// Whether `text` names `label` as a word: "p99" in "p99 latency (ms)", not in "p99.9 latency".
+fn names(text: &str, label: &str) -> bool {
+    let (t, l) = (text.to_lowercase(), label.to_lowercase());
+    t.match_indices(&l).any(|(i, _)| {
+        let before = t[..i].chars().next_back();
+        let after = t[i + l.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric())
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '.')
+    })
+}
+
+/// What checking a page found.
+#[derive(Default)]
+struct Found {
+    checked: usize,
+    wrong: Vec<String>,
+}
+
+impl Found {
+    /// One plotted value `v` of `m` (a chart titled `title`) for (point label, contender) of `r`,
+    /// whose summary table is `table`.
+    fn value(
+        &mut self,
+        r: &Results,
+        table: &Table,
+        title: &str,
+        m: &Metric,
+        v: f64,
+        at: &(String, String),
+    ) {
+        let (pl, c) = at;
+        let shown = table
+            .row(pl, c)
+            .and_then(|row| table.cell(row, m.key))
+            .and_then(|cell| cell.center());
+        match (expected(r, pl, c, m), shown) {
+            (Some(e), Some(s)) if close(v, e) && close(v, s) => self.checked += 1,
+            (e, s) => self.wrong.push(format!(
+                "{title}: {c} at {pl:?}: plotted {v}, {} is {e:?}, the table shows {s:?}",
+                m.key
             )),
         }
-    };
-    for section in &page.sections {
-        for plot in section.plots.iter().flat_map(|g| &g.plots) {
-            match plot {
-                Plot::Line(chart) => {
-                    let Some(key) = chart.metric else { continue };
-                    for line in &chart.lines {
-                        assert_eq!(line.points.len(), line.provenance.len(), "{}", chart.title);
-                        for (p, prov) in line.points.iter().zip(&line.provenance) {
-                            verify(&chart.title, key, p.1, prov);
-                        }
+    }
+
+    /// A chart's words must name its metric: `label` (title or series) and `unit` (y axis).
+    fn words(&mut self, title: &str, named: &[&str], y: &str, m: &Metric) {
+        if !named.iter().any(|t| names(t, m.label)) || !y.contains(&format!("({})", m.unit)) {
+            self.wrong.push(format!(
+                "{title}: its words {named:?} / {y:?} do not name {} ({})",
+                m.label, m.unit
+            ));
+        }
+    }
+}
+
+/// Checks every summary chart of `section`; `doc` gives the results (and their summary table) a
+/// line of that name plots.
+fn check_section<'a>(
+    section: &Section,
+    doc: &dyn Fn(&str) -> (&'a Results, &'a Table),
+    f: &mut Found,
+) {
+    for plot in section.plots.iter().flat_map(|g| &g.plots) {
+        match plot {
+            Plot::Line(chart) => {
+                let Some(key) = chart.metric else {
+                    // Not a summary chart: its lines carry no table provenance.
+                    assert!(
+                        chart.lines.iter().all(|l| l.provenance.is_empty()),
+                        "{}: table values without a metric",
+                        chart.title
+                    );
+                    continue;
+                };
+                let m = metric::get(key).unwrap_or_else(|| panic!("{key} is no metric"));
+                f.words(&chart.title, &[&chart.title], &chart.y.label, m);
+                for line in &chart.lines {
+                    assert_eq!(line.points.len(), line.provenance.len(), "{}", chart.title);
+                    let (r, t) = doc(&line.name);
+                    for (p, at) in line.points.iter().zip(&line.provenance) {
+                        f.value(r, t, &chart.title, m, p.1, at);
                     }
                 }
-                Plot::Bar(chart) => {
-                    for group in &chart.groups {
-                        for (k, bar) in group.bars.iter().enumerate() {
-                            let key = chart.metrics.get(k).copied().flatten();
-                            if let (Some(key), Some(v), Some(prov)) =
-                                (key, bar.value, &bar.provenance)
-                            {
-                                verify(&chart.title, key, v, prov);
-                            }
-                        }
+            }
+            Plot::Bar(chart) => {
+                assert_eq!(chart.metrics.len(), chart.series.len(), "{}", chart.title);
+                for (k, (series, _)) in chart.series.iter().enumerate() {
+                    let Some(key) = chart.metrics[k] else {
+                        continue;
+                    };
+                    let m = metric::get(key).unwrap_or_else(|| panic!("{key} is no metric"));
+                    f.words(&chart.title, &[&chart.title, series], &chart.y.label, m);
+                    for bar in chart.groups.iter().filter_map(|g| g.bars.get(k)) {
+                        let (Some(v), Some(at)) = (bar.value, &bar.provenance) else {
+                            continue;
+                        };
+                        let (r, t) = doc(series);
+                        f.value(r, t, &chart.title, m, v, at);
                     }
                 }
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{}:\n{}",
-        path.display(),
-        wrong.join("\n")
-    );
-    checked
+}
+
+/// Reads and parses a results file once.
+fn read(path: &Path) -> Input {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Checks the report page of one study; returns what was found.
+fn check_study(label: &str, input: Input) -> Found {
+    let Input::Study(r) = &input else {
+        panic!("{label} is not a study")
+    };
+    let r = r.as_ref().clone();
+    let page = build(&[(label.to_string(), input)]).expect("report builds");
+    let mut f = Found::default();
+    for section in &page.sections {
+        let table = section.table.clone().unwrap_or_default();
+        check_section(section, &|_| (&r, &table), &mut f);
+    }
+    f
+}
+
+fn assert_right(label: &str, f: &Found) {
+    assert!(f.wrong.is_empty(), "{label}:\n{}", f.wrong.join("\n"));
 }
 
 fn committed_runs() -> Vec<PathBuf> {
@@ -117,20 +205,23 @@ fn committed_runs() -> Vec<PathBuf> {
     out
 }
 
+const STUDY_FIXTURES: [&str; 6] = [
+    "server-study.json",
+    "server-study-b.json",
+    "client-failed.json",
+    "single-trial.json",
+    "variants.json",
+    "overload.json",
+];
+
 #[test]
 fn plotted_values_are_the_registry_values_in_fixtures() {
     let mut total = 0;
-    for f in [
-        "server-study.json",
-        "server-study-b.json",
-        "client-failed.json",
-        "single-trial.json",
-        "variants.json",
-        "overload.json",
-    ] {
-        let n = check(&common::fixtures().join(f));
-        assert!(n > 0, "{f}: no plotted summary value");
-        total += n;
+    for name in STUDY_FIXTURES {
+        let f = check_study(name, read(&common::fixtures().join(name)));
+        assert_right(name, &f);
+        assert!(f.checked > 0, "{name}: no plotted summary value");
+        total += f.checked;
     }
     eprintln!("fixtures: {total} plotted values checked");
 }
@@ -141,10 +232,99 @@ fn plotted_values_are_the_registry_values_in_committed_runs() {
     assert!(runs.len() >= 5, "{runs:?}");
     let mut total = 0;
     for p in &runs {
-        let n = check(p);
-        eprintln!("{}: {n} plotted values checked", p.display());
-        total += n;
+        let f = check_study(&p.display().to_string(), read(p));
+        assert_right(&p.display().to_string(), &f);
+        assert!(f.checked > 0, "{}: no plotted summary value", p.display());
+        eprintln!("{}: {} plotted values checked", p.display(), f.checked);
+        total += f.checked;
     }
     eprintln!("committed runs: {total} plotted values checked");
     assert!(total > 500, "{total}");
+}
+
+#[test]
+fn plotted_values_of_a_baseline_and_a_change_are_each_files_values() {
+    let (a, b) = ("server-study.json", "server-study-b.json");
+    let inputs: Vec<(String, Input)> = [a, b]
+        .iter()
+        .map(|n| (n.to_string(), read(&common::fixtures().join(n))))
+        .collect();
+    let doc = |i: usize| inputs[i].1.study().expect("a study").clone();
+    let (base, change) = (doc(0), doc(1));
+    let (tb, tc) = (
+        barrage_report::study_section::table(&base),
+        barrage_report::study_section::table(&change),
+    );
+    let page = build(&inputs).expect("report builds");
+    let overlay = &page.sections[0];
+    assert!(
+        overlay.heading.starts_with("Comparison"),
+        "{}",
+        overlay.heading
+    );
+    let mut f = Found::default();
+    check_section(
+        overlay,
+        &|line: &str| {
+            if line.ends_with("(baseline)") {
+                (&base, &tb)
+            } else {
+                assert!(line.ends_with("(change)"), "{line}");
+                (&change, &tc)
+            }
+        },
+        &mut f,
+    );
+    assert_right("baseline vs change", &f);
+    assert!(f.checked > 0);
+}
+
+#[test]
+fn the_check_catches_a_value_under_another_metrics_label() {
+    let input = read(&common::fixtures().join("server-study.json"));
+    let r = input.study().expect("a study").clone();
+    let table = barrage_report::study_section::table(&r);
+    let page = build(&[("s".into(), input)]).expect("report builds");
+    let sweep = page.sections[0]
+        .plots
+        .iter()
+        .find(|g| g.heading.starts_with("Sweep"))
+        .expect("a sweep")
+        .clone();
+    let chart = |key: &str| {
+        sweep
+            .plots
+            .iter()
+            .find_map(|p| match p {
+                Plot::Line(c) if c.metric == Some(key) => Some(c.clone()),
+                _ => None,
+            })
+            .expect("a chart of the metric")
+    };
+    let run = |plots| {
+        let mut section = Section::default();
+        section.plots.push(barrage_report::page::PlotGroup {
+            plots,
+            ..sweep.clone()
+        });
+        let mut f = Found::default();
+        check_section(&section, &|_| (&r, &table), &mut f);
+        f
+    };
+    assert_right("untouched", &run(vec![Plot::Line(chart(metric::P50.key))]));
+    // The p99 values under the p50 chart's words and key: what a shifted column drew.
+    let mut shifted = chart(metric::P50.key);
+    shifted.lines = chart(metric::P99.key).lines;
+    let f = run(vec![Plot::Line(shifted)]);
+    assert!(f.wrong.len() >= 2, "{:?}", f.wrong);
+    // The p99 chart claiming to show p50 under its p99 words.
+    let mut relabelled = chart(metric::P99.key);
+    relabelled.metric = Some(metric::P50.key);
+    let f = run(vec![Plot::Line(relabelled)]);
+    assert!(
+        f.wrong.iter().any(|w| w.contains("do not name p50")),
+        "{:?}",
+        f.wrong
+    );
+    assert!(!names("p99.9 latency (ms)", "p99") && names("p99 latency (ms)", "p99"));
 }
