@@ -1,6 +1,7 @@
 //! Two result files, a baseline and a change: every (point, contender) and metric of either file
-//! side by side, with the change's ratio to the baseline and the Mann-Whitney test over the two
-//! files' trials. Points match by label, contenders by name; what one side lacks is said so.
+//! side by side, with the change's ratio to the baseline and the model's test (Welch's t-test on
+//! log values) over the two files' trials. Points match by label, contenders by name; what one
+//! side lacks is said so.
 
 use crate::page::{CompareRow, Plot, PlotGroup, Section};
 use crate::study_section::{columns, table};

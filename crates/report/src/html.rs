@@ -80,22 +80,24 @@ fn section(s: &mut String, sec: &Section) {
         table(s, t);
     }
     if !sec.verdicts.is_empty() {
-        s.push_str("<h3>Comparisons</h3>\n<table><tr><th>point</th><th>between</th><th>metric</th><th>better (A)</th><th>other (B)</th><th>A vs B</th><th>p</th></tr>");
-        for v in &sec.verdicts {
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td class=\"num\">{}</td></tr>",
-                esc(&v.point),
-                esc(&v.between),
-                esc(&v.metric),
-                esc(&v.a),
-                esc(&v.b),
-                if v.significant { " class=\"sig\"" } else { "" },
-                esc(&v.phrase),
-                v.p.map_or(String::new(), crate::table::fmt_p)
-            );
+        s.push_str("<h3>Comparisons</h3>\n<table><tr>");
+        for h in crate::page::Verdict::HEADER {
+            let _ = write!(s, "<th>{}</th>", esc(h));
         }
-        s.push_str("</table>\n<p>A is the better of the two by median; the verdict comes with a two-sided Mann-Whitney U test at α = 0.05.</p>\n");
+        s.push_str("</tr>");
+        for v in &sec.verdicts {
+            s.push_str("<tr>");
+            for (i, c) in v.cells().iter().enumerate() {
+                let class = match i {
+                    5 if v.significant => " class=\"sig\"",
+                    6 => " class=\"num\"",
+                    _ => "",
+                };
+                let _ = write!(s, "<td{class}>{}</td>", esc(c));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</table>\n<p>A is the better of the two by median; the verdict comes with Welch's t-test on log values (Mann-Whitney U where a value is not positive), its p-value Holm-corrected over all the study's comparisons, at α = 0.05.</p>\n");
     }
     if !sec.comparison.is_empty() {
         s.push_str("<h3>Baseline vs change</h3>\n<table><tr><th>point</th><th>contender</th><th>metric</th><th>baseline</th><th>change</th><th>verdict</th></tr>");
@@ -103,11 +105,10 @@ fn section(s: &mut String, sec: &Section) {
             let sig = r.verdict.as_ref().is_some_and(|v| v.significant);
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td{}>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td{}>{}</td></tr>",
                 esc(&r.point),
                 esc(&r.contender),
-                esc(&r.metric.name()),
-                unit(r.metric.unit()),
+                esc(&r.metric.header()),
                 esc(&r.baseline.text()),
                 esc(&r.change.text()),
                 if sig { " class=\"sig\"" } else { "" },
@@ -185,39 +186,35 @@ fn recovery(s: &mut String, rows: &[crate::page::Recovery]) {
 
 /// Every phase's raw counts, folded (a full grid has hundreds of rows).
 fn counts(s: &mut String, rows: &[crate::page::Counts]) {
+    use crate::page::Counts;
     let phased = rows.iter().any(|r| !r.phase.is_empty());
+    let header = Counts::header(phased);
     let _ = write!(
         s,
-        "<h3>Raw counts per trial (r: w: e: t:)</h3>\n<details><summary>{} rows: r responses, w requests written, e errors (by class), t mean latency</summary>\n<table><tr><th>point</th><th>contender</th><th>trial</th>{}<th>r</th><th>w</th><th>e</th><th>errors by class</th><th>t (ms)</th></tr>",
-        rows.len(),
-        if phased { "<th>phase</th>" } else { "" }
+        "<h3>Raw counts per trial (r: w: e: t:)</h3>\n<details><summary>{} rows: r responses, w requests written, e errors (by class), t mean latency</summary>\n<table><tr>",
+        rows.len()
     );
+    for h in &header {
+        let _ = write!(s, "<th>{}</th>", esc(h));
+    }
+    s.push_str("</tr>");
     for r in rows {
-        let _ = write!(
-            s,
-            "<tr{}><td>{}</td><td>{}</td><td class=\"num\">{}{}</td>{}<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{:.2}</td></tr>",
-            if r.ok { "" } else { " class=\"failed\"" },
-            esc(&r.point),
-            esc(&r.contender),
-            r.trial,
-            if r.ok { "" } else { " (failed)" },
-            if phased { format!("<td>{}</td>", esc(&r.phase)) } else { String::new() },
-            r.responses,
-            r.written,
-            r.errors,
-            esc(&r.breakdown),
-            r.mean_latency_ms
-        );
+        s.push_str(if r.ok {
+            "<tr>"
+        } else {
+            "<tr class=\"failed\">"
+        });
+        for (h, c) in header.iter().zip(r.cells(phased)) {
+            let class = if Counts::numeric(h) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(s, "<td{class}>{}</td>", esc(&c));
+        }
+        s.push_str("</tr>");
     }
     s.push_str("</table></details>\n");
-}
-
-fn unit(u: &str) -> String {
-    if u.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", esc(u))
-    }
 }
 
 fn table(s: &mut String, t: &Table) {
@@ -229,7 +226,7 @@ fn table(s: &mut String, t: &Table) {
     }
     s.push_str("<th>contender</th><th>trials</th>");
     for m in &t.columns {
-        let _ = write!(s, "<th>{}{}</th>", esc(&m.name()), unit(m.unit()));
+        let _ = write!(s, "<th>{}</th>", esc(&m.header()));
     }
     s.push_str("<th>comparison</th></tr>");
     for r in &t.rows {
@@ -255,5 +252,5 @@ fn table(s: &mut String, t: &Table) {
         let cmp = esc(&comparison_text(t, r)).replace("; ", "<br>");
         let _ = write!(s, "<td class=\"cmp\">{cmp}</td></tr>");
     }
-    let _ = writeln!(s, "</table></div>\n<p>{} Comparisons: ratio of medians with a two-sided Mann-Whitney U test at α = 0.05.</p>", esc(crate::markdown::values_note(t)));
+    let _ = writeln!(s, "</table></div>\n<p>{} Comparisons: ratio of medians [95% interval of the ratio] with Welch's t-test on log values (Mann-Whitney U where a value is not positive; in a study Holm-corrected over all its comparisons) at α = 0.05.</p>", esc(crate::markdown::values_note(t)));
 }

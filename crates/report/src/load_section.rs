@@ -97,7 +97,7 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
         ));
     }
     let mut notes = vec![
-        "Each document is a single run: the run's own figures have no confidence interval; throughput per second is the median of its measured seconds, and comparisons test those per-second rates (Mann-Whitney U), which are not independent trials.".to_string(),
+        "Each document is a single run: the run's own figures have no confidence interval; throughput per second is the median of its measured seconds, and comparisons test those per-second rates (Welch's t-test on their logs), which are not independent trials.".to_string(),
     ];
     for (l, d) in docs {
         if d.errors.total > 0 {

@@ -33,19 +33,16 @@ fn section(s: &mut String, sec: &Section) {
         table(s, t);
     }
     if !sec.verdicts.is_empty() {
-        s.push_str("| point | between | metric | better (A) | other (B) | A vs B | p |\n|---|---|---|---|---|---|---|\n");
+        let header = crate::page::Verdict::HEADER;
+        let _ = writeln!(
+            s,
+            "| {} |\n|{}",
+            header.join(" | "),
+            "---|".repeat(header.len())
+        );
         for v in &sec.verdicts {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                cell(&v.point),
-                cell(&v.between),
-                cell(&v.metric),
-                cell(&v.a),
-                cell(&v.b),
-                cell(&v.phrase),
-                v.p.map_or(String::new(), crate::table::fmt_p)
-            );
+            let cells: Vec<String> = v.cells().iter().map(|c| cell(c)).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
         }
         s.push('\n');
     }
@@ -54,11 +51,10 @@ fn section(s: &mut String, sec: &Section) {
         for r in &sec.comparison {
             let _ = writeln!(
                 s,
-                "| {} | {} | {}{} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 cell(&r.point),
                 cell(&r.contender),
-                r.metric.name(),
-                unit(r.metric.unit()),
+                r.metric.header(),
                 r.baseline.text(),
                 r.change.text(),
                 cell(
@@ -111,44 +107,18 @@ fn recovery(s: &mut String, rows: &[crate::page::Recovery]) {
 /// Every phase's raw counts, one row each.
 fn counts(s: &mut String, rows: &[crate::page::Counts]) {
     let phased = rows.iter().any(|r| !r.phase.is_empty());
-    s.push_str(
-        "Raw counts per trial (r responses, w requests written, e errors, t mean latency):\n\n",
+    let header = crate::page::Counts::header(phased);
+    let _ = writeln!(
+        s,
+        "Raw counts per trial (r responses, w requests written, e errors, t mean latency):\n\n| {} |\n|{}",
+        header.join(" | "),
+        "---|".repeat(header.len())
     );
-    s.push_str(if phased {
-        "| point | contender | trial | phase | r | w | e | errors by class | t (ms) |\n|---|---|---|---|---|---|---|---|---|\n"
-    } else {
-        "| point | contender | trial | r | w | e | errors by class | t (ms) |\n|---|---|---|---|---|---|---|---|\n"
-    });
     for r in rows {
-        let phase = if phased {
-            format!(" {} |", cell(&r.phase))
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {}{} |{} {} | {} | {} | {} | {:.2} |",
-            cell(&r.point),
-            cell(&r.contender),
-            r.trial,
-            if r.ok { "" } else { " (failed)" },
-            phase,
-            r.responses,
-            r.written,
-            r.errors,
-            cell(&r.breakdown),
-            r.mean_latency_ms
-        );
+        let cells: Vec<String> = r.cells(phased).iter().map(|c| cell(c)).collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
     s.push('\n');
-}
-
-fn unit(u: &str) -> String {
-    if u.is_empty() {
-        String::new()
-    } else {
-        format!(" ({u})")
-    }
 }
 
 /// The summary table: medians with their 95 % CI, then the comparison of the first metric
@@ -161,7 +131,7 @@ pub fn table(s: &mut String, t: &Table) {
     }
     s.push_str(" contender | trials |");
     for m in &t.columns {
-        let _ = write!(s, " {}{} |", m.name(), unit(m.unit()));
+        let _ = write!(s, " {} |", m.header());
     }
     s.push_str(" comparison |\n|");
     let cols = t.columns.len() + 3 + usize::from(with_point);

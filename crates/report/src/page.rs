@@ -34,6 +34,75 @@ pub struct Section {
     pub recovery: Vec<Recovery>,
 }
 
+impl Counts {
+    /// Column names of [`Counts::cells`]; `phased`: with the phase column.
+    pub fn header(phased: bool) -> Vec<&'static str> {
+        let mut h = vec![
+            "point",
+            "contender",
+            "trial",
+            "r",
+            "w",
+            "e",
+            "errors by class",
+            "t (ms)",
+        ];
+        if phased {
+            h.insert(3, "phase");
+        }
+        h
+    }
+
+    /// Whether the column named `h` of [`Counts::header`] holds numbers.
+    pub fn numeric(h: &str) -> bool {
+        matches!(h, "trial" | "r" | "w" | "e" | "t (ms)")
+    }
+
+    /// The row as text, one cell per [`Counts::header`] column (the exporters escape them).
+    pub fn cells(&self, phased: bool) -> Vec<String> {
+        let mut c = vec![
+            self.point.clone(),
+            self.contender.clone(),
+            format!("{}{}", self.trial, if self.ok { "" } else { " (failed)" }),
+            self.responses.to_string(),
+            self.written.to_string(),
+            self.errors.to_string(),
+            self.breakdown.clone(),
+            format!("{:.2}", self.mean_latency_ms),
+        ];
+        if phased {
+            c.insert(3, self.phase.clone());
+        }
+        c
+    }
+}
+
+impl Verdict {
+    /// Column names of [`Verdict::cells`].
+    pub const HEADER: [&'static str; 7] = [
+        "point",
+        "between",
+        "metric",
+        "better (A)",
+        "other (B)",
+        "A vs B",
+        "p",
+    ];
+
+    /// The row as text, one cell per [`Verdict::HEADER`] column (the exporters escape them).
+    pub fn cells(&self) -> [String; 7] {
+        [
+            self.point.clone(),
+            self.between.clone(),
+            self.metric.clone(),
+            self.a.clone(),
+            self.b.clone(),
+            self.phrase.clone(),
+            self.p.map_or(String::new(), crate::table::fmt_p),
+        ]
+    }
+}
+
 impl Recovery {
     /// Column names of [`Recovery::cells`].
     pub const HEADER: [&'static str; 10] = [
@@ -169,7 +238,7 @@ pub struct Failure {
     pub stderr_tail: String,
 }
 
-/// One of the lab's comparisons: A (the better by median) against B on a metric.
+/// One of the study's comparisons (the model's): A (the better by median) against B on a metric.
 #[derive(Debug, Clone, Default)]
 pub struct Verdict {
     pub point: String,

@@ -68,6 +68,14 @@ impl Column {
         }
     }
 
+    /// The header with the unit: "p99 (ms)", "errors".
+    pub fn header(self) -> String {
+        match self.unit() {
+            "" => self.name(),
+            u => format!("{} ({u})", self.name()),
+        }
+    }
+
     /// The unit of the shown values (the registry's, after its scale).
     pub fn unit(self) -> &'static str {
         self.metric().unit
