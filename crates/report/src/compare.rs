@@ -113,7 +113,7 @@ fn overlay(
         .into_iter()
         .filter_map(|p| match p {
             Plot::Line(c) => Some(c),
-            Plot::Bar(_) => None,
+            Plot::Bar(_) | Plot::HBar(_) => None,
         })
         .collect();
     for pb in gb.plots {

@@ -5,12 +5,14 @@
 //! comparisons, plots), and [`render`] lays it out in the chosen [`Format`]. With two or more
 //! study files the first is the baseline and each later one is compared with it point by point.
 
+pub mod answer;
 pub mod compare;
 pub mod csv;
 pub mod hdr;
 pub mod html;
 pub mod load_section;
 pub mod markdown;
+pub mod overload;
 pub mod page;
 pub mod study_section;
 pub mod summary_csv;
@@ -98,6 +100,18 @@ pub fn build_with(
         ([(_, a), (_, b)], 0) if compare::comparable(a, b) => {
             format!("barrage studies: {} vs {}", a.study.name, b.study.name)
         }
+        (many, 0) if many.len() > 3 => {
+            // Many runs of one family ("pingpong-overload-go", "pingpong-overload-rust"): their
+            // shared prefix and a count, not a paragraph of names.
+            let names: Vec<&str> = many.iter().map(|(_, s)| s.study.name.as_str()).collect();
+            let mut prefix = names[0];
+            for n in &names[1..] {
+                while !n.starts_with(prefix) {
+                    prefix = &prefix[..prefix.len() - 1];
+                }
+            }
+            format!("barrage studies: {prefix}… ({} runs)", many.len())
+        }
         (many, 0) if many.len() > 1 => format!(
             "barrage studies: {}",
             many.iter()
@@ -123,9 +137,15 @@ pub fn build_with(
             }
         }
     }
+    // Several overload studies (one per server): one section across them answers first, each
+    // server's own section follows folded.
+    let cross = overload::section(&studies);
+    let fold = cross.is_some();
+    page.sections.extend(cross);
     for (label, s) in &studies {
-        page.sections
-            .push(study_section::section(label, s, &options.hdr_points));
+        let mut sec = study_section::section(label, s, &options.hdr_points);
+        sec.folded = fold;
+        page.sections.push(sec);
     }
     if !loads.is_empty() {
         page.sections.push(load_section::section(&loads));

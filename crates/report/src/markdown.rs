@@ -14,8 +14,66 @@ pub fn render(page: &Page) -> String {
     s
 }
 
+/// The answer first: the question, the ranked table, the verdicts, one line per kind of note.
+fn answer(s: &mut String, a: &crate::answer::Answer) {
+    let _ = writeln!(s, "**{}**\n", cell(&a.question));
+    let heads: Vec<String> = a
+        .columns
+        .iter()
+        .map(|c| {
+            if c.group.is_empty() {
+                cell(&c.header)
+            } else {
+                format!("{} {}", cell(&c.group), cell(&c.header))
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "| # | contender | {} |\n|---:|---|{}",
+        heads.join(" | "),
+        "---:|".repeat(heads.len())
+    );
+    for (i, r) in a.rows.iter().enumerate() {
+        let cells: Vec<String> = r
+            .cells
+            .iter()
+            .map(|c| {
+                if c.best {
+                    format!("**{}**", cell(&c.text))
+                } else {
+                    cell(&c.text)
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            i + 1,
+            cell(&r.name),
+            cells.join(" | ")
+        );
+    }
+    let _ = writeln!(s, "\n{}\n", cell(&a.ranked_by));
+    for v in &a.verdicts {
+        let _ = writeln!(s, "- {}", cell(v));
+    }
+    if !a.verdicts.is_empty() {
+        s.push('\n');
+    }
+    for n in &a.notes {
+        let _ = writeln!(s, "> **Note:** {}", cell(&n.text));
+    }
+    if !a.notes.is_empty() {
+        s.push('\n');
+    }
+}
+
 fn section(s: &mut String, sec: &Section) {
     let _ = write!(s, "\n## {}\n\n", cell(&sec.heading));
+    if let Some(a) = &sec.answer {
+        answer(s, a);
+    }
     if !sec.meta.is_empty() {
         s.push_str("| | |\n|---|---|\n");
         for (k, v) in &sec.meta {

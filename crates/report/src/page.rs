@@ -2,7 +2,7 @@
 //! value pairs), notes, a summary table, comparison tables and groups of plots. The exporters
 //! only lay this out; every figure is computed when the page is built.
 
-use crate::svg::{BarChart, LineChart};
+use crate::svg::{BarChart, HBarChart, LineChart};
 use crate::table::{Cell, Column, Comparison, Table};
 
 /// The whole report.
@@ -26,6 +26,18 @@ pub struct Section {
     /// shows them.
     pub verdicts: Vec<Verdict>,
     pub plots: Vec<PlotGroup>,
+    /// Shown folded (e.g. each server's own section under the cross-server overload section).
+    pub folded: bool,
+    /// Plots drawn small, several to a row (small multiples).
+    pub small_multiples: bool,
+    /// What the study found, shown first (studies only).
+    pub answer: Option<crate::answer::Answer>,
+    /// The question's main chart, shown beside the answer.
+    pub answer_chart: Option<Plot>,
+    /// Per contender and point: CPU, memory and per-second timelines (folded in HTML).
+    pub timelines: Vec<PlotGroup>,
+    /// Failed trials grouped per contender, point and reason.
+    pub failure_groups: Vec<FailureGroup>,
     /// Failed trials with their reason and stderr tail.
     pub failures: Vec<Failure>,
     /// Server studies: every load phase's raw counts (`r: w: e: t:`).
@@ -193,6 +205,7 @@ pub struct PlotGroup {
 pub enum Plot {
     Line(LineChart),
     Bar(BarChart),
+    HBar(HBarChart),
 }
 
 impl Plot {
@@ -200,18 +213,21 @@ impl Plot {
         match self {
             Plot::Line(c) => c.is_empty(),
             Plot::Bar(c) => c.is_empty(),
+            Plot::HBar(c) => c.is_empty(),
         }
     }
     pub fn title(&self) -> &str {
         match self {
             Plot::Line(c) => &c.title,
             Plot::Bar(c) => &c.title,
+            Plot::HBar(c) => &c.title,
         }
     }
     pub fn to_svg(&self) -> String {
         match self {
             Plot::Line(c) => c.to_svg(),
             Plot::Bar(c) => c.to_svg(),
+            Plot::HBar(c) => c.to_svg(),
         }
     }
 }
@@ -226,6 +242,21 @@ pub struct CompareRow {
     pub change: Cell,
     /// The change relative to the baseline; `None` when either side has no value.
     pub verdict: Option<Comparison>,
+}
+
+/// The failed trials of one contender at one point for one reason.
+#[derive(Debug, Clone, Default)]
+pub struct FailureGroup {
+    pub point: String,
+    pub contender: String,
+    /// "OOM", "timeout", "crashed", ...
+    pub reason: String,
+    pub failed: usize,
+    pub trials: usize,
+    /// The largest memory seen in the failed trials (RSS or the memory cgroup's peak), bytes.
+    pub peak_bytes: Option<u64>,
+    /// Median wall time until the failure, seconds.
+    pub after_s: Option<f64>,
 }
 
 /// A failed trial, shown rather than hidden.

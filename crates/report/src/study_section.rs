@@ -14,6 +14,7 @@ use serde_json::Value;
 
 mod counts;
 pub mod plots;
+pub mod question;
 pub mod recovery;
 mod timelines;
 
@@ -187,6 +188,26 @@ pub fn table(doc: &Results) -> Table {
             })
             .collect();
     }
+    // Ranked within each point by the primary metric (best first), points in study order:
+    // a reader finds the answer at the top of each point.
+    let primary = registry::primary(doc);
+    let col = columns.iter().position(|c| c.is_stat_of(primary));
+    let point_rank: Vec<String> = dedup(rows.iter().map(|r| r.point.clone()));
+    let key = |r: &Row| {
+        let v = col
+            .and_then(|i| r.cells.get(i))
+            .and_then(|c| c.center())
+            .map(|v| if primary.higher_is_better() { -v } else { v });
+        (
+            point_rank.iter().position(|p| *p == r.point),
+            v.is_none(),
+            v.unwrap_or(0.0),
+        )
+    };
+    rows.sort_by(|a, b| {
+        let (x, y) = (key(a), key(b));
+        x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.total_cmp(&y.2))
+    });
     Table { columns, rows }
 }
 
@@ -272,14 +293,37 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         })
         .collect();
     let notes = notes(doc, &table, failures.len());
+    let answer = crate::answer::answer(doc);
+    let main = question::main_chart(doc, &table, &answer);
+    let skip = main.as_ref().and_then(|m| m.1.clone());
     let mut plots = Vec::new();
+    if let Some(g) = plots::sweep_plots_except(doc, &table, skip.as_deref()) {
+        plots.push(g);
+    } else if !is_client(doc) {
+        plots.push(plots::point_bars(&table));
+    }
+    let mut extra = Vec::new();
+    if let Some(c) = question::memory_timelines(doc) {
+        extra.push(crate::page::Plot::Line(c));
+    }
+    extra.extend(
+        question::tree_timelines(doc)
+            .into_iter()
+            .map(crate::page::Plot::Line),
+    );
+    if !extra.is_empty() {
+        plots.push(crate::page::PlotGroup {
+            heading: "Memory, processes and threads over time".into(),
+            notes: vec!["One trial per contender: its first failed trial, else its first (memory); the first successful trial at the last point (processes, threads).".into()],
+            plots: extra,
+        });
+    }
     if is_client(doc) {
-        plots.push(plots::client_bars(&table));
+        plots.push(plots::client_bars(doc, &table));
     } else {
-        plots.push(plots::sweep_plots(doc, &table).unwrap_or_else(|| plots::point_bars(&table)));
         plots.extend(plots::distributions(doc, hdr_points));
     }
-    plots.extend(timelines::groups(doc));
+    let timelines = timelines::groups(doc);
     let verdicts = doc
         .comparisons
         .iter()
@@ -299,14 +343,60 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         heading: format!("Study {} ({label})", doc.study.name),
         meta: meta(label, doc),
         notes,
+        failure_groups: failure_groups(doc),
         table: Some(table),
         verdicts,
         plots,
+        answer: Some(answer),
+        answer_chart: main.map(|m| m.0),
+        timelines,
         failures,
         counts: counts::rows(doc),
         recovery: recovery::rows(doc),
         ..Section::default()
     }
+}
+
+/// Failed trials grouped per point, contender and reason, with the peak memory seen and the
+/// median time to failure.
+fn failure_groups(doc: &Results) -> Vec<crate::page::FailureGroup> {
+    let mut out: Vec<crate::page::FailureGroup> = Vec::new();
+    for (p, name) in cells_order(doc) {
+        let trials = trials_of(doc, p, &name);
+        let reasons = dedup(
+            trials
+                .iter()
+                .filter(|t| !t.ok)
+                .map(|t| crate::answer::failure_kind(t)),
+        );
+        for reason in reasons {
+            let failed: Vec<&&Trial> = trials
+                .iter()
+                .filter(|t| !t.ok && crate::answer::failure_kind(t) == reason)
+                .collect();
+            let walls: Vec<f64> = failed
+                .iter()
+                .filter_map(|t| t.exit.as_ref().map(|e| e.wall.as_secs_f64()))
+                .filter(|w| *w > 0.0)
+                .collect();
+            out.push(crate::page::FailureGroup {
+                point: point_label(doc, p),
+                contender: name.clone(),
+                reason,
+                failed: failed.len(),
+                trials: trials.len(),
+                peak_bytes: failed
+                    .iter()
+                    .filter_map(|t| {
+                        let cg = t.exit.as_ref().and_then(|e| e.cgroup_peak_bytes);
+                        t.peak_rss_bytes().max(cg)
+                    })
+                    .max(),
+                after_s: barrage_model::stats::median(&walls),
+            });
+        }
+    }
+    out
 }
 
 /// People's name of a metric key (the registry's label).
@@ -338,17 +428,11 @@ fn notes(doc: &Results, table: &Table, failed: usize) -> Vec<String> {
     }
     if failed > 0 {
         notes.push(format!(
-            "{failed} of {} trials failed: their values are left out of the statistics, drawn as crosses in the bar charts and listed under Failed trials.",
+            "{failed} of {} trials failed: their values are left out of the statistics, written in red in the tables and charts and grouped under Failed trials.",
             doc.trials.len()
         ));
     }
-    // The model's warnings (recomputed from the trials when the file was read).
-    notes.extend(
-        doc.warnings
-            .iter()
-            .filter(|w| w.kind != "few_trials" && w.kind != "failed_trials")
-            .map(|w| w.message.clone()),
-    );
+    // The model's warnings are the answer's folded notes (one line per kind).
     let _ = table;
     notes
 }

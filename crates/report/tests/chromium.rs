@@ -264,7 +264,8 @@ fn html_reports_render_in_chromium() {
                     "{titles:?}"
                 );
                 assert!(
-                    html.contains("barrage-serve · pipelined") && html.contains("than pipelined"),
+                    html.contains("barrage-serve · pipelined")
+                        && html.contains("<td>variants</td><td>throughput</td>"),
                     "{name}: variants are lines and are compared"
                 );
             }
@@ -304,6 +305,128 @@ fn html_reports_render_in_chromium() {
             size > 10_000,
             "{name}: screenshot {} missing or blank ({size} bytes); chromium said:\n{log}",
             shot.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Measures the layout a reader sees at 1400x900: where the ranked answer table and the main
+/// chart start, how much of the first screen notes take, and how tall the page is.
+const LAYOUT_PROBE: &str = r#"<script>(function(){
+function top(sel){var e=document.querySelector(sel); return e? e.getBoundingClientRect().top+window.scrollY : -1;}
+var notes=0; [].slice.call(document.querySelectorAll('.note')).forEach(function(n){
+ var r=n.getBoundingClientRect(); var a=Math.max(0,r.top+window.scrollY), b=Math.min(900,r.bottom+window.scrollY);
+ if(b>a) notes+=b-a;});
+var out={ranked:top('table.ranked'), chart:top('figure.main'), notes:notes,
+ height:document.documentElement.scrollHeight, verdicts:document.querySelectorAll('ul.verdicts li').length};
+var pre=document.createElement('pre'); pre.id='barrage-layout'; pre.textContent=JSON.stringify(out); document.body.appendChild(pre);
+})();</script>"#;
+
+/// The committed runs: every directory under `studies/` that holds a committed report, with the
+/// results files it is made of (its own, or its subdirectories' for a group of runs).
+fn committed() -> Vec<(String, Vec<PathBuf>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../studies");
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        subdirs.sort();
+        if dir.join("report.html").is_file() {
+            let files: Vec<PathBuf> = if dir.join("results.json").is_file() {
+                vec![dir.join("results.json")]
+            } else {
+                subdirs
+                    .iter()
+                    .map(|d| d.join("results.json"))
+                    .filter(|f| f.is_file())
+                    .collect()
+            };
+            let name = dir.strip_prefix(&root).unwrap().display().to_string();
+            out.push((name, files));
+        }
+        stack.extend(subdirs);
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn committed_reports_answer_on_the_first_screen() {
+    let Some(chrome) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (Debian package `chromium`); CI must install it");
+        }
+        eprintln!("SKIPPED: chromium not found");
+        return;
+    };
+    let target = target_dir();
+    let dir = target.join("report-layout");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs = committed();
+    assert!(runs.len() >= 6, "committed runs: {runs:?}");
+    for (name, files) in runs {
+        let inputs: Vec<(String, barrage_report::Input)> = files
+            .iter()
+            .map(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                (
+                    f.display().to_string(),
+                    barrage_report::parse(&text).unwrap(),
+                )
+            })
+            .collect();
+        let page = barrage_report::build(&inputs).expect("report builds");
+        let html = barrage_report::render(&page, Format::Html, "barrage test");
+        let slug = name.replace('/', "-");
+        let probed = html.replacen("</body>", &format!("{LAYOUT_PROBE}</body>"), 1);
+        let path = dir.join(format!("{slug}.html"));
+        std::fs::write(&path, probed).unwrap();
+        let (dom, log) = run(
+            &chrome,
+            &path,
+            &["--dump-dom".into(), "--window-size=1400,900".into()],
+            &dir.join(format!("profile-{slug}")),
+        );
+        let start = dom
+            .find("<pre id=\"barrage-layout\">")
+            .unwrap_or_else(|| panic!("{name}: no probe output; chromium said:\n{log}"))
+            + 25;
+        let end = start + dom[start..].find("</pre>").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&dom[start..end]).unwrap();
+        let f = |k: &str| v[k].as_f64().unwrap();
+        eprintln!("{name}: {v}");
+        assert!(
+            (0.0..600.0).contains(&f("ranked")),
+            "{name}: the ranked table starts at {} px",
+            f("ranked")
+        );
+        assert!(
+            (0.0..1800.0).contains(&f("chart")),
+            "{name}: the main chart starts at {} px",
+            f("chart")
+        );
+        assert!(
+            f("notes") <= 300.0,
+            "{name}: notes take {} px of the first 900",
+            f("notes")
+        );
+        assert!(
+            f("height") <= 15.0 * 900.0,
+            "{name}: the page is {} px tall ({:.1} screens)",
+            f("height"),
+            f("height") / 900.0
+        );
+        let verdicts = v["verdicts"].as_u64().unwrap();
+        assert!(
+            (1..=5).contains(&verdicts),
+            "{name}: {verdicts} verdict lines"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

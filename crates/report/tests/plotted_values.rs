@@ -119,7 +119,13 @@ fn check_section<'a>(
     doc: &dyn Fn(&str) -> (&'a Results, &'a Table),
     f: &mut Found,
 ) {
-    for plot in section.plots.iter().flat_map(|g| &g.plots) {
+    // The answer's main chart is checked like every other.
+    for plot in section
+        .plots
+        .iter()
+        .flat_map(|g| &g.plots)
+        .chain(section.answer_chart.iter())
+    {
         match plot {
             Plot::Line(chart) => {
                 let Some(key) = chart.metric else {
@@ -142,22 +148,59 @@ fn check_section<'a>(
                 }
             }
             Plot::Bar(chart) => {
-                assert_eq!(chart.metrics.len(), chart.series.len(), "{}", chart.title);
-                for (k, (series, _)) in chart.series.iter().enumerate() {
-                    let Some(key) = chart.metrics[k] else {
-                        continue;
-                    };
-                    let m = metric::get(key).unwrap_or_else(|| panic!("{key} is no metric"));
-                    f.words(&chart.title, &[&chart.title, series], &chart.y.label, m);
-                    for bar in chart.groups.iter().filter_map(|g| g.bars.get(k)) {
-                        let (Some(v), Some(at)) = (bar.value, &bar.provenance) else {
-                            continue;
-                        };
-                        let (r, t) = doc(series);
-                        f.value(r, t, &chart.title, m, v, at);
-                    }
-                }
+                let groups: Vec<&[barrage_report::svg::Bar]> =
+                    chart.groups.iter().map(|g| &g.bars[..]).collect();
+                bars(
+                    f,
+                    &chart.title,
+                    &chart.y.label,
+                    &chart.series,
+                    &chart.metrics,
+                    &groups,
+                    &doc,
+                );
             }
+            Plot::HBar(chart) => {
+                let rows: Vec<&[barrage_report::svg::Bar]> =
+                    chart.rows.iter().map(|r| &r.bars[..]).collect();
+                bars(
+                    f,
+                    &chart.title,
+                    &chart.x.label,
+                    &chart.series,
+                    &chart.metrics,
+                    &rows,
+                    &doc,
+                );
+            }
+        }
+    }
+}
+
+/// The bars of a bar chart (either orientation): each series' metric named by its words, each
+/// value the table's cell it came from.
+fn bars<'a>(
+    f: &mut Found,
+    title: &str,
+    axis: &str,
+    series: &[(String, usize)],
+    metrics: &[Option<&'static str>],
+    groups: &[&[barrage_report::svg::Bar]],
+    doc: &dyn Fn(&str) -> (&'a Results, &'a Table),
+) {
+    assert_eq!(metrics.len(), series.len(), "{title}");
+    for (k, (name, _)) in series.iter().enumerate() {
+        let Some(key) = metrics[k] else {
+            continue;
+        };
+        let m = metric::get(key).unwrap_or_else(|| panic!("{key} is no metric"));
+        f.words(title, &[title, name], axis, m);
+        for bar in groups.iter().filter_map(|g| g.get(k)) {
+            let (Some(v), Some(at)) = (bar.value, &bar.provenance) else {
+                continue;
+            };
+            let (r, t) = doc(name);
+            f.value(r, t, title, m, v, at);
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::{cells_order, point_label, trials_of, value_text};
 use crate::hdr;
 use crate::page::{Plot, PlotGroup};
-use crate::svg::{Axis, Bar, BarChart, BarGroup, Line, LineChart};
+use crate::svg::{Axis, Bar, BarChart, BarGroup, HBarChart, HBarRow, Line, LineChart};
 use crate::table::{dedup, Cell, Row, Table};
 use barrage_model::metric::{self as registry, Metric};
 use barrage_model::study::Results;
@@ -65,10 +65,17 @@ fn metric_title(m: &Metric) -> String {
     }
 }
 
-/// Throughput and latency percentiles against the swept parameter: one chart per metric, one
-/// line per contender (and variant), each point the table's cell of that metric.
-pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
+/// The name of the swept numeric parameter (the x axis of the sweep plots), if there is one.
+pub fn sweep_axis_name(doc: &Results) -> Option<String> {
+    sweep_axis(doc)
+}
+
+/// The chart of `m` against the swept parameter: one line per contender (and variant), each
+/// point the table's cell of that metric, with the confidence band. The second value says whether
+/// some point had a single trial (no interval). `None` without a numeric sweep or the metric.
+pub fn sweep_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<(LineChart, bool)> {
     let x = sweep_axis(doc)?;
+    table.column(m)?;
     let xv = |id: usize| {
         doc.points
             .iter()
@@ -89,75 +96,122 @@ pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
         let (lo, hi) = v
             .iter()
             .fold((f64::INFINITY, 0f64), |a, &b| (a.0.min(b), a.1.max(b)));
-        lo > 0.0 && hi / lo >= 20.0
+        lo > 0.0 && hi / lo >= 8.0
     };
     let xlabel = if x == "connections" || x == "c" {
         "connections".to_string()
     } else {
         x.clone()
     };
-    let axis = |l: &str| if log_x { Axis::log(l) } else { Axis::linear(l) };
-    let mut charts = Vec::new();
+    let mut xaxis = if log_x {
+        Axis::log(&xlabel)
+    } else {
+        Axis::linear(&xlabel)
+    };
+    if log_x {
+        // The swept values themselves as ticks (1, 4, 16; 10, 100): a log axis of base 2 or 10
+        // alike, labelled with what was run.
+        let mut v: Vec<f64> = doc.points.iter().filter_map(|p| xv(p.id)).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        xaxis.ticks = Some(v.iter().map(|t| (*t, crate::svg::fmt_num(*t))).collect());
+    }
+    let y = if m.merged_quantile.is_some() {
+        Axis::log(axis_label(m))
+    } else {
+        Axis::from_zero(axis_label(m))
+    };
+    let mut c = LineChart::new(format!("{} vs {xlabel}", metric_title(m)), xaxis, y);
+    c.metric = Some(m.key);
     let mut single = false;
-    for m in [
+    for (li, (name, key)) in lines.iter().enumerate() {
+        let mut line = Line {
+            name: [name.as_str(), key.as_str()]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" · "),
+            color: li,
+            markers: true,
+            ..Line::default()
+        };
+        let mut pts = Vec::new();
+        for (p, cname) in order
+            .iter()
+            .filter(|(p, c)| c == name && &series_key(doc, *p, &x) == key)
+        {
+            let pl = point_label(doc, *p);
+            let Some(xx) = xv(*p) else { continue };
+            let Some(cell) = table.row(&pl, cname).and_then(|r| table.cell(r, m.key)) else {
+                continue;
+            };
+            let (true, Some(center)) = (cell.summary.is_some(), cell.center()) else {
+                continue;
+            };
+            single |= cell.ci().is_none();
+            pts.push((xx, center, cell.ci(), (pl, cname.clone())));
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (xx, center, ci, prov) in pts {
+            line.points.push((xx, center));
+            line.provenance.push(prov);
+            if let Some((lo, hi)) = ci {
+                line.band.push((xx, lo, hi));
+            }
+        }
+        if line.band.len() < 2 {
+            // A band needs two points; show the interval as error bars instead.
+            line.errors = std::mem::take(&mut line.band);
+        }
+        c.lines.push(line);
+    }
+    Some((c, single))
+}
+
+/// The metrics charted against the swept parameter: servers' throughput and latency
+/// percentiles, and errors when there were any; clients' primary metric and peak memory.
+pub fn sweep_metrics(doc: &Results, table: &Table) -> Vec<&'static Metric> {
+    if super::is_client(doc) {
+        return vec![registry::primary(doc), &registry::PEAK_RSS];
+    }
+    let mut v = vec![
         &registry::RPS,
         &registry::P50,
         &registry::P99,
         &registry::P999,
-    ] {
-        if table.column(m).is_none() {
+    ];
+    let any_errors = table.column(&registry::ERRORS).is_some_and(|i| {
+        table
+            .rows
+            .iter()
+            .any(|r| r.cells[i].values.iter().any(|e| *e > 0.0))
+    });
+    if any_errors {
+        v.push(&registry::ERRORS);
+    }
+    v
+}
+
+/// Every sweep metric but `skip` (the one the answer block already shows) against the swept
+/// parameter.
+pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
+    sweep_plots_except(doc, table, None)
+}
+
+/// [`sweep_plots`] without the chart of the metric keyed `skip`.
+pub fn sweep_plots_except(doc: &Results, table: &Table, skip: Option<&str>) -> Option<PlotGroup> {
+    let xlabel = sweep_axis(doc)?;
+    let mut charts = Vec::new();
+    let mut single = false;
+    for m in sweep_metrics(doc, table) {
+        if Some(m.key) == skip {
             continue;
         }
-        let y = if m.merged_quantile.is_some() {
-            Axis::log(axis_label(m))
-        } else {
-            Axis::from_zero(axis_label(m))
-        };
-        let mut c = LineChart::new(format!("{} vs {xlabel}", metric_title(m)), axis(&xlabel), y);
-        c.metric = Some(m.key);
-        for (li, (name, key)) in lines.iter().enumerate() {
-            let mut line = Line {
-                name: [name.as_str(), key.as_str()]
-                    .iter()
-                    .filter(|s| !s.is_empty())
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(" · "),
-                color: li,
-                markers: true,
-                ..Line::default()
-            };
-            let mut pts = Vec::new();
-            for (p, cname) in order
-                .iter()
-                .filter(|(p, c)| c == name && &series_key(doc, *p, &x) == key)
-            {
-                let pl = point_label(doc, *p);
-                let Some(xx) = xv(*p) else { continue };
-                let Some(cell) = table.row(&pl, cname).and_then(|r| table.cell(r, m.key)) else {
-                    continue;
-                };
-                let (true, Some(center)) = (cell.summary.is_some(), cell.center()) else {
-                    continue;
-                };
-                single |= cell.ci().is_none();
-                pts.push((xx, center, cell.ci(), (pl, cname.clone())));
-            }
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            for (xx, center, ci, prov) in pts {
-                line.points.push((xx, center));
-                line.provenance.push(prov);
-                if let Some((lo, hi)) = ci {
-                    line.band.push((xx, lo, hi));
-                }
-            }
-            if line.band.len() < 2 {
-                // A band needs two points; show the interval as error bars instead.
-                line.errors = std::mem::take(&mut line.band);
-            }
-            c.lines.push(line);
+        if let Some((c, s)) = sweep_chart(doc, table, m) {
+            single |= s;
+            charts.push(Plot::Line(c));
         }
-        charts.push(Plot::Line(c));
     }
     let mut notes = vec!["Lines: throughput is the median over trials, latency the percentile of all trials' merged HDR histograms (as in the summary table); shaded band: 95% confidence interval of the median of the per-trial values.".to_string()];
     if single {
@@ -165,6 +219,11 @@ pub fn sweep_plots(doc: &Results, table: &Table) -> Option<PlotGroup> {
             "Some points have a single successful trial: no confidence interval there.".into(),
         );
     }
+    let xlabel = if xlabel == "c" {
+        "connections".into()
+    } else {
+        xlabel
+    };
     Some(PlotGroup {
         heading: format!("Sweep over {xlabel}"),
         notes,
@@ -215,7 +274,7 @@ pub fn point_bars(table: &Table) -> PlotGroup {
 }
 
 /// The bar of a table cell: its value as the table shows it, the interval, the trials.
-fn bar(c: &Cell, r: &Row) -> Bar {
+pub(crate) fn bar(c: &Cell, r: &Row) -> Bar {
     Bar {
         value: c.center(),
         err: c.ci(),
@@ -225,34 +284,37 @@ fn bar(c: &Cell, r: &Row) -> Bar {
     }
 }
 
-/// A bar chart of registry metrics (one series each, named by the registry) for every row of
-/// the table; a metric the table lacks is left out. Failed trials are marked on the first series.
+/// A horizontal bar chart of registry metrics (one series each, named by the registry), one row
+/// per table row with its full name, in the table's (ranked) order; a metric the table lacks is
+/// left out. Failed trials are counted on the first series and written after the bars.
 fn metric_bars(
+    doc: &Results,
     table: &Table,
     title: &str,
-    y: Axis,
+    x: Axis,
     ms: &[&'static Metric],
     label: impl Fn(&Row) -> String,
-) -> BarChart {
+) -> HBarChart {
     let ms: Vec<&'static Metric> = ms
         .iter()
         .copied()
         .filter(|m| table.column(m).is_some())
         .collect();
-    BarChart {
+    HBarChart {
         title: title.into(),
-        y,
+        x,
         series: ms
             .iter()
             .zip(0..)
             .map(|(m, k)| (m.label.to_string(), k))
             .collect(),
         metrics: ms.iter().map(|m| Some(m.key)).collect(),
-        groups: table
+        rows: table
             .rows
             .iter()
-            .map(|r| BarGroup {
+            .map(|r| HBarRow {
                 label: label(r),
+                note: failures_of(doc, r).unwrap_or_default(),
                 bars: ms
                     .iter()
                     .enumerate()
@@ -266,11 +328,24 @@ fn metric_bars(
                     .collect(),
             })
             .collect(),
+        marks: Vec::new(),
     }
 }
 
-/// Client studies: wall/user/sys and peak RSS bars per contender (and point), failures marked.
-pub fn client_bars(table: &Table) -> PlotGroup {
+/// The failures of a table row in words ("OOM 5/5, 2.00 GiB, after 3.8 s"), if any.
+pub fn failures_of(doc: &Results, r: &Row) -> Option<String> {
+    let p = doc
+        .points
+        .iter()
+        .map(|p| p.id)
+        .find(|id| point_label(doc, *id) == r.point)
+        .unwrap_or(0);
+    crate::answer::failure_text(&trials_of(doc, p, &r.contender))
+}
+
+/// Client studies: wall/user/sys and peak RSS bars per contender (and point), ranked as the
+/// table, full names, failures written out.
+pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
     let label = |r: &Row| {
         if r.point.is_empty() {
             r.contender.clone()
@@ -279,6 +354,7 @@ pub fn client_bars(table: &Table) -> PlotGroup {
         }
     };
     let times = metric_bars(
+        doc,
         table,
         "Wall, user and sys time",
         Axis::from_zero(format!("time ({})", registry::WALL.unit)),
@@ -286,6 +362,7 @@ pub fn client_bars(table: &Table) -> PlotGroup {
         label,
     );
     let rss = metric_bars(
+        doc,
         table,
         "Peak RSS of the process tree",
         Axis::from_zero(axis_label(&registry::PEAK_RSS)),
@@ -294,8 +371,8 @@ pub fn client_bars(table: &Table) -> PlotGroup {
     );
     PlotGroup {
         heading: "Client runs".into(),
-        notes: vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; crosses: failed trials (crash, OOM, timeout, bad output), counted, not hidden.".into()],
-        plots: vec![Plot::Bar(times), Plot::Bar(rss)],
+        notes: vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; failed trials (crash, OOM, timeout, bad output) written after their row, counted, not hidden.".into()],
+        plots: vec![Plot::HBar(times), Plot::HBar(rss)],
     }
 }
 

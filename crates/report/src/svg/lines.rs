@@ -23,6 +23,8 @@ pub struct Line {
     /// Where each point's value comes from, aligned with `points`: (point label, contender) of
     /// the summary table (empty for lines that are not table values), so tests can check it.
     pub provenance: Vec<(String, String)>,
+    /// Draw a cross at the last point: the process ended there by failing (e.g. an OOM kill).
+    pub end_cross: bool,
 }
 
 impl Line {
@@ -235,6 +237,22 @@ impl LineChart {
                         );
                     }
                 }
+            }
+            if let Some((cx, cy)) = l
+                .points
+                .last()
+                .filter(|_| l.end_cross)
+                .and_then(|&(x, y)| Some((px(x)?, py(y)?)))
+            {
+                let _ = write!(
+                    s,
+                    r#"<g class="failed"><path d="M{a:.1},{b:.1}L{c2:.1},{d:.1}M{a:.1},{d:.1}L{c2:.1},{b:.1}"/><title>{n}: failed here</title></g>"#,
+                    a = cx - 5.0,
+                    c2 = cx + 5.0,
+                    b = cy - 5.0,
+                    d = cy + 5.0,
+                    n = esc(&l.name)
+                );
             }
         }
         s.push_str("</g></svg>");

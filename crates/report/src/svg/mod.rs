@@ -3,19 +3,21 @@
 //! No JavaScript and no fonts beyond the system's sans-serif, so the report opens offline.
 
 mod bars;
+mod hbars;
 mod lines;
 pub mod scale;
 
 pub use bars::{Bar, BarChart, BarGroup};
+pub use hbars::{HBarChart, HBarRow};
 pub use lines::{Line, LineChart, Shade};
 pub use scale::{fmt_num, Axis, Scale};
 
 use std::fmt::Write as _;
 
 /// The Okabe-Ito palette (colour-blind safe), reordered so the first colours are the most
-/// distinct on white; yellow comes late because it is faint on paper.
+/// distinct on white; its yellow, faint on white, is replaced by Paul Tol's wine.
 pub const PALETTE: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#882255",
 ];
 
 /// Dash patterns that cycle after the palette, so a ninth series is still distinguishable and
@@ -52,7 +54,7 @@ pub(crate) const WIDTH: f64 = 640.0;
 pub(crate) const PLOT_LEFT: f64 = 70.0;
 pub(crate) const PLOT_RIGHT: f64 = 16.0;
 pub(crate) const PLOT_HEIGHT: f64 = 220.0;
-const CHAR_W: f64 = 6.6;
+pub(crate) const CHAR_W: f64 = 6.6;
 
 /// Lays the legend out in rows under the title; returns its SVG and its height.
 /// Legend items are (name, colour, dash pattern).

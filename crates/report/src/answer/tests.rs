@@ -1,0 +1,231 @@
+//! The answer block checked against known answers: hand-made trials whose medians, ranks,
+//! failures and comparisons are known in advance.
+
+use super::*;
+use barrage_model::study::{Failure, Point, StudyInfo, Warning};
+use std::collections::BTreeMap;
+
+fn trial(point: usize, name: &str, k: u32, rps: Option<f64>) -> Trial {
+    let mut t = Trial {
+        point,
+        contender: name.into(),
+        trial: k,
+        ok: rps.is_some(),
+        ..Trial::default()
+    };
+    t.metrics.rps = rps;
+    t.metrics.wall_s = Some(1.0);
+    t
+}
+
+fn oom(point: usize, name: &str, k: u32) -> Trial {
+    let mut t = trial(point, name, k, None);
+    t.failure = Some(Failure {
+        kind: "oom".into(),
+        ..Failure::default()
+    });
+    t.metrics.peak_rss_bytes = Some(2 << 30);
+    // As the lab writes it: 3 s of wall time before the kill.
+    let exit = serde_json::json!({
+        "outcome": {"kind": "oom", "evidence": "the memory cgroup counted 1 OOM kill(s)"},
+        "termination": {"kind": "signaled", "signal": 9, "core_dumped": false},
+        "wall_s": 3.0,
+        "rusage": {"user_s": 1.0, "sys_s": 2.0, "maxrss_bytes": 2147483648u64, "minor_faults": 0,
+                   "major_faults": 0, "voluntary_switches": 0, "involuntary_switches": 0},
+        "stdout_bytes": 0, "stdout_truncated": false, "stderr_tail": "",
+        "stop": {"signal_sent": false, "killed_after_grace": false, "stragglers_killed": 0},
+        "memory_limit": {"kind": "cgroup_v1", "bytes": 2147483648u64, "path": "/x"},
+        "cgroup_peak_bytes": 2147483648u64
+    });
+    t.exit = Some(serde_json::from_value(exit).expect("an exit record"));
+    t
+}
+
+fn study(points: &[&str], trials: Vec<Trial>) -> Results {
+    let mut r = Results {
+        schema: "barrage.study/2".into(),
+        study: StudyInfo {
+            name: "t".into(),
+            description: "which server is fastest?".into(),
+            kind: Kind::Server,
+            trials: 5,
+            ..StudyInfo::default()
+        },
+        points: points
+            .iter()
+            .enumerate()
+            .map(|(id, l)| Point {
+                id,
+                label: l.to_string(),
+                params: BTreeMap::from([(
+                    "connections".to_string(),
+                    serde_json::json!(l.trim_start_matches("c=").parse::<u64>().unwrap()),
+                )]),
+                ..Point::default()
+            })
+            .collect(),
+        contenders: crate::table::dedup(trials.iter().map(|t| t.contender.clone()))
+            .into_iter()
+            .map(|name| barrage_model::study::ContenderInfo {
+                name,
+                status: "ready".into(),
+                ..Default::default()
+            })
+            .collect(),
+        trials,
+        ..Results::default()
+    };
+    barrage_model::summary::update(&mut r);
+    r
+}
+
+const FAST: [f64; 5] = [200.0, 202.0, 198.0, 201.0, 199.0];
+const SLOW: [f64; 5] = [100.0, 101.0, 99.0, 100.5, 99.5];
+
+fn sweep() -> Results {
+    let mut trials = Vec::new();
+    for k in 0..5u32 {
+        let i = k as usize;
+        // At c=1 slow leads; at c=10 fast leads by 2x: the rank follows the last point.
+        trials.push(trial(0, "fast", k, Some(SLOW[i])));
+        trials.push(trial(0, "slow", k, Some(FAST[i])));
+        trials.push(trial(1, "fast", k, Some(FAST[i])));
+        trials.push(trial(1, "slow", k, Some(SLOW[i])));
+        trials.push(oom(0, "broken", k));
+        trials.push(oom(1, "broken", k));
+    }
+    study(&["c=1", "c=10"], trials)
+}
+
+#[test]
+fn ranks_by_the_primary_metric_at_the_last_point() {
+    let a = answer(&sweep());
+    assert_eq!(a.question, "which server is fastest?");
+    let names: Vec<&str> = a.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["fast", "slow", "broken"]);
+    let headers: Vec<(&str, &str)> = a
+        .columns
+        .iter()
+        .map(|c| (c.group.as_str(), c.header.as_str()))
+        .collect();
+    assert_eq!(headers, [("req/s", "c=1"), ("req/s", "c=10")]);
+    assert_eq!(a.rows[0].cells[1].value, Some(200.0));
+    assert_eq!(a.rows[0].cells[0].value, Some(100.0));
+    assert_eq!(a.rows[1].cells[1].value, Some(100.0));
+    assert!(a.rows[0].cells[1].best && !a.rows[1].cells[1].best);
+    assert!(a.rows[1].cells[0].best, "slow leads at c=1");
+    assert!(a
+        .ranked_by
+        .starts_with("Ranked by throughput at c=10 (median of 5 trials)"));
+}
+
+#[test]
+fn failures_are_inline_with_memory_and_time() {
+    let a = answer(&sweep());
+    let broken = &a.rows[2];
+    assert!(broken.cells[1].failed);
+    assert_eq!(broken.cells[1].value, None);
+    assert_eq!(broken.cells[1].text, "OOM 5/5, 2.00 GiB, after 3.00 s");
+}
+
+#[test]
+fn verdicts_are_the_model_comparisons_with_interval_and_p() {
+    let a = answer(&sweep());
+    assert!(a.verdicts.len() <= MAX_VERDICTS);
+    let first = &a.verdicts[0];
+    assert!(
+        first.starts_with("fast has the highest throughput at c=10: 2.00x faster ["),
+        "{first}"
+    );
+    assert!(first.contains("] than slow, the runner-up (p "), "{first}");
+    // At c=1 the order is the other way round.
+    assert!(
+        a.verdicts
+            .iter()
+            .any(|v| v.starts_with("slow has the highest throughput at c=1: 2.00x faster")),
+        "{:?}",
+        a.verdicts
+    );
+}
+
+#[test]
+fn equal_contenders_are_not_called_different() {
+    let mut trials = Vec::new();
+    for k in 0..3u32 {
+        let i = k as usize;
+        trials.push(trial(0, "a", k, Some(FAST[i])));
+        trials.push(trial(0, "b", k, Some(FAST[(i + 1) % 3])));
+    }
+    let a = answer(&study(&["c=1"], trials));
+    assert!(
+        a.verdicts[0].contains("no significant difference from"),
+        "{:?}",
+        a.verdicts
+    );
+}
+
+#[test]
+fn pairs_show_the_keepalive_speedup() {
+    let mut trials = Vec::new();
+    for k in 0..5u32 {
+        let i = k as usize;
+        trials.push(trial(0, "x-close", k, Some(SLOW[i])));
+        trials.push(trial(0, "x-keepalive", k, Some(3.0 * SLOW[i])));
+        trials.push(trial(0, "y-close", k, Some(FAST[i])));
+        trials.push(trial(0, "y-keepalive", k, Some(FAST[(i + 1) % 5])));
+    }
+    let mut r = study(&["c=1"], trials);
+    r.points[0].label.clear();
+    r.points[0].params.clear();
+    let a = answer(&r);
+    let names: Vec<&str> = a.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["x", "y"], "ranked by keep-alive throughput");
+    assert_eq!(a.rows[0].cells[0].value, Some(100.0));
+    assert_eq!(a.rows[0].cells[1].value, Some(300.0));
+    assert!((a.rows[0].cells[2].value.unwrap() - 3.0).abs() < 1e-9);
+    assert!(
+        a.rows[0].cells[2].text.starts_with("3.00x ["),
+        "{:?}",
+        a.rows[0].cells[2]
+    );
+    assert!(
+        a.rows[1].cells[2].text.contains(", n.s. (p = "),
+        "{:?}",
+        a.rows[1].cells[2]
+    );
+    assert!(
+        a.verdicts[0].starts_with(
+            "Keep-alive is significantly faster than a new connection per request in 1 of 2 pairs"
+        ),
+        "{}",
+        a.verdicts[0]
+    );
+}
+
+#[test]
+fn notes_fold_to_one_line_per_kind() {
+    let mut r = sweep();
+    r.warnings = ["a", "b", "a"]
+        .iter()
+        .map(|m| Warning {
+            kind: "outlier".into(),
+            message: m.to_string(),
+            ..Warning::default()
+        })
+        .chain([Warning {
+            kind: "few_trials".into(),
+            message: "only one".into(),
+            ..Warning::default()
+        }])
+        .collect();
+    let n = fold_notes(&r);
+    assert_eq!(n.len(), 2);
+    assert_eq!((n[0].kind.as_str(), n[0].count), ("outlier", 3));
+    assert_eq!(n[0].details, ["a", "b"], "a repeated message once");
+    assert!(
+        n[0].text.starts_with("2 trials flagged as outliers"),
+        "{}",
+        n[0].text
+    );
+    assert_eq!(n[1].text, "only one");
+}
