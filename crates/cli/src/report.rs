@@ -129,7 +129,11 @@ fn per_study(inputs: &[(String, Input)], format: OutFormat) -> anyhow::Result<St
         };
         out.push_str(&match format {
             OutFormat::SummaryCsv => barrage_report::summary_csv::render(r),
-            _ => barrage_report::terminal::table(r),
+            _ => format!(
+                "{}\n{}",
+                barrage_report::terminal::answer(r),
+                barrage_report::terminal::table(r)
+            ),
         });
     }
     Ok(out)

@@ -168,11 +168,28 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let csv = barrage_report::summary_csv::render(&results);
     barrage_lab::results::write_atomic(&dir.join("summary.csv"), csv.as_bytes())
         .context("cannot write summary.csv")?;
-    print!("{}", barrage_report::terminal::table(&results));
+    // The report beside the results: the answer block below ends with its path.
+    let report = dir.join("report.html");
+    let label = dir.join("results.json").display().to_string();
+    let page = barrage_report::build(&[(
+        label,
+        barrage_report::Input::Study(Box::new(results.clone())),
+    )])
+    .context("cannot build the report")?;
+    let html = barrage_report::render(
+        &page,
+        barrage_report::Format::Html,
+        &format!("barrage {}", env!("CARGO_PKG_VERSION")),
+    );
+    barrage_lab::results::write_atomic(&report, html.as_bytes())
+        .context("cannot write report.html")?;
+    print!("{}", barrage_report::terminal::answer(&results));
     println!(
-        "\nresults: {}  summary: {}",
+        "report: {}  results: {}  summary: {}  (every comparison and warning: barrage report {} -f text)",
+        report.display(),
         dir.join("results.json").display(),
-        dir.join("summary.csv").display()
+        dir.join("summary.csv").display(),
+        dir.display()
     );
     if results.status != "complete" {
         println!(

@@ -1,5 +1,6 @@
-//! The terminal rendering of a study's results: the summary table, the comparisons and the
-//! warnings, as plain text with aligned columns (what `barrage run` prints at the end).
+//! The terminal rendering of a study's results: the answer block (ranked table, at most five
+//! verdict lines, one line per kind of note: what `barrage run` prints at the end, one screen),
+//! and the full summary table with every comparison and warning (`barrage report -f text`).
 
 use crate::table::merged_percentile;
 use barrage_model::metric::{self, Format, Metric};
@@ -112,7 +113,6 @@ fn text(c: &Cell, m: &Metric, show: Show) -> String {
 
 /// The summary table, comparisons and warnings, for a terminal (plain text, aligned columns).
 pub fn table(r: &Results) -> String {
-    let server = r.study.kind == Kind::Server;
     let cols = columns(r);
     let mut head: Vec<String> = ["point", "contender", "ok"].map(String::from).to_vec();
     head.extend(cols.iter().map(|(m, show)| header(m, *show)));
@@ -147,35 +147,7 @@ pub fn table(r: &Results) -> String {
         r.study.name, r.study.trials
     );
     out.push_str(&align(&rows));
-    // Over all trials: the sampler's CPU time over its wall time (short trials alone would
-    // overstate it with the fixed cost of the first walk of /proc).
-    let (cpu, wall) =
-        r.trials
-            .iter()
-            .filter_map(|t| t.samples.as_ref())
-            .fold((0.0, 0.0), |(c, w), s| {
-                (
-                    c + s.sampler_cpu.as_secs_f64(),
-                    w + s.sampler_wall.as_secs_f64(),
-                )
-            });
-    let sampler = (wall > 0.0).then(|| 100.0 * cpu / wall);
-    let pin = match (&r.pinning.contender_cpus, &r.pinning.generator_cpus) {
-        (Some(c), Some(g)) => format!(
-            "contender on CPU {c:?}, {} on CPU {g:?}",
-            if server {
-                "load generator"
-            } else {
-                "target server"
-            }
-        ),
-        _ => r.pinning.note.clone(),
-    };
-    let _ = writeln!(
-        out,
-        "pinning: {pin}; sampler cost: {}",
-        sampler.map_or("-".to_string(), |p| format!("{p:.2}% of a core"))
-    );
+    let _ = writeln!(out, "{}", machine_line(r));
     let primary = barrage_model::metric::primary(r).key;
     // The primary metric always (a "no significant difference" is news too); the others only
     // when they differ significantly.
@@ -214,6 +186,75 @@ pub fn table(r: &Results) -> String {
         }
     }
     out
+}
+
+/// The answer block in text: the question, the ranked table, the verdicts, one line per kind of
+/// note, and the pinning and the sampler's cost.
+pub fn answer(r: &Results) -> String {
+    let a = crate::answer::answer(r);
+    let mut out = String::new();
+    let _ = writeln!(out, "study {}: {}", r.study.name, a.question);
+    let mut head: Vec<String> = vec!["#".into(), "contender".into()];
+    let mut last_group = "";
+    for c in &a.columns {
+        head.push(if c.group.is_empty() {
+            c.header.clone()
+        } else if c.group != last_group {
+            format!("{} {}", c.group, c.header)
+        } else {
+            c.header.clone()
+        });
+        last_group = &c.group;
+    }
+    let mut rows = vec![head];
+    for (i, row) in a.rows.iter().enumerate() {
+        let mut line = vec![(i + 1).to_string(), row.name.clone()];
+        line.extend(row.cells.iter().map(|c| c.text.clone()));
+        rows.push(line);
+    }
+    out.push_str(&align(&rows));
+    let _ = writeln!(out, "{}", a.ranked_by);
+    for v in &a.verdicts {
+        let _ = writeln!(out, "  {v}");
+    }
+    for n in &a.notes {
+        let _ = writeln!(out, "  ! {}", n.text);
+    }
+    let _ = writeln!(out, "{}", machine_line(r));
+    out
+}
+
+/// Pinning and the sampler's cost, in one line.
+fn machine_line(r: &Results) -> String {
+    let server = r.study.kind == Kind::Server;
+    // Over all trials: the sampler's CPU time over its wall time (short trials alone would
+    // overstate it with the fixed cost of the first walk of /proc).
+    let (cpu, wall) =
+        r.trials
+            .iter()
+            .filter_map(|t| t.samples.as_ref())
+            .fold((0.0, 0.0), |(c, w), s| {
+                (
+                    c + s.sampler_cpu.as_secs_f64(),
+                    w + s.sampler_wall.as_secs_f64(),
+                )
+            });
+    let sampler = (wall > 0.0).then(|| 100.0 * cpu / wall);
+    let pin = match (&r.pinning.contender_cpus, &r.pinning.generator_cpus) {
+        (Some(c), Some(g)) => format!(
+            "contender on CPU {c:?}, {} on CPU {g:?}",
+            if server {
+                "load generator"
+            } else {
+                "target server"
+            }
+        ),
+        _ => r.pinning.note.clone(),
+    };
+    format!(
+        "pinning: {pin}; sampler cost: {}",
+        sampler.map_or("-".to_string(), |p| format!("{p:.2}% of a core"))
+    )
 }
 
 fn align(rows: &[Vec<String>]) -> String {

@@ -303,3 +303,35 @@ fn files_without_a_common_contender_are_shown_not_compared() {
     let md = report(&["server-study.json", "overload.json"], Format::Markdown);
     assert!(md.contains("## Comparison"), "{md}");
 }
+
+#[test]
+fn the_terminal_answer_fits_one_screen_and_ranks_by_the_data() {
+    for (name, files) in CASES {
+        let inputs = common::inputs(files);
+        for (_, input) in &inputs {
+            let Some(r) = input.study() else { continue };
+            let text = barrage_report::terminal::answer(r);
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines.len() <= 40, "{name}: {} lines:\n{text}", lines.len());
+            let a = barrage_report::answer::answer(r);
+            assert!(a.verdicts.len() <= 5, "{name}");
+            // The rows are printed in the answer's order, the first the best at the ranked
+            // column: its median is the best median among the rows that have one.
+            let first = lines[2];
+            assert!(
+                first.starts_with("1  ") && first.contains(&a.rows[0].name),
+                "{name}: {first}"
+            );
+            for v in &a.verdicts {
+                assert!(text.contains(v.as_str()), "{name}: verdict missing: {v}");
+            }
+            // One line per kind of note.
+            let kinds = barrage_report::table::dedup(r.warnings.iter().map(|w| &w.kind));
+            assert_eq!(
+                text.lines().filter(|l| l.starts_with("  ! ")).count(),
+                kinds.len(),
+                "{name}:\n{text}"
+            );
+        }
+    }
+}
