@@ -2,11 +2,13 @@
 //! and its per-second throughput as the sample for comparisons), the HDR percentile distribution
 //! of each, and the per-second throughput, errors and latency over time.
 
+use crate::answer::{Answer, Cell as ACell, Column as AColumn, Row as ARow};
 use crate::hdr;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::svg::{Axis, Line, LineChart, Shade};
 use crate::table::{Cell, Column, Row, Table};
 use barrage_model::load::{LoadDoc, Phase};
+use barrage_model::metric::fmt_count;
 use barrage_model::metric::{Metric, ERRORS, P50, P99, P999, RPS};
 
 /// The table's columns: the median of the per-second throughput (the per-second rates are the
@@ -117,11 +119,106 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
     plots.push(series_group(docs));
     Section {
         heading: "Load runs".into(),
+        answer: Some(answer(docs)),
         meta,
         notes,
         table: Some(table),
         plots,
         ..Section::default()
+    }
+}
+
+/// What each run achieved, as the terminal says it: the rate (against its target for an open
+/// loop), how late requests went out, latency corrected and uncorrected, errors.
+pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
+    let ms = |us: f64| format!("{:.2} ms", us / 1000.0);
+    let col = |h: &str| AColumn {
+        group: String::new(),
+        header: h.into(),
+        metric: None,
+    };
+    let text = |t: String, v: Option<f64>| ACell {
+        value: v,
+        text: t,
+        ..ACell::default()
+    };
+    let mut verdicts = Vec::new();
+    let rows = docs
+        .iter()
+        .map(|(l, d)| {
+            let lat = &d.latency_us;
+            let unc = d.latency_uncorrected_us.as_ref();
+            let (target, share, late) = match &d.rate {
+                Some(r) => {
+                    let share = 100.0 * r.achieved_rps / r.target_rps.max(f64::MIN_POSITIVE);
+                    verdicts.push(format!(
+                        "{l}: achieved {} of the {} req/s target ({share:.0}%); requests went out late by p50 {}, p99 {}, max {}.",
+                        fmt_count(r.achieved_rps),
+                        fmt_count(r.target_rps),
+                        ms(r.lateness_us.p50 as f64),
+                        ms(r.lateness_us.p99 as f64),
+                        ms(r.lateness_us.max as f64)
+                    ));
+                    if r.generator_bottleneck {
+                        verdicts.push(format!(
+                            "{l}: barrage's generator could not keep the schedule ({} sends late with a free connection): the figures measure barrage as much as the target.",
+                            r.late_by_generator
+                        ));
+                    }
+                    (
+                        text(fmt_count(r.target_rps), Some(r.target_rps)),
+                        text(format!("{share:.0}%"), Some(share)),
+                        text(
+                            format!("{} / {}", ms(r.lateness_us.p50 as f64), ms(r.lateness_us.p99 as f64)),
+                            Some(r.lateness_us.p99 as f64),
+                        ),
+                    )
+                }
+                None => (
+                    text("closed loop".into(), None),
+                    text("-".into(), None),
+                    text("-".into(), None),
+                ),
+            };
+            let achieved = d.rate.as_ref().map_or(d.rps, |r| r.achieved_rps);
+            ARow {
+                name: l.clone(),
+                cells: vec![
+                    text(fmt_count(achieved), Some(achieved)),
+                    target,
+                    share,
+                    late,
+                    text(
+                        format!("{} / {}", ms(lat.p50 as f64), ms(lat.p99 as f64)),
+                        Some(lat.p99 as f64),
+                    ),
+                    unc.map_or(text("-".into(), None), |u| {
+                        text(
+                            format!("{} / {}", ms(u.p50 as f64), ms(u.p99 as f64)),
+                            Some(u.p99 as f64),
+                        )
+                    }),
+                    text(d.errors.total.to_string(), Some(d.errors.total as f64)),
+                ],
+            }
+        })
+        .collect();
+    verdicts.truncate(crate::answer::MAX_VERDICTS);
+    Answer {
+        question: "What rate did each run achieve, and at what latency?".into(),
+        columns: vec![
+            col("achieved req/s"),
+            col("target req/s"),
+            col("of target"),
+            col("send lateness p50 / p99"),
+            col("p50 / p99 (corrected)"),
+            col("p50 / p99 (uncorrected)"),
+            col("errors"),
+        ],
+        rows,
+        ranked_by: "One row per document, in the order given. Corrected latency is measured from each request's intended send time (open loop), uncorrected from when it was actually sent.".into(),
+        verdicts,
+        notes: Vec::new(),
     }
 }
 
@@ -146,12 +243,34 @@ fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> P
                     .map(|(x, v)| (x, v / 1000.0))
                     .collect();
                 max_x = pts.iter().map(|p| p.0).fold(max_x, f64::max);
+                let corrected = d.hdr_uncorrected.is_some();
                 c.lines.push(Line {
-                    name: l.clone(),
+                    name: if corrected {
+                        format!("{l} (corrected)")
+                    } else {
+                        l.clone()
+                    },
                     color: i,
                     points: pts,
                     ..Line::default()
                 });
+                // Open loop: the latency from the actual send beside the corrected one, dashed.
+                if let Some(u) = d
+                    .hdr_uncorrected
+                    .as_deref()
+                    .and_then(|b| barrage_model::hdr::decode(b).ok())
+                {
+                    c.lines.push(Line {
+                        name: format!("{l} (uncorrected)"),
+                        color: i,
+                        dashed: true,
+                        points: hdr::percentile_curve(&u)
+                            .into_iter()
+                            .map(|(x, v)| (x, v / 1000.0))
+                            .collect(),
+                        ..Line::default()
+                    });
+                }
             }
             Err(e) => notes.push(format!("{l}: bad HDR histogram: {e}")),
         }
@@ -176,7 +295,7 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
         Axis::from_zero("errors/s"),
     );
     let mut p99 = LineChart::new(
-        "Latency per second (p99; p50 with dots)",
+        "Latency per second (p99 and p50)",
         Axis::from_zero("time (s)"),
         Axis::log("latency (ms)"),
     );
@@ -205,16 +324,13 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
             .push(line(l.clone(), &|s| rate(s.responses, s.span_s), few));
         errs.lines
             .push(line(l.clone(), &|s| rate(s.errors, s.span_s), few));
-        p99.lines.push(line(
-            format!("{l} p99"),
-            &|s| s.p99_us as f64 / 1000.0,
-            false,
-        ));
-        p99.lines.push(line(
-            format!("{l} p50"),
-            &|s| s.p50_us as f64 / 1000.0,
-            true,
-        ));
+        // p99 and p50 in different colours (not only a dash apart).
+        let mut l99 = line(format!("{l} p99"), &|s| s.p99_us as f64 / 1000.0, false);
+        l99.color = 2 * i;
+        let mut l50 = line(format!("{l} p50"), &|s| s.p50_us as f64 / 1000.0, few);
+        l50.color = 2 * i + 1;
+        p99.lines.push(l99);
+        p99.lines.push(l50);
         // Shade the warmup seconds once (all documents share the time axis from their start).
         if i == 0 {
             let w: Vec<_> = tl

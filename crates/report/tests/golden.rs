@@ -4,6 +4,7 @@
 
 mod common;
 
+use barrage_report::page::Plot;
 use barrage_report::{parse, Format, ReportError};
 use common::{report, CASES};
 use std::path::PathBuf;
@@ -334,4 +335,69 @@ fn the_terminal_answer_fits_one_screen_and_ranks_by_the_data() {
             );
         }
     }
+}
+
+#[test]
+fn an_open_loop_run_says_target_achieved_and_lateness_first() {
+    let inputs = common::inputs(&["load-open.json"]);
+    let d = inputs[0].1.load().expect("a load document");
+    let r = d.rate.as_ref().expect("an open-loop run");
+    let page = barrage_report::build(&inputs).unwrap();
+    let sec = &page.sections[0];
+    let a = sec.answer.as_ref().expect("the load section answers first");
+    let row = &a.rows[0];
+    let col = |h: &str| a.columns.iter().position(|c| c.header == h).unwrap();
+    assert_eq!(row.cells[col("achieved req/s")].value, Some(r.achieved_rps));
+    assert_eq!(row.cells[col("target req/s")].value, Some(r.target_rps));
+    assert_eq!(r.target_rps, 2000.0);
+    let share = 100.0 * r.achieved_rps / r.target_rps;
+    assert!((row.cells[col("of target")].value.unwrap() - share).abs() < 1e-9);
+    assert!(share < 50.0, "the fixture cannot reach its target: {share}");
+    assert_eq!(
+        row.cells[col("send lateness p50 / p99")].value,
+        Some(r.lateness_us.p99 as f64)
+    );
+    let u = d.latency_uncorrected_us.as_ref().unwrap();
+    assert_eq!(
+        row.cells[col("p50 / p99 (uncorrected)")].text,
+        format!(
+            "{:.2} ms / {:.2} ms",
+            u.p50 as f64 / 1000.0,
+            u.p99 as f64 / 1000.0
+        )
+    );
+    assert!(
+        a.verdicts[0].contains(&format!(
+            "achieved {} of the 2000 req/s target ({share:.0}%)",
+            barrage_model::metric::fmt_count(r.achieved_rps)
+        )),
+        "{}",
+        a.verdicts[0]
+    );
+    // The distribution plots both latencies: the uncorrected line is the document's histogram.
+    let Plot::Line(dist) = &sec.plots[0].plots[0] else {
+        panic!("distribution first")
+    };
+    let unc = dist
+        .lines
+        .iter()
+        .find(|l| l.name.ends_with("(uncorrected)"))
+        .expect("an uncorrected line");
+    let h = barrage_model::hdr::decode(d.hdr_uncorrected.as_deref().unwrap()).unwrap();
+    let want: Vec<(f64, f64)> = barrage_report::hdr::percentile_curve(&h)
+        .into_iter()
+        .map(|(x, v)| (x, v / 1000.0))
+        .collect();
+    assert!(want.len() > 5);
+    assert_eq!(unc.points, want);
+    // Its median is the document's uncorrected p50.
+    let (_, at_median) = unc.points.iter().find(|p| p.0 >= 2.0).unwrap();
+    assert!((at_median - h.value_at_quantile(0.5) as f64 / 1000.0).abs() < 1e-9);
+    // Corrected latency is larger: it counts the wait for the schedule.
+    assert!(d.latency_us.p99 > u.p99);
+    // p50 and p99 per second in different colours.
+    let Plot::Line(lat) = sec.plots[1].plots.last().unwrap() else {
+        panic!()
+    };
+    assert_ne!(lat.lines[0].color, lat.lines[1].color, "{}", lat.title);
 }

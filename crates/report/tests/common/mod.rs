@@ -20,6 +20,7 @@ pub const CASES: &[(&str, &[&str])] = &[
     ("compare", &["server-study.json", "server-study-b.json"]),
     ("overload", &["overload.json"]),
     ("load", &["load-keepalive.json", "load-close.json"]),
+    ("load-open", &["load-open.json"]),
 ];
 
 pub fn inputs(files: &[&str]) -> Vec<(String, Input)> {
