@@ -270,7 +270,17 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
         table(s, t, sec.verdicts.is_empty());
     }
     if !sec.comparison.is_empty() {
-        let _ = writeln!(s, "<h3 id=\"{id}-change\">Baseline vs change</h3>");
+        // Under an answer the full list (every metric) is folded.
+        let folded = sec.answer.is_some();
+        if folded {
+            let _ = writeln!(
+                s,
+                "<details id=\"{id}-change\"><summary>Baseline vs change: every metric ({} rows)</summary>",
+                sec.comparison.len()
+            );
+        } else {
+            let _ = writeln!(s, "<h3 id=\"{id}-change\">Baseline vs change</h3>");
+        }
         s.push_str("<table><tr><th>point</th><th>contender</th><th>metric</th><th>baseline</th><th>change</th><th>verdict</th></tr>");
         for r in &sec.comparison {
             let sig = r.verdict.as_ref().is_some_and(|v| v.significant);
@@ -287,6 +297,9 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
             );
         }
         s.push_str("</table>\n");
+        if folded {
+            s.push_str("</details>\n");
+        }
     }
     if !sec.plots.is_empty() {
         let _ = writeln!(s, "<div id=\"{id}-plots\"></div>");

@@ -318,7 +318,7 @@ var notes=0; [].slice.call(document.querySelectorAll('.note')).forEach(function(
  var r=n.getBoundingClientRect(); var a=Math.max(0,r.top+window.scrollY), b=Math.min(900,r.bottom+window.scrollY);
  if(b>a) notes+=b-a;});
 var out={ranked:top('table.ranked'), chart:top('figure.main'), notes:notes,
- height:document.documentElement.scrollHeight, verdicts:document.querySelectorAll('ul.verdicts li').length};
+ height:document.documentElement.scrollHeight, verdicts:(document.querySelector('ul.verdicts')||{children:[]}).children.length};
 var pre=document.createElement('pre'); pre.id='barrage-layout'; pre.textContent=JSON.stringify(out); document.body.appendChild(pre);
 })();</script>"#;
 
@@ -338,7 +338,17 @@ fn committed() -> Vec<(String, Vec<PathBuf>)> {
             .collect();
         subdirs.sort();
         if dir.join("report.html").is_file() {
-            let files: Vec<PathBuf> = if dir.join("results.json").is_file() {
+            // A report made of several runs lists them (e.g. the 1-CPU run beside every CPU).
+            let listed: Vec<PathBuf> = std::fs::read_to_string(dir.join("report-inputs.txt"))
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(|l| dir.join(l).join("results.json"))
+                .collect();
+            let files: Vec<PathBuf> = if !listed.is_empty() {
+                listed
+            } else if dir.join("results.json").is_file() {
                 vec![dir.join("results.json")]
             } else {
                 subdirs
