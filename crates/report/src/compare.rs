@@ -106,7 +106,7 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
         plots,
         answer: Some(answer),
         answer_chart: Some(chart),
-        heading: format!("Comparison: {} vs baseline {}", change_label, base_label),
+        heading: format!("Comparison: {cl} vs baseline {bl}"),
         meta: vec![
             (
                 "baseline".into(),
@@ -229,12 +229,12 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
         columns: vec![
             AColumn {
                 group: String::new(),
-                header: format!("{} ({b}) [95% CI]", m.label),
+                header: format!("{} ({}), {b} [95% CI]", m.label, m.unit),
                 metric: Some(m),
             },
             AColumn {
                 group: String::new(),
-                header: format!("{} ({c}) [95% CI]", m.label),
+                header: format!("{} ({}), {c} [95% CI]", m.label, m.unit),
                 metric: Some(m),
             },
             AColumn {

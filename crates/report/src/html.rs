@@ -34,7 +34,7 @@ table.ranked { font-size: 13px; }
 p.caption, p.small { font-size: 12px; color: #444; margin: 2px 0 8px; }
 ul.verdicts { margin: 6px 0; padding-left: 18px; }
 ul.verdicts li { margin: 3px 0; }
-figure.main { flex: 0 1 600px; min-width: 360px; }
+figure.main { flex: 0 1 520px; min-width: 360px; }
 .notes { margin: 10px 0; font-size: 12.5px; }
 nav.toc { margin: 12px 0; padding: 6px 10px; background: #f4f7fb; font-size: 13px; }
 details { margin: 8px 0; }
