@@ -10,6 +10,7 @@ pub mod compare;
 pub mod csv;
 pub mod hdr;
 pub mod html;
+pub mod interact;
 pub mod load_section;
 pub mod markdown;
 pub mod overload;

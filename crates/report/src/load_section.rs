@@ -276,6 +276,7 @@ fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> P
         }
     }
     c.x.ticks = Some(hdr::percentile_ticks(max_x));
+    c.x.quantity = crate::svg::Quantity::Percentile;
     PlotGroup {
         heading: "Latency distribution".into(),
         notes: Vec::new(),
@@ -286,17 +287,17 @@ fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> P
 fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
     let mut rps = LineChart::new(
         "Throughput per second",
-        Axis::from_zero("time (s)"),
+        Axis::time("time (s)"),
         Axis::from_zero("responses/s"),
     );
     let mut errs = LineChart::new(
         "Errors per second",
-        Axis::from_zero("time (s)"),
+        Axis::time("time (s)"),
         Axis::from_zero("errors/s"),
     );
     let mut p99 = LineChart::new(
         "Latency per second (p99 and p50)",
-        Axis::from_zero("time (s)"),
+        Axis::time("time (s)"),
         Axis::log("latency (ms)"),
     );
     for (i, (l, d)) in docs.iter().enumerate() {

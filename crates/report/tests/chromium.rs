@@ -111,8 +111,10 @@ fn run_once(chrome: &Path, page: &Path, extra: &[String], profile: &Path) -> (St
     )
 }
 
-/// Injected into a copy of the report (the report itself has no script): records page errors,
-/// then measures every plot and writes the findings into the DOM for `--dump-dom`.
+/// Injected into a copy of the report (after the report's own script, which has run by then):
+/// records page errors, measures every plot, drives the hover and zoom of the timeline
+/// [`HOVERED`] with synthetic mouse events, and writes the findings into the DOM for
+/// `--dump-dom`.
 const PROBE_HEAD: &str = r#"<script>window.__errs=[];window.addEventListener('error',function(e){window.__errs.push(String(e.message||('failed to load '+((e.target&&(e.target.src||e.target.href))||e.type))))},true);</script>"#;
 const PROBE_TAIL: &str = r#"<script>(function(){
 var plots=[].slice.call(document.querySelectorAll('svg.plot')).map(function(s){
@@ -120,7 +122,27 @@ var plots=[].slice.call(document.querySelectorAll('svg.plot')).map(function(s){
  return {title:(s.querySelector('title')||{}).textContent||'', kind:s.getAttribute('data-kind'),
   marks:d?d.querySelectorAll('path.line,path.band,rect.bar,circle,path.errbar,g.failed').length:0,
   failed:s.querySelectorAll('g.failed').length, w:b.width, h:b.height, sw:r.width, sh:r.height};});
-var out={errors:window.__errs, plots:plots, resources:performance.getEntriesByType('resource').length,
+var hover=null, svg=[].slice.call(document.querySelectorAll('svg.plot')).filter(function(s){return s.querySelector('title').textContent==='RSS \u2014 barrage-serve at c=1'})[0];
+if(svg){
+ var at=function(X,Y,el){var p=svg.createSVGPoint();p.x=X;p.y=Y;return p.matrixTransform((el||svg).getScreenCTM())};
+ // Chromium rounds a synthetic event's client coordinates: the probe aims at whole pixels
+ // and reports where the chart's own coordinates put those.
+ var snap=function(X,Y){var c=at(X,Y);c={x:Math.round(c.x),y:Math.round(c.y)};var p=svg.createSVGPoint();p.x=c.x;p.y=c.y;return {c:c,x:p.matrixTransform(svg.getScreenCTM().inverse()).x}};
+ var fire=function(type,c){svg.dispatchEvent(new MouseEvent(type,{clientX:c.x,clientY:c.y,bubbles:true,button:0}))};
+ var tip=function(){var t=document.querySelector('div.tip');return t&&!t.hidden?t.textContent:null};
+ var ticks=function(){return [].slice.call(svg.querySelectorAll('text.tick.x')).filter(function(t){return t.getClientRects().length>0}).map(function(t){return [t.textContent,+t.getAttribute('x')]})};
+ var fr=svg.querySelector('rect.frame'), L=+fr.getAttribute('x'), W=+fr.getAttribute('width');
+ var path=svg.querySelector('g.data path.line'), v=path.getAttribute('d').split(/[ML]/).filter(Boolean).map(function(s){return s.split(',').map(Number)});
+ var k=Math.floor(v.length/2), X=v[k][0], Y=v[k][1];
+ fire('mousemove',at(X,Y)); var tip1=tip(), hair=+svg.querySelector('line.xhair').getAttribute('x1'), ticks0=ticks();
+ var sa=snap(Math.max(L+2,X-60),Y), sb=snap(Math.min(L+W-2,X+60),Y), a=sa.x, b=sb.x;
+ fire('mousedown',sa.c); fire('mousemove',sb.c); fire('mouseup',sb.c);
+ var ticks1=ticks(), p=svg.createSVGPoint(); p.x=X; p.y=Y; var z=p.matrixTransform(path.getCTM());
+ fire('mousemove',at(z.x,z.y)); var tip2=tip();
+ svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));
+ hover={k:k,x:X,plot:[L,W],tip:tip1,hair:hair,ticks:ticks0,drag:[a,b],zoomed_ticks:ticks1,zoomed_x:z.x,zoomed_tip:tip2,reset_ticks:ticks()};
+}
+var out={errors:window.__errs, plots:plots, hover:hover, resources:performance.getEntriesByType('resource').length,
  notes:[].slice.call(document.querySelectorAll('p.note')).map(function(p){return p.textContent})};
 var pre=document.createElement('pre'); pre.id='barrage-check'; pre.textContent=JSON.stringify(out); document.body.appendChild(pre);
 })();</script>"#;
@@ -168,10 +190,13 @@ fn html_reports_render_in_chromium() {
 
     for (name, files) in CASES {
         let html = report(files, Format::Html);
-        // The report itself: offline-safe by construction, checked here too.
-        assert!(
-            !html.contains("<script"),
-            "{name}: the report carries no script"
+        // The report itself: offline-safe by construction, checked here too. Its one script is
+        // inline (no attributes, so no `src`).
+        assert_eq!(html.matches("<script").count(), 1, "{name}: one script");
+        assert_eq!(
+            html.matches("<script>").count(),
+            1,
+            "{name}: an inline script"
         );
         for bad in ["src=\"http", "href=\"http", "@import", "url(http"] {
             assert!(!html.contains(bad), "{name}: external reference {bad}");
@@ -203,6 +228,9 @@ fn html_reports_render_in_chromium() {
                 p["sw"].as_f64().unwrap() > 100.0 && p["sh"].as_f64().unwrap() > 100.0,
                 "{name}: plot {t:?} not laid out: {p}"
             );
+        }
+        if *name == "server-study" {
+            hover_and_zoom(&v["hover"]);
         }
         let titles: Vec<&str> = plots.iter().map(|p| p["title"].as_str().unwrap()).collect();
         let has = |prefix: &str| titles.iter().any(|t| t.starts_with(prefix));
@@ -440,4 +468,148 @@ fn committed_reports_answer_on_the_first_screen() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The timeline the probe hovers and zooms: trial 1's RSS of barrage-serve at c=1, in
+/// `server-study.json`.
+const HOVERED: &str = "RSS — barrage-serve at c=1";
+
+/// Sample `k` of trial 1 of barrage-serve at c=1 as the fixture has it: (seconds since the trial
+/// started, RSS in MiB), the values the RSS timeline's first line draws at its vertex `k`.
+fn fixture_rss(k: usize) -> (f64, f64) {
+    let text = std::fs::read_to_string(common::fixtures().join("server-study.json")).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let point = doc["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == "c=1")
+        .unwrap()["id"]
+        .clone();
+    let trial = doc["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["contender"] == "barrage-serve" && t["trial"] == 0 && t["point"] == point)
+        .unwrap();
+    let s = &trial["samples"]["samples"][k];
+    (
+        s["t_s"].as_f64().unwrap() - trial["windows"]["trial_start_s"].as_f64().unwrap(),
+        s["rss_bytes"].as_f64().unwrap() / (1024.0 * 1024.0),
+    )
+}
+
+/// Reads "trial 1: 5.5625 MiB" (or "trial 1: 5.5625 MiB (at 0.61 s)") out of a tooltip whose
+/// first line is the hovered x ("0.61 s"): trial 1's (x, y).
+fn read_tip(tip: &str) -> (f64, f64) {
+    let mut lines = tip.lines();
+    let head = lines.next().unwrap();
+    let x: f64 = head.strip_suffix(" s").expect(tip).parse().expect(tip);
+    let line = lines.find_map(|l| l.strip_prefix("trial 1: ")).expect(tip);
+    let (y, rest) = line.split_once(" MiB").expect(tip);
+    let x = match rest.strip_prefix(" (at ") {
+        Some(r) => r.strip_suffix(" s)").expect(tip).parse().expect(tip),
+        None => x,
+    };
+    (x, y.parse().expect(tip))
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-9)
+}
+
+/// Tick labels and positions as the probe saw them: (value, x in SVG units).
+fn ticks(v: &serde_json::Value) -> Vec<(f64, f64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let l = t[0].as_str().unwrap();
+            (
+                l.parse().unwrap_or_else(|_| panic!("tick {l}")),
+                t[1].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The probe's hover and zoom of [`HOVERED`]: the read-out at vertex `k` of trial 1's line is the
+/// fixture's sample `k` (x and y, 6 significant digits), before and after zooming; the drag
+/// zooms into the dragged range (tick labels placed where that range puts them); a double-click
+/// brings the original ticks back.
+fn hover_and_zoom(h: &serde_json::Value) {
+    assert!(h.is_object(), "the probe found no {HOVERED:?}");
+    let k = h["k"].as_u64().unwrap() as usize;
+    let (fx, fy) = fixture_rss(k);
+    for key in ["tip", "zoomed_tip"] {
+        let tip = h[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("no tooltip ({key}): {h}"));
+        let (x, y) = read_tip(tip);
+        assert!(
+            close(x, fx, 1e-5),
+            "{key}: x {x} is not the fixture's {fx}: {tip:?}"
+        );
+        assert!(
+            close(y, fy, 1e-5),
+            "{key}: y {y} is not the fixture's {fy}: {tip:?}"
+        );
+    }
+    let vx = h["x"].as_f64().unwrap();
+    assert!(
+        (h["hair"].as_f64().unwrap() - vx).abs() < 0.06,
+        "crosshair: {h}"
+    );
+
+    // The drawn ticks give the pixel -> seconds map, independently of the script.
+    let t0 = ticks(&h["ticks"]);
+    assert!(t0.len() >= 3, "{h}");
+    let ((v0, p0), (v1, p1)) = (t0[0], t0[t0.len() - 1]);
+    let secs = |px: f64| v0 + (px - p0) * (v1 - v0) / (p1 - p0);
+    let px_per_s = (p1 - p0) / (v1 - v0);
+    assert!(
+        (secs(vx) - fx).abs() * px_per_s < 0.06,
+        "vertex {k} drawn at {vx}: {h}"
+    );
+
+    let (l, w) = (
+        h["plot"][0].as_f64().unwrap(),
+        h["plot"][1].as_f64().unwrap(),
+    );
+    let (a, b) = (
+        h["drag"][0].as_f64().unwrap(),
+        h["drag"][1].as_f64().unwrap(),
+    );
+    let (lo, hi) = (secs(a), secs(b));
+    let zoomed = ticks(&h["zoomed_ticks"]);
+    assert!(zoomed.len() >= 3, "zoomed ticks: {h}");
+    assert_ne!(h["zoomed_ticks"], h["ticks"], "the drag changed nothing");
+    let step = zoomed[1].0 - zoomed[0].0;
+    let mant = step / 10f64.powf(step.log10().floor());
+    assert!(
+        [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .any(|m| close(mant, *m, 1e-6)),
+        "step {step}: {h}"
+    );
+    for (i, &(v, px)) in zoomed.iter().enumerate() {
+        assert!(
+            v >= lo - 1e-9 && v <= hi + 1e-9,
+            "tick {v} outside [{lo}, {hi}]: {h}"
+        );
+        // Where the zoomed range puts v, to half a pixel (labels are rounded to 6 digits).
+        let want = l + (v - lo) / (hi - lo) * w;
+        assert!((px - want).abs() < 0.5, "tick {v} at {px}, not {want}: {h}");
+        if i > 0 {
+            assert!(close(v - zoomed[i - 1].0, step, 1e-4), "uneven ticks: {h}");
+        }
+    }
+    // The line stretched with the axis: vertex k is where the zoomed range puts its x.
+    let want = l + (vx - a) / (b - a) * w;
+    let zx = h["zoomed_x"].as_f64().unwrap();
+    assert!(
+        (zx - want).abs() < 0.5,
+        "zoomed vertex at {zx}, not {want}: {h}"
+    );
+    assert_eq!(h["reset_ticks"], h["ticks"], "double-click resets: {h}");
 }

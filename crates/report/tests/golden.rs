@@ -157,10 +157,16 @@ fn html_is_self_contained_with_plots_and_escaped_text() {
             html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"),
             "{name}"
         );
+        // One script, inline, the page's own (hover and zoom), just before the body ends.
+        assert_eq!(html.matches("<script").count(), 1, "{name}");
         assert!(
-            !html.contains("<script") && !html.contains("<link") && !html.contains("<img"),
+            html.ends_with(&format!(
+                "{}</body></html>\n",
+                barrage_report::interact::script()
+            )),
             "{name}"
         );
+        assert!(!html.contains("<link") && !html.contains("<img"), "{name}");
         for bad in ["src=", "@import", "url(http", "@font-face"] {
             assert!(!html.contains(bad), "{name}: {bad}");
         }

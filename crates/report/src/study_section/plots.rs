@@ -502,6 +502,7 @@ pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
             }
         }
         c.x.ticks = Some(hdr::percentile_ticks(max_x));
+        c.x.quantity = crate::svg::Quantity::Percentile;
         plots.push(Plot::Line(c));
     }
     notes.insert(

@@ -43,7 +43,7 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
     let chart = |what: &str, y: &str| {
         LineChart::new(
             format!("{what} — {heading}"),
-            Axis::from_zero("time since trial start (s)"),
+            Axis::time("time since trial start (s)"),
             Axis::from_zero(y),
         )
     };
@@ -213,7 +213,7 @@ fn machine_cores(
     };
     let mut c = LineChart::new(
         format!("Machine CPU per core, {} — {heading}", trial_name(t)),
-        Axis::from_zero("time since trial start (s)"),
+        Axis::time("time since trial start (s)"),
         Axis {
             max: Some(100.0),
             ..Axis::from_zero("core busy (%)")

@@ -76,7 +76,7 @@ impl BarChart {
             _ => bottom,
         };
 
-        let mut s = open(&self.title, height, "bar");
+        let mut s = open(&self.title, height, "bar", "");
         s.push_str(&legend_svg);
         // No x ticks: the group labels play that role.
         let xr = Resolved::new(

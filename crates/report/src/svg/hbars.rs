@@ -85,7 +85,7 @@ impl HBarChart {
             .filter(|_| xr.frac(0.0).is_some_and(|f| f >= -1e-9))
             .unwrap_or(left);
 
-        let mut s = open(&self.title, height, "hbar");
+        let mut s = open(&self.title, height, "hbar", "");
         s.push_str(&legend_svg);
         s.push_str(r#"<g class="axes">"#);
         for (v, label) in &xr.ticks {

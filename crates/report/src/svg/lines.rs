@@ -1,7 +1,7 @@
 //! Line charts: series of (x, y) points with an optional confidence band or error bars, shaded
 //! x ranges (warmup and measured windows) and vertical marks (phase boundaries).
 
-use super::scale::{Axis, Resolved};
+use super::scale::{Axis, Quantity, Resolved, Scale};
 use super::{color, dash, esc, legend, open, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, WIDTH};
 use std::fmt::Write as _;
 
@@ -125,14 +125,36 @@ impl LineChart {
                 .map(|f| bottom - f.clamp(-0.02, 1.05) * PLOT_HEIGHT)
         };
 
-        let mut s = open(&self.title, height, "line");
+        // What each line draws, for the page's script: the same points the path goes through.
+        let drawn: Vec<Vec<(f64, f64)>> = self
+            .lines
+            .iter()
+            .map(|l| {
+                l.points
+                    .iter()
+                    .copied()
+                    .filter(|&(x, y)| px(x).is_some() && py(y).is_some())
+                    .collect()
+            })
+            .collect();
+        let data = self.data(&xr, &drawn, [PLOT_LEFT, top, pw, PLOT_HEIGHT]);
+        let mut s = open(
+            &self.title,
+            height,
+            "line",
+            &format!(r#" data-series="{}""#, esc(&data)),
+        );
         s.push_str(&legend_svg);
         let clip = format!("clip{:x}", fnv(&self.title));
         let _ = write!(
             s,
             r#"<defs><clipPath id="{clip}"><rect x="{PLOT_LEFT}" y="{top:.1}" width="{pw:.1}" height="{PLOT_HEIGHT}"/></clipPath></defs>"#
         );
+        // What follows the x axis sits in a `zx` group the script stretches to zoom, inside a
+        // group that clips to the plot: the clip must not stretch with it.
+        let zoomed = format!(r#"<g clip-path="url(#{clip})"><g class="zx">"#);
         // Shades first, so grid and data draw over them.
+        s.push_str(&zoomed);
         for sh in &self.shades {
             if let (Some(a), Some(b)) = (px(sh.from), px(sh.to)) {
                 let w = (b - a).max(0.5);
@@ -154,7 +176,9 @@ impl LineChart {
                 }
             }
         }
+        s.push_str("</g></g>");
         s.push_str(&axes(&xr, &yr, top, bottom, &self.x.label, &self.y.label));
+        s.push_str(&zoomed);
         for (x, label) in &self.marks {
             if let Some(a) = px(*x) {
                 let _ = write!(
@@ -164,7 +188,11 @@ impl LineChart {
                 );
             }
         }
-        let _ = write!(s, r#"<g class="data" clip-path="url(#{clip})">"#);
+        s.push_str("</g></g>");
+        let _ = write!(
+            s,
+            r#"<g class="data" clip-path="url(#{clip})"><g class="zx">"#
+        );
         for l in &self.lines {
             let c = color(l.color);
             // Band: upper edge left to right, lower edge right to left.
@@ -230,10 +258,11 @@ impl LineChart {
                     if let (Some(cx), Some(cy)) = (px(x), py(y)) {
                         let _ = write!(
                             s,
-                            r#"<circle class="dot" cx="{cx:.1}" cy="{cy:.1}" r="3" fill="{c}"><title>{n}: {xv}, {yv}</title></circle>"#,
+                            r#"<circle class="dot" cx="{cx:.1}" cy="{cy:.1}" r="3" fill="{c}"><title>{n}: {yv} {yu} at {xv}</title></circle>"#,
                             n = esc(&l.name),
-                            xv = super::fmt_num(x),
-                            yv = super::fmt_num(y)
+                            xv = esc(&self.x_text(x)),
+                            yv = super::fmt_num(y),
+                            yu = esc(self.y.unit()),
                         );
                     }
                 }
@@ -255,8 +284,44 @@ impl LineChart {
                 );
             }
         }
-        s.push_str("</g></svg>");
+        s.push_str("</g></g></svg>");
         s
+    }
+
+    /// The chart's `data-series` JSON: the x range as drawn (scale space), the plot's rectangle
+    /// (left, top, width, height), the units, and each line's drawn points.
+    fn data(&self, xr: &Resolved, drawn: &[Vec<(f64, f64)>], plot: [f64; 4]) -> String {
+        let (lo, hi) = xr.range();
+        serde_json::json!({
+            "x": {
+                "unit": self.x.unit(),
+                "log": xr.scale == Scale::Log,
+                "lo": lo,
+                "hi": hi,
+                "quantity": self.x.quantity.name(),
+            },
+            "y": { "unit": self.y.unit() },
+            "plot": plot,
+            "lines": self.lines.iter().zip(drawn).map(|(l, pts)| serde_json::json!({
+                "name": l.name,
+                "points": pts.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+        .to_string()
+    }
+
+    /// An x value with its unit, as a reader names it: a percentile axis holds 1 / (1 - q).
+    fn x_text(&self, x: f64) -> String {
+        match self.x.quantity {
+            // Six significant digits: fmt_num would round 99.99 up to 100.
+            Quantity::Percentile => format!(
+                "{}%",
+                format!("{:.5e}", 100.0 - 100.0 / x)
+                    .parse::<f64>()
+                    .unwrap_or(f64::NAN)
+            ),
+            _ => format!("{} {}", super::fmt_num(x), self.x.unit()),
+        }
     }
 }
 
@@ -289,7 +354,7 @@ pub(crate) fn axes(
             let x = PLOT_LEFT + f * pw;
             let _ = write!(
                 s,
-                r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="tick" x="{x:.1}" y="{ty:.1}" text-anchor="middle">{l}</text>"#,
+                r#"<line class="grid x" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="tick x" x="{x:.1}" y="{ty:.1}" text-anchor="middle">{l}</text>"#,
                 ty = bottom + 15.0,
                 l = esc(label)
             );
@@ -366,6 +431,133 @@ mod tests {
         });
         assert!(!c.is_empty());
         assert_eq!(c.to_svg().matches("<circle").count(), 1);
+    }
+
+    /// The chart's `data-series` JSON, unescaped from its attribute.
+    fn data_of(svg: &str) -> serde_json::Value {
+        let a = svg.split(r#"data-series=""#).nth(1).unwrap();
+        let a = &a[..a.find('"').unwrap()];
+        let a = a
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        serde_json::from_str(&a).unwrap()
+    }
+
+    /// The vertices of every `class="line"` path, in order.
+    fn paths_of(svg: &str) -> Vec<Vec<(f64, f64)>> {
+        svg.split(r#"class="line" d=""#)
+            .skip(1)
+            .map(|d| {
+                d[..d.find('"').unwrap()]
+                    .split(['M', 'L'])
+                    .filter(|v| !v.is_empty())
+                    .map(|v| {
+                        let (x, y) = v.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn embedded_data_is_what_the_lines_draw() {
+        let mut c = LineChart::new("t", Axis::time("time (s)"), Axis::log("latency (ms)"));
+        c.lines.push(Line {
+            name: "a \"quoted\" <name>".into(),
+            // The zero cannot be drawn on the log y axis: it is neither drawn nor embedded.
+            points: vec![(0.5, 2.0), (1.5, 0.0), (2.5, 30.0), (3.5, 7.25)],
+            ..Line::default()
+        });
+        c.lines.push(Line {
+            name: "b".into(),
+            color: 1,
+            points: vec![(1.0, 1.5), (2.0, 400.0), (4.0, 12.0)],
+            ..Line::default()
+        });
+        let svg = c.to_svg();
+        let data = data_of(&svg);
+        assert_eq!(data["x"]["unit"], "s");
+        assert_eq!(data["x"]["quantity"], "time");
+        assert_eq!(data["y"]["unit"], "ms");
+        let lines = data["lines"].as_array().unwrap();
+        assert_eq!(lines[0]["name"], "a \"quoted\" <name>");
+        let embedded: Vec<Vec<(f64, f64)>> = lines
+            .iter()
+            .map(|l| {
+                let pts = l["points"].as_array().unwrap();
+                pts.iter()
+                    .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            embedded,
+            [
+                vec![(0.5, 2.0), (2.5, 30.0), (3.5, 7.25)],
+                vec![(1.0, 1.5), (2.0, 400.0), (4.0, 12.0)]
+            ]
+        );
+        // Mapped as the script maps them (x from the embedded range and plot rectangle; y from
+        // the axis), the embedded points are the paths' vertices.
+        let p: Vec<f64> = data["plot"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let (lo, hi) = (
+            data["x"]["lo"].as_f64().unwrap(),
+            data["x"]["hi"].as_f64().unwrap(),
+        );
+        let yr = Resolved::new(
+            &c.y,
+            c.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
+        );
+        let paths = paths_of(&svg);
+        assert_eq!(paths.len(), 2);
+        for (line, path) in embedded.iter().zip(&paths) {
+            assert_eq!(line.len(), path.len());
+            for (&(x, y), &(vx, vy)) in line.iter().zip(path) {
+                let want_x = p[0] + (x - lo) / (hi - lo) * p[2];
+                let want_y = p[1] + p[3] - yr.frac(y).unwrap() * p[3];
+                assert!((want_x - vx).abs() <= 0.051, "x {x}: {want_x} vs {vx}");
+                assert!((want_y - vy).abs() <= 0.051, "y {y}: {want_y} vs {vy}");
+            }
+        }
+    }
+
+    #[test]
+    fn percentile_axes_read_out_as_percentiles() {
+        let mut c = LineChart::new("t", Axis::log("percentile"), Axis::linear("latency (ms)"));
+        c.x.quantity = Quantity::Percentile;
+        assert_eq!(c.x_text(1000.0), "99.9%");
+        assert_eq!(c.x_text(10000.0), "99.99%");
+        c.x.quantity = Quantity::Plain;
+        assert_eq!(c.x_text(8.0), "8 percentile");
+    }
+
+    #[test]
+    fn dots_tell_their_values_without_the_script() {
+        let mut c = LineChart::new("t", Axis::time("time (s)"), Axis::linear("responses/s"));
+        c.lines.push(Line {
+            name: "trial 1".into(),
+            points: vec![(1.0, 1500.0), (2.0, 0.25)],
+            markers: true,
+            ..Line::default()
+        });
+        let svg = c.to_svg();
+        assert!(
+            svg.contains("<title>trial 1: 1500 responses/s at 1 s</title>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("<title>trial 1: 0.25 responses/s at 2 s</title>"),
+            "{svg}"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Hand-written SVG plots: line charts (with confidence bands, error bars, shaded time windows
 //! and vertical marks) and grouped bar charts (with error bars, per-trial dots and failure marks).
-//! No JavaScript and no fonts beyond the system's sans-serif, so the report opens offline.
+//! No fonts beyond the system's sans-serif, so the report opens offline. Line charts carry the
+//! values they draw in a `data-series` attribute, which the page's optional script
+//! (`crate::interact`) reads for hover read-outs and zoom; the SVG is complete without it.
 
 mod bars;
 mod hbars;
@@ -10,7 +12,7 @@ pub mod scale;
 pub use bars::{Bar, BarChart, BarGroup};
 pub use hbars::{HBarChart, HBarRow};
 pub use lines::{Line, LineChart, Shade};
-pub use scale::{fmt_num, Axis, Scale};
+pub use scale::{fmt_num, Axis, Quantity, Scale};
 
 use std::fmt::Write as _;
 
@@ -90,10 +92,11 @@ pub(crate) fn legend(items: &[(String, &str, &str)], top: f64) -> (String, f64) 
 }
 
 /// Opens the `<svg>` element with the class and data attributes the report's checks rely on (no
-/// `xmlns`: inline SVG in HTML gets its namespace from the parser).
-pub(crate) fn open(title: &str, height: f64, kind: &str) -> String {
+/// `xmlns`: inline SVG in HTML gets its namespace from the parser); `attrs` are further
+/// attributes, written as they are.
+pub(crate) fn open(title: &str, height: f64, kind: &str, attrs: &str) -> String {
     format!(
-        r#"<svg class="plot" data-kind="{kind}" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" role="img" aria-label="{t}"><title>{t}</title><text class="title" x="{PLOT_LEFT}" y="16">{t}</text>"#,
+        r#"<svg class="plot" data-kind="{kind}"{attrs} viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" role="img" aria-label="{t}"><title>{t}</title><text class="title" x="{PLOT_LEFT}" y="16">{t}</text>"#,
         t = esc(title)
     )
 }

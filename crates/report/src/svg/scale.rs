@@ -9,6 +9,28 @@ pub enum Scale {
     Log,
 }
 
+/// What an axis's values are, for the page's script: it reads a hovered value out in the
+/// quantity's terms and lets the reader zoom into a time range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Quantity {
+    #[default]
+    Plain,
+    /// Seconds on a linear axis: the chart zooms into a dragged range.
+    Time,
+    /// HdrHistogram's 1 / (1 - q): a hovered value reads out as the percentile 100 q.
+    Percentile,
+}
+
+impl Quantity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::Plain => "plain",
+            Quantity::Time => "time",
+            Quantity::Percentile => "percentile",
+        }
+    }
+}
+
 /// One axis of a plot: its label (with the unit), its scale, optional fixed bounds and optional
 /// fixed ticks (value, label) for axes whose labels are not plain numbers (percentiles).
 #[derive(Clone, Debug)]
@@ -18,6 +40,7 @@ pub struct Axis {
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub ticks: Option<Vec<(f64, String)>>,
+    pub quantity: Quantity,
 }
 
 impl Axis {
@@ -28,6 +51,7 @@ impl Axis {
             min: None,
             max: None,
             ticks: None,
+            quantity: Quantity::Plain,
         }
     }
 
@@ -38,6 +62,7 @@ impl Axis {
             min: None,
             max: None,
             ticks: None,
+            quantity: Quantity::Plain,
         }
     }
 
@@ -46,6 +71,24 @@ impl Axis {
         Axis {
             min: Some(0.0),
             ..Axis::linear(label)
+        }
+    }
+
+    /// Seconds from zero: a timeline's x axis, which the page lets the reader zoom into.
+    pub fn time(label: impl Into<String>) -> Self {
+        Axis {
+            quantity: Quantity::Time,
+            ..Axis::from_zero(label)
+        }
+    }
+
+    /// The unit in the label's last parentheses ("time (s)": "s"), else the whole label
+    /// ("responses/s"), for read-outs that print a value with its unit.
+    pub fn unit(&self) -> &str {
+        let l = self.label.trim();
+        match (l.strip_suffix(')'), l.rfind('(')) {
+            (Some(inner), Some(open)) => &inner[open + 1..],
+            _ => l,
         }
     }
 }
@@ -149,6 +192,12 @@ impl Resolved {
                 }
             }
         }
+    }
+
+    /// The drawn range (lo, hi) in scale space (log10 of the values on a log axis): `frac` is
+    /// (s - lo) / (hi - lo), which the page's script repeats from the chart's embedded data.
+    pub fn range(&self) -> (f64, f64) {
+        (self.lo, self.hi)
     }
 
     /// Position of `v` in [0, 1] along the axis (may fall outside for clipped values); `None` when
@@ -273,6 +322,17 @@ mod tests {
         let labels: Vec<_> = r.ticks.iter().map(|t| t.1.as_str()).collect();
         assert_eq!(labels, ["1", "10", "100", "1000", "10k"]);
         assert_eq!(r.frac(-1.0), None);
+    }
+
+    #[test]
+    fn units_come_from_the_label() {
+        for (l, want) in [
+            ("time since trial start (s)", "s"),
+            ("CPU (% of one core)", "% of one core"),
+            ("responses/s", "responses/s"),
+        ] {
+            assert_eq!(Axis::linear(l).unit(), want);
+        }
     }
 
     #[test]
