@@ -12,6 +12,7 @@ use barrage_model::metric::{self as registry, Metric};
 use barrage_model::study::{Kind, Results, Trial};
 use serde_json::Value;
 
+mod across;
 mod counts;
 pub mod plots;
 pub mod question;

@@ -371,3 +371,73 @@ fn the_check_catches_a_value_under_another_metrics_label() {
     );
     assert!(!names("p99.9 latency (ms)", "p99") && names("p99 latency (ms)", "p99"));
 }
+
+/// The CPU timeline of a point is one line, the median across its trials of user+sys CPU, inside
+/// the trials' min-max band: checked at every drawn bin against the fixture's samples (each
+/// trial's samples on its own clock, the baseline sample left out), computed here independently.
+#[test]
+fn cpu_timeline_is_the_median_of_the_trials_in_their_band() {
+    let input = read(&common::fixtures().join("server-study.json"));
+    let Input::Study(r) = &input else { panic!() };
+    let r = r.as_ref().clone();
+    let page = build(&[("server-study".into(), input)]).unwrap();
+    let mut checked = 0;
+    for group in page.sections.iter().flat_map(|s| &s.timelines) {
+        let heading = group.heading.strip_prefix("Timelines: ").unwrap();
+        let (contender, point) = heading.split_once(" at ").unwrap();
+        let Some(Plot::Line(cpu)) = group.plots.first() else {
+            panic!("{heading}: no CPU chart first")
+        };
+        let trials: Vec<_> = r
+            .trials
+            .iter()
+            .filter(|t| {
+                t.contender == contender && point_label(&r, t.point) == point && t.samples.is_some()
+            })
+            .collect();
+        let total = &cpu.lines[0];
+        assert!(total.name.starts_with("user+sys"), "{}", total.name);
+        if trials.len() > 1 {
+            assert!(
+                total
+                    .name
+                    .contains(&format!("median of {} trials", trials.len())),
+                "{}",
+                total.name
+            );
+            assert_eq!(total.band.len(), total.points.len());
+        }
+        for (i, &(x, med)) in total.points.iter().enumerate() {
+            let mut v: Vec<f64> = trials
+                .iter()
+                .filter_map(|t| {
+                    let s = t.samples.as_ref().unwrap();
+                    let step = s.config.interval.as_secs_f64();
+                    let own: Vec<f64> = s.samples[1..]
+                        .iter()
+                        .filter(|x0| {
+                            let tt = x0.t.as_secs_f64() - t.windows.trial_start_s;
+                            ((tt / step).round() * step - x).abs() < step / 4.0
+                        })
+                        .map(|x0| x0.cpu_user_pct + x0.cpu_sys_pct)
+                        .collect();
+                    (!own.is_empty()).then(|| own.iter().sum::<f64>() / own.len() as f64)
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            assert!(!v.is_empty(), "{heading}: bin {x} has no sample");
+            let n = v.len();
+            let want = (v[(n - 1) / 2] + v[n / 2]) / 2.0;
+            assert!(
+                (med - want).abs() < 1e-9,
+                "{heading} at {x}: {med} vs {want}"
+            );
+            if trials.len() > 1 {
+                let (_, lo, hi) = total.band[i];
+                assert_eq!((lo, hi), (v[0], v[n - 1]), "{heading} at {x}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} CPU bins checked");
+}

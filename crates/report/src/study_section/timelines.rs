@@ -1,8 +1,10 @@
-//! Per contender and point: CPU % (user and sys) and RSS of the process tree over time for every
+//! Per contender and point: CPU % (user+sys as the median across trials in its min-max band, sys
+//! dashed) and RSS of the process tree over time for every
 //! trial, and the per-second throughput and errors, on the trial's clock (seconds since the trial
 //! started), with the warmup and measured windows of the first trial shaded and phase boundaries
 //! marked. This is where a server that stalls after an error shows itself.
 
+use super::across::across;
 use super::{cells_order, point_label, trials_of};
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Line, LineChart, Shade};
@@ -52,6 +54,8 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
     let mut rps = chart("Throughput per second", "responses/s");
     let mut errs = chart("Errors per second", "errors/s");
     let mut notes = Vec::new();
+    // CPU per trial (user+sys, and sys), drawn as one median line in a min-max band.
+    let (mut cpu_total, mut cpu_sys, mut step) = (Vec::new(), Vec::new(), 0.0f64);
     for (k, t) in trials.iter().enumerate() {
         let t0 = t.windows.trial_start_s;
         let name = trial_name(t);
@@ -64,19 +68,9 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
                     .map(|x| (x.t.as_secs_f64() - t0, f(x)))
                     .collect::<Vec<_>>()
             };
-            cpu.lines.push(Line {
-                name: format!("{name} user"),
-                color: k,
-                points: pts(&|x| x.cpu_user_pct),
-                ..Line::default()
-            });
-            cpu.lines.push(Line {
-                name: format!("{name} sys"),
-                color: k,
-                points: pts(&|x| x.cpu_sys_pct),
-                dashed: true,
-                ..Line::default()
-            });
+            cpu_total.push(pts(&|x| x.cpu_user_pct + x.cpu_sys_pct));
+            cpu_sys.push(pts(&|x| x.cpu_sys_pct));
+            step = step.max(s.config.interval.as_secs_f64());
             rss.lines.push(Line {
                 name: name.clone(),
                 color: k,
@@ -118,6 +112,7 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
             notes.push(format!("{name}: {}", t.reason_text()));
         }
     }
+    cpu.lines.extend(cpu_lines(&cpu_total, &cpu_sys, step));
     // Windows of the first trial that has phases (all trials of a point run the same schedule).
     if let Some(t) = trials.iter().find(|t| !t.phases.is_empty()) {
         let mut shades = Vec::new();
@@ -178,6 +173,46 @@ fn group(heading: String, trials: &[&Trial], pinning: &Pinning) -> PlotGroup {
         notes,
         plots,
     }
+}
+
+/// The CPU chart's lines: user+sys as the median across trials in its min-max band, and sys
+/// alone as a dashed median (one trial: that trial's own values).
+fn cpu_lines(total: &[Vec<(f64, f64)>], sys: &[Vec<(f64, f64)>], step: f64) -> Vec<Line> {
+    let n = total.iter().filter(|s| !s.is_empty()).count();
+    if n == 0 {
+        return Vec::new();
+    }
+    let what = if n == 1 {
+        String::new()
+    } else {
+        format!(", median of {n} trials")
+    };
+    let t = across(total, step);
+    let s = across(sys, step);
+    vec![
+        Line {
+            name: if n == 1 {
+                "user+sys".into()
+            } else {
+                format!("user+sys{what} (band: min-max)")
+            },
+            color: 0,
+            points: t.iter().map(|a| (a.t, a.median)).collect(),
+            band: if n == 1 {
+                Vec::new()
+            } else {
+                t.iter().map(|a| (a.t, a.min, a.max)).collect()
+            },
+            ..Line::default()
+        },
+        Line {
+            name: format!("sys{what}"),
+            color: 0,
+            points: s.iter().map(|a| (a.t, a.median)).collect(),
+            dashed: true,
+            ..Line::default()
+        },
+    ]
 }
 
 /// Machine-wide busy % of every core during the first trial that has it, cores named by what was
