@@ -23,7 +23,7 @@ pub struct Across {
 /// `series`: per trial, its (seconds since trial start, value) samples; `step`: the sampling
 /// interval in seconds (bins are this wide, centred on multiples of it).
 pub fn across(series: &[Vec<(f64, f64)>], step: f64) -> Vec<Across> {
-    if !(step > 0.0) {
+    if step.is_nan() || step <= 0.0 {
         return Vec::new();
     }
     let mut bins: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
