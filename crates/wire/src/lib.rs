@@ -9,6 +9,7 @@ pub mod body;
 pub mod chunked;
 pub mod encode;
 pub mod error;
+pub mod h2;
 pub mod pattern;
 pub mod request;
 pub mod response;

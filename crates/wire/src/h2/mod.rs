@@ -1,0 +1,31 @@
+//! HTTP/2 (RFC 9113) framing, shared by the load engine and the server like the HTTP/1.1 codec:
+//! no I/O, every parser takes the bytes the caller has and says how many it used, so a frame
+//! split at any byte boundary parses the same once it is whole.
+//!
+//! - [`frame`]: the frame header, each frame type's payload checks (the connection and stream
+//!   errors RFC 9113 §6 demands, with their error codes), and writers that append frames to a
+//!   buffer without allocating beyond it.
+//! - [`settings`]: SETTINGS parameters and their validation.
+//!
+//! - [`hpack`]: header block coding (RFC 7541).
+
+pub mod frame;
+pub mod hpack;
+pub mod settings;
+
+pub use frame::{parse_frame, ErrorCode, Frame, H2Error, Kind};
+pub use settings::Settings;
+
+/// The client connection preface (RFC 9113 §3.4); a server tells h2c with prior knowledge from
+/// HTTP/1.1 by it.
+pub const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// A frame header's length in bytes.
+pub const FRAME_HEADER_LEN: usize = 9;
+
+/// The largest flow-control window (2^31-1).
+pub const MAX_WINDOW: u32 = (1 << 31) - 1;
+
+/// The initial window and frame size every peer starts with (RFC 9113 §6.5.2).
+pub const DEFAULT_WINDOW: u32 = 65_535;
+pub const DEFAULT_MAX_FRAME_SIZE: u32 = 16_384;
