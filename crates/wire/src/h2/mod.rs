@@ -6,11 +6,14 @@
 //!   errors RFC 9113 §6 demands, with their error codes), and writers that append frames to a
 //!   buffer without allocating beyond it.
 //! - [`settings`]: SETTINGS parameters and their validation.
+//! - [`session`]: the connection-level state client and server share (SETTINGS exchange, PING,
+//!   header blocks, receive flow control), fed bytes, answering into a buffer.
 //!
 //! - [`hpack`]: header block coding (RFC 7541).
 
 pub mod frame;
 pub mod hpack;
+pub mod session;
 pub mod settings;
 
 pub use frame::{parse_frame, ErrorCode, Frame, H2Error, Kind};
