@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the toolchains of the download study's contenders (Debian packages, only those whose
-# commands are missing), builds every contender, and regenerates study-1cpu.toml from study.toml.
+# commands are missing), builds every contender, and regenerates study-1cpu.toml and
+# study-allcpus.toml from study.toml.
 # Idempotent: re-running it only redoes what is missing or out of date. A toolchain that still
 # cannot be had leaves its contender to be reported as skipped/build_failed by `barrage run`.
 set -euo pipefail
@@ -11,7 +12,7 @@ c=$here/contenders
 declare -A pkg=(
   [curl]=curl [python3]=python3 [go]=golang-go [node]=nodejs [npm]=npm
   [java]=default-jdk-headless [javac]=default-jdk-headless [cargo]=cargo
-  [ruby]=ruby [escript]=erlang-base [php]=php-cli
+  [ruby]=ruby [escript]=erlang-base [php]=php-cli [elixir]=elixir
 )
 missing=()
 for cmd in "${!pkg[@]}"; do
