@@ -29,11 +29,7 @@ pub fn pairs(doc: &Results) -> Option<Vec<(String, String, String)>> {
 
 /// The pairs' table: close and keep-alive medians and the speed-up, each pair tested (Welch on
 /// logs) and the p-values Holm-corrected over the pairs.
-pub(super) fn paired(
-    doc: &Results,
-    m: &'static Metric,
-    pairs: &[(String, String, String)],
-) -> Answer {
+pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String)]) -> Answer {
     let point = point_ids(doc).first().copied().unwrap_or(0);
     let mut tested: Vec<(Row, Option<Comparison>)> = pairs
         .iter()
@@ -106,7 +102,7 @@ pub(super) fn paired(
     let unit = if m.key == metric::RPS.key {
         m.unit
     } else {
-        m.label
+        &m.label
     };
     let mut rows: Vec<Row> = tested.iter().map(|(r, _)| r.clone()).collect();
     mark_best(&mut rows, &[Some(m), Some(m), None]);
@@ -154,12 +150,12 @@ pub(super) fn paired(
             Column {
                 group: String::new(),
                 header: format!("{unit}, close"),
-                metric: Some(m),
+                metric: Some(m.clone()),
             },
             Column {
                 group: String::new(),
                 header: format!("{unit}, keep-alive"),
-                metric: Some(m),
+                metric: Some(m.clone()),
             },
             Column {
                 group: String::new(),
