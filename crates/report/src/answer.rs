@@ -2,7 +2,8 @@
 //! TechEmpower's ranked table). Made from the model's statistics and comparisons only:
 //!
 //! - a ranked contender x point table of the study's primary metric (and for client studies peak
-//!   memory and the figures the study declared), failures inline ("OOM 5/5, 2.00 GiB, after 3.8 s");
+//!   memory, PSS beside RSS for multi-process trees, and the figures the study declared),
+//!   failures inline ("OOM 5/5, 2.00 GiB, after 3.8 s");
 //! - for studies of paired contenders (`X-close` / `X-keepalive`), one row per pair with the
 //!   speed-up of keep-alive over close, tested and Holm-corrected over the pairs;
 //! - at most five verdict lines, each a ratio with its 95% interval and a significance test
@@ -91,8 +92,9 @@ pub fn answer(doc: &Results) -> Answer {
     a
 }
 
-/// The metrics of the table: the primary one; for client studies peak memory, then the figures
-/// the study declared that some trial has.
+/// The metrics of the table: the primary one; for client studies peak memory (RSS, and PSS
+/// beside it where trees of several processes share pages: [`pss_differs`]),
+/// then the figures the study declared that some trial has.
 fn metrics(doc: &Results, primary: &Metric) -> Vec<Metric> {
     let mut v = vec![primary.clone()];
     if doc.study.kind != Kind::Client {
@@ -100,6 +102,9 @@ fn metrics(doc: &Results, primary: &Metric) -> Vec<Metric> {
     }
     if primary.key != metric::PEAK_RSS.key {
         v.push(metric::PEAK_RSS);
+    }
+    if pss_differs(doc) && has_values(doc, &metric::PEAK_PSS) {
+        v.push(metric::PEAK_PSS);
     }
     v.extend(
         metric::of_results(doc)
@@ -112,6 +117,20 @@ fn metrics(doc: &Results, primary: &Metric) -> Vec<Metric> {
 /// Whether some successful trial has a value of `m`.
 fn has_values(doc: &Results, m: &Metric) -> bool {
     doc.trials.iter().any(|t| t.ok && m.value(t).is_some())
+}
+
+/// Whether PSS was read while some trial's tree held several processes (a fork, a
+/// multiprocessing pool): there summed RSS counts the pages they share once per process, and PSS
+/// (shared pages divided among their processes) is the figure to read beside it. Trees of one
+/// process, or with short-lived helpers the PSS ticks never saw, have nothing to divide.
+pub fn pss_differs(doc: &Results) -> bool {
+    doc.trials.iter().any(|t| {
+        t.samples.as_ref().is_some_and(|s| {
+            s.samples
+                .iter()
+                .any(|x| x.pss_bytes.is_some() && x.processes > 1)
+        })
+    })
 }
 
 /// The point ids in study order.

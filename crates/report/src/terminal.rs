@@ -47,7 +47,8 @@ enum Show {
 
 /// The table's columns, each a metric of the study: servers their fixed set; clients their
 /// primary metric, then the body throughput, then CPU per request (clients that report their
-/// rate), the wall time and the rest, and the figures the study declared.
+/// rate), the wall time and the rest, PSS beside RSS for multi-process trees, and the figures
+/// the study declared.
 fn columns(r: &Results) -> Vec<(Metric, Show)> {
     use Show::*;
     if r.study.kind == Kind::Server {
@@ -78,6 +79,9 @@ fn columns(r: &Results) -> Vec<(Metric, Show)> {
     }
     for m in [metric::USER, metric::SYS, metric::PEAK_RSS] {
         cols.push((m, Median));
+    }
+    if crate::answer::pss_differs(r) && has(&metric::PEAK_PSS) {
+        cols.push((metric::PEAK_PSS, Median));
     }
     for m in metric::of_results(r) {
         if m.is_figure() && has(&m) {

@@ -170,11 +170,14 @@ pub fn sweep_chart(doc: &Results, table: &Table, m: &Metric) -> Option<(LineChar
 }
 
 /// The metrics charted against the swept parameter: servers' throughput and latency
-/// percentiles, and errors when there were any; clients' primary metric, peak memory and the
-/// figures the study declared.
+/// percentiles, and errors when there were any; clients' primary metric, peak memory (PSS beside
+/// RSS for multi-process trees) and the figures the study declared.
 pub fn sweep_metrics(doc: &Results, table: &Table) -> Vec<Metric> {
     if super::is_client(doc) {
         let mut v = vec![registry::primary(doc).clone(), registry::PEAK_RSS];
+        if crate::answer::pss_differs(doc) {
+            v.push(registry::PEAK_PSS);
+        }
         v.extend(
             table
                 .columns
@@ -348,8 +351,8 @@ pub fn failures_of(doc: &Results, r: &Row) -> Option<String> {
     crate::answer::failure_text(&trials_of(doc, p, &r.contender))
 }
 
-/// Client studies: wall/user/sys and peak RSS bars per contender (and point), then one chart per
-/// figure the study declared, ranked as the table,
+/// Client studies: wall/user/sys and peak memory bars per contender (and point; PSS beside RSS
+/// for multi-process trees), then one chart per figure the study declared, ranked as the table,
 /// full names, failures written out.
 pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
     let label = |r: &Row| {
@@ -367,12 +370,26 @@ pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
         &[&registry::WALL, &registry::USER, &registry::SYS],
         label,
     );
+    let pss = crate::answer::pss_differs(doc) && table.column(&registry::PEAK_PSS).is_some();
+    let memory: &[&Metric] = if pss {
+        &[&registry::PEAK_RSS, &registry::PEAK_PSS]
+    } else {
+        &[&registry::PEAK_RSS]
+    };
     let rss = metric_bars(
         doc,
         table,
-        "Peak RSS of the process tree",
-        Axis::from_zero(axis_label(&registry::PEAK_RSS)),
-        &[&registry::PEAK_RSS],
+        if pss {
+            "Peak RSS and PSS of the process tree"
+        } else {
+            "Peak RSS of the process tree"
+        },
+        Axis::from_zero(if pss {
+            format!("memory ({})", registry::PEAK_RSS.unit)
+        } else {
+            axis_label(&registry::PEAK_RSS)
+        }),
+        memory,
         label,
     );
     let mut plots = vec![Plot::HBar(times), Plot::HBar(rss)];
@@ -392,6 +409,9 @@ pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
         )));
     }
     let mut notes = vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; failed trials (crash, OOM, timeout, bad output) written after their row, counted, not hidden.".to_string()];
+    if pss {
+        notes.push("Peak PSS: the tree's proportional set size, pages shared between its processes (forked children) divided among them, where summed RSS counts them once per process. It is read on fewer samples than RSS (it costs more to read), so a short peak may fall between reads.".into());
+    }
     if plots.len() > 2 {
         notes.push("Figures the contenders print themselves: a contender that does not print one has no bar (an empty cell in the tables, not a zero).".into());
     }
