@@ -12,16 +12,20 @@ use barrage_report::{build, parse, Input};
 
 const MIB: f64 = 1048576.0;
 
+/// A contender: its name, wall time, and the MiB it says it allocated in each of three trials.
+type Contender<'a> = (&'a str, f64, Option<[f64; 3]>);
+
 /// lean: 1, 2, 3 MiB allocated (median 2); heavy: 10, 20, 30 MiB (median 20); silent prints none.
 /// lean is the fastest by wall time, so it is the reference of the comparisons.
-fn document() -> String {
-    let cells: [(&str, f64, Option<[f64; 3]>); 3] = [
-        ("lean", 1.0, Some([1.0, 3.0, 2.0])),
-        ("heavy", 1.5, Some([30.0, 10.0, 20.0])),
-        ("silent", 2.0, None),
-    ];
+const CELLS: &[Contender] = &[
+    ("lean", 1.0, Some([1.0, 3.0, 2.0])),
+    ("heavy", 1.5, Some([30.0, 10.0, 20.0])),
+    ("silent", 2.0, None),
+];
+
+fn document(cells: &[Contender]) -> String {
     let mut trials = Vec::new();
-    for (name, wall, alloc) in cells {
+    for &(name, wall, alloc) in cells {
         for i in 0..3 {
             let mut metrics = Metrics {
                 wall_s: Some(wall * (1.0 + 0.01 * i as f64)),
@@ -72,8 +76,8 @@ fn document() -> String {
     serde_json::to_string(&r).unwrap()
 }
 
-fn results() -> Results {
-    match parse(&document()).expect("a results document") {
+fn results(cells: &[Contender]) -> Results {
+    match parse(&document(cells)).expect("a results document") {
         Input::Study(r) => *r,
         Input::Load(_) => panic!("not a study"),
     }
@@ -81,7 +85,7 @@ fn results() -> Results {
 
 #[test]
 fn the_figures_column_shows_its_known_values() {
-    let r = results();
+    let r = results(CELLS);
     let table = barrage_report::study_section::table(&r);
     let col = table
         .columns
@@ -182,4 +186,37 @@ fn the_figures_column_shows_its_known_values() {
         bars,
         [("lean", Some(2.0)), ("heavy", Some(20.0)), ("silent", None)]
     );
+}
+
+#[test]
+fn paired_contenders_show_the_figure_close_and_keepalive() {
+    let r = results(&[
+        ("ruby-close", 2.0, Some([9.0, 8.0, 10.0])),
+        ("ruby-keepalive", 1.0, Some([0.1, 0.2, 0.3])),
+        ("go-close", 0.5, None),
+        ("go-keepalive", 0.25, None),
+    ]);
+    let a = barrage_report::answer::answer(&r);
+    let headers: Vec<&str> = a.columns.iter().map(|c| c.header.as_str()).collect();
+    assert_eq!(
+        headers[3..],
+        ["allocated, close", "allocated, keep-alive"],
+        "{headers:?}"
+    );
+    let shown: Vec<(&str, &str, &str)> = a
+        .rows
+        .iter()
+        .map(|row| {
+            (
+                row.name.as_str(),
+                row.cells[3].text.as_str(),
+                row.cells[4].text.as_str(),
+            )
+        })
+        .collect();
+    // Ranked by wall time with keep-alive; 0.2 MiB is shown in KiB.
+    assert_eq!(shown, [("go", "-", "-"), ("ruby", "9.0 MiB", "205 KiB")]);
+    // The best of each column (the only value there); an empty cell is never the best.
+    assert!(a.rows[1].cells[3].best && a.rows[1].cells[4].best);
+    assert!(!a.rows[0].cells[3].best && !a.rows[0].cells[4].best);
 }
