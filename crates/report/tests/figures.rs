@@ -197,12 +197,17 @@ fn paired_contenders_show_the_figure_close_and_keepalive() {
         ("go-keepalive", 0.25, None),
     ]);
     let a = barrage_report::answer::answer(&r);
-    let headers: Vec<&str> = a.columns.iter().map(|c| c.header.as_str()).collect();
+    let headers: Vec<(&str, &str)> = a
+        .columns
+        .iter()
+        .map(|c| (c.group.as_str(), c.header.as_str()))
+        .collect();
     assert_eq!(
         headers[3..],
-        ["allocated, close", "allocated, keep-alive"],
+        [("allocated", "close"), ("allocated", "keep-alive")],
         "{headers:?}"
     );
+    assert_eq!(headers[0], ("", "wall, close"));
     let shown: Vec<(&str, &str, &str)> = a
         .rows
         .iter()

@@ -168,19 +168,20 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         ));
     }
     verdicts.truncate(MAX_VERDICTS);
-    let column = |header: String, metric: Option<Metric>| Column {
-        group: String::new(),
+    let column = |group: &str, header: String, metric: Option<Metric>| Column {
+        group: group.to_string(),
         header,
         metric,
     };
     let mut columns = vec![
-        column(format!("{unit}, close"), Some(m.clone())),
-        column(format!("{unit}, keep-alive"), Some(m.clone())),
-        column("keep-alive / close [95% CI]".into(), None),
+        column("", format!("{unit}, close"), Some(m.clone())),
+        column("", format!("{unit}, keep-alive"), Some(m.clone())),
+        column("", "keep-alive / close [95% CI]".into(), None),
     ];
+    // Under a group of their own: "alloc/iter" over "close" and "keep-alive".
     for f in figures {
-        columns.push(column(format!("{}, close", f.label), Some(f.clone())));
-        columns.push(column(format!("{}, keep-alive", f.label), Some(f)));
+        columns.push(column(&f.label, "close".into(), Some(f.clone())));
+        columns.push(column(&f.label, "keep-alive".into(), Some(f.clone())));
     }
     Answer {
         columns,
