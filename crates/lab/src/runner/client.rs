@@ -185,6 +185,10 @@ fn read_figures(
     v: &mut Validation,
 ) {
     for f in declared {
+        if f.required {
+            v.checks
+                .push(format!("stdout reports {}=<{}>", f.key, f.label));
+        }
         match stdout_figure(stdout, &f.key) {
             Some(x) if x.is_finite() => {
                 figures.insert(f.key.clone(), x);
@@ -192,8 +196,6 @@ fn read_figures(
             _ => {
                 let why = format!("stdout has no number {}=<{}>", f.key, f.label);
                 if f.required {
-                    v.checks
-                        .push(format!("stdout reports {}=<{}>", f.key, f.label));
                     v.problems.push(why);
                 } else {
                     v.notes.push(format!("{why} (figure left empty)"));
@@ -321,6 +323,13 @@ mod tests {
         );
         assert_eq!(figs.get("fanout_s"), Some(&1.0123));
         assert_eq!(v.problems, ["stdout has no number ok=<ok>"]);
+        assert_eq!(
+            v.checks,
+            [
+                "stdout reports fanout_s=<fanout s>",
+                "stdout reports ok=<ok>"
+            ]
+        );
         assert!(v.notes.is_empty());
     }
 }
