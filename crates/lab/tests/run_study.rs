@@ -270,10 +270,16 @@ file = "{out}"
 file_size = "{size}"
 file_pattern = true
 
+# A figure the client prints itself; recorded per trial, declared in results.json.
+[[client.figure]]
+key = "chunks"
+unit = "count"
+better = "lower"
+
 [[contender]]
 name = "python-urllib"
 requires = ["python3"]
-start = "python3 -c 'import sys, urllib.request; open(sys.argv[2], \"wb\").write(urllib.request.urlopen(sys.argv[1]).read())' {url} {out}"
+start = "python3 -c 'import sys, urllib.request; open(sys.argv[2], \"wb\").write(urllib.request.urlopen(sys.argv[1]).read()); print(\"chunks=1 chunks=3\")' {url} {out}"
 
 [[contender]]
 name = "wrong-bytes"
@@ -290,7 +296,13 @@ start = "head -c {size} /dev/zero > {out}"
         assert_eq!(t.metrics.body_bytes, Some(300_000));
         let want = 300_000.0 / t.metrics.wall_s.unwrap() / 1e6;
         assert!((t.metrics.mb_per_s.unwrap() - want).abs() < 1e-9 * want.max(1.0));
+        // The last `chunks=` token on stdout.
+        assert_eq!(t.metrics.figures.get("chunks"), Some(&3.0));
     }
+    assert_eq!(r.study.figures.len(), 1);
+    assert_eq!(r.study.figures[0].label, "chunks");
+    let cell = r.summary.iter().find(|c| c.contender == "python-urllib");
+    assert_eq!(cell.unwrap().stats["chunks"].median, 3.0);
     for t in r.trials.iter().filter(|t| t.contender == "wrong-bytes") {
         // A failed download has no throughput.
         assert_eq!(t.metrics.mb_per_s, None);

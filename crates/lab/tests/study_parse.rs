@@ -186,3 +186,60 @@ fn study_client_file_size_alone_sets_the_checksum() {
         .to_string()
         .contains("file_pattern needs expect.file"));
 }
+
+#[test]
+fn study_client_figures_are_declared_and_checked() {
+    let head = "[study]\nname = \"x\"\n[client]\nrate = \"requests_per_s\"\n";
+    let tail = "[[contender]]\nname = \"a\"\nstart = \"true\"\n";
+    let fig = |body: &str| format!("{head}[[client.figure]]\n{body}{tail}");
+    let ok = format!(
+        "{head}[[client.figure]]\nkey = \"alloc_bytes\"\nlabel = \"allocated\"\nunit = \"bytes\"\nbetter = \"lower\"\n[[client.figure]]\nkey = \"alloc_objects\"\nunit = \"count\"\nbetter = \"lower\"\ncompared = false\nrequired = true\n{tail}"
+    );
+    let s = parse(&ok).expect("figures");
+    let f = &s.client.as_ref().unwrap().figures;
+    assert_eq!(f.len(), 2);
+    assert_eq!(
+        (
+            f[0].key.as_str(),
+            f[0].label.as_str(),
+            f[0].compared,
+            f[0].required
+        ),
+        ("alloc_bytes", "allocated", true, false)
+    );
+    assert_eq!(f[0].unit, barrage_model::figure::Unit::Bytes);
+    assert_eq!(f[0].better, barrage_model::metric::Better::Lower);
+    // The label defaults to the key.
+    assert_eq!(
+        (f[1].label.as_str(), f[1].compared, f[1].required),
+        ("alloc_objects", false, true)
+    );
+    // (figure table body, line of the error, text of the message); the figure starts on line 5.
+    let cases: &[(&str, usize, &str)] = &[
+        ("key = \"a\"\nunit = \"kB\"\nbetter = \"lower\"\n", 7, "unknown unit \"kB\" for client.figure \"a\" (one of: bytes, s, ms, us, count, req/s, number)"),
+        ("key = \"a\"\nunit = \"s\"\nbetter = \"less\"\n", 8, "better must be \"lower\" or \"higher\", not \"less\""),
+        ("key = \"wall_s\"\nunit = \"s\"\nbetter = \"lower\"\n", 6, "client.figure key \"wall_s\" is the key of a built-in metric"),
+        ("key = \"a b\"\nunit = \"s\"\nbetter = \"lower\"\n", 6, "must name a `key=value` token"),
+        ("key = \"a\"\nunit = \"s\"\nbetter = \"lower\"\nlabel = \"\"\n", 5, "label must not be empty"),
+        ("key = \"a\"\nunit = \"s\"\nbetter = \"lower\"\nscale = 2\n", 9, "unknown field `scale`"),
+        ("key = \"a\"\nbetter = \"lower\"\n", 5, "missing field `unit`"),
+    ];
+    for (body, line, text) in cases {
+        let src = fig(body);
+        let e = parse(&src).expect_err(&src);
+        let msg = e.to_string();
+        assert!(msg.contains(text), "{msg:?} lacks {text:?}");
+        assert_eq!(e.line(), Some(*line), "{msg}\n--- for ---\n{src}");
+        assert!(!msg.contains('\n'), "one line: {msg:?}");
+    }
+    let twice = format!(
+        "{head}[[client.figure]]\nkey = \"a\"\nunit = \"s\"\nbetter = \"lower\"\n[[client.figure]]\nkey = \"a\"\nunit = \"ms\"\nbetter = \"lower\"\n{tail}"
+    );
+    let e = parse(&twice).unwrap_err();
+    assert_eq!(e.line(), Some(10));
+    assert!(
+        e.to_string()
+            .ends_with("client.figure key \"a\" is declared twice"),
+        "{e}"
+    );
+}

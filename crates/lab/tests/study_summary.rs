@@ -92,6 +92,7 @@ fn results(
             source: String::new(),
             quick: false,
             max_errors: None,
+            figures: Vec::new(),
         },
         machine: Machine::default(),
         pinning: Pinning {

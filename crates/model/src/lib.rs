@@ -3,7 +3,8 @@
 //! - [`load`]: the `barrage.load/1` document (one load run).
 //! - [`study`]: the `barrage.study/2` results document (a study's trials and statistics).
 //! - [`process`]: what a contender's process tree did (samples, exit).
-//! - [`metric`]: the metric registry (key, label, unit, direction, reader, format).
+//! - [`metric`]: the metric registry (key, label, unit, direction, reader, format); [`figure`]:
+//!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
@@ -11,6 +12,7 @@
 //!
 //! No I/O: the lab writes these values, the report and the CLI read them.
 
+pub mod figure;
 pub mod hdr;
 pub mod load;
 pub mod metric;

@@ -5,11 +5,18 @@
 //!
 //! Adding a metric: a field in [`crate::study::Metrics`], an entry here (and in [`ALL`]), and the
 //! lab code that measures it.
+//!
+//! A study may also declare figures of its own, which its contenders print
+//! ([`crate::figure`]); the metrics of one results document are the registry's of its kind and
+//! those ([`of_results`]), and everything that iterates a study's metrics takes that list.
 
 use crate::study::{Kind, Results, Trial};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Which direction is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Better {
     Higher,
     Lower,
@@ -32,26 +39,38 @@ pub enum Format {
     Count,
     /// A plain number with two decimals ("0.97").
     Number,
+    /// Milliseconds shown as a time ("1.25 ms").
+    Millis,
 }
 
-/// One metric.
+/// How a metric's value is read from a trial.
 #[derive(Debug, Clone, Copy)]
+pub enum Read {
+    /// A registry metric: computed from the trial's fields.
+    Field(fn(&Trial) -> Option<f64>),
+    /// A figure the study declared: `metrics.figures[key]`, the number the contender printed.
+    Figure,
+}
+
+/// One metric: a registry one (the constants below) or a figure a study declared
+/// ([`crate::figure::Figure::metric`]).
+#[derive(Debug, Clone)]
 pub struct Metric {
     /// Stable identifier (results, CSV).
-    pub key: &'static str,
+    pub key: Cow<'static, str>,
     /// Short name for table headers and legends ("p99").
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
     /// Unit of the numbers in tables and on plot axes ("ms"), after `scale`.
     pub unit: &'static str,
     /// Stored values (the lab's units: req/s, µs, s, bytes) times this give `unit`.
     pub scale: f64,
     pub better: Better,
     /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
-    pub noun: Option<&'static str>,
+    pub noun: Option<Cow<'static, str>>,
     /// The study kinds that report it.
     pub kinds: &'static [Kind],
-    /// The trial's value, in stored units.
-    pub read: fn(&Trial) -> Option<f64>,
+    /// How the trial's value, in stored units, is read.
+    pub read: Read,
     pub format: Format,
     /// Whether studies compare contenders on it (not on error counts, which say whether a
     /// figure is valid rather than how good it is).
@@ -66,138 +85,138 @@ const CLIENT: &[Kind] = &[Kind::Client];
 const BOTH: &[Kind] = &[Kind::Server, Kind::Client];
 
 pub const RPS: Metric = Metric {
-    key: "rps",
-    label: "throughput",
+    key: Cow::Borrowed("rps"),
+    label: Cow::Borrowed("throughput"),
     unit: "req/s",
     scale: 1.0,
     better: Better::Higher,
     noun: None,
     kinds: BOTH,
-    read: |t| t.metrics.rps,
+    read: Read::Field(|t| t.metrics.rps),
     format: Format::Rate,
     compared: true,
     merged_quantile: None,
 };
 pub const MB_PER_S: Metric = Metric {
-    key: "mb_per_s",
-    label: "throughput",
+    key: Cow::Borrowed("mb_per_s"),
+    label: Cow::Borrowed("throughput"),
     unit: "MB/s",
     scale: 1.0,
     better: Better::Higher,
     noun: None,
     kinds: CLIENT,
-    read: |t| t.metrics.mb_per_s,
+    read: Read::Field(|t| t.metrics.mb_per_s),
     format: Format::MegabytesPerSecond,
     compared: true,
     merged_quantile: None,
 };
 pub const WALL: Metric = Metric {
-    key: "wall_s",
-    label: "wall",
+    key: Cow::Borrowed("wall_s"),
+    label: Cow::Borrowed("wall"),
     unit: "s",
     scale: 1.0,
     better: Better::Lower,
     noun: None,
     kinds: CLIENT,
-    read: |t| t.metrics.wall_s,
+    read: Read::Field(|t| t.metrics.wall_s),
     format: Format::Seconds,
     compared: true,
     merged_quantile: None,
 };
 pub const P50: Metric = Metric {
-    key: "latency_p50_us",
-    label: "p50",
+    key: Cow::Borrowed("latency_p50_us"),
+    label: Cow::Borrowed("p50"),
     unit: "ms",
     scale: 1e-3,
     better: Better::Lower,
     noun: None,
     kinds: SERVER,
-    read: |t| t.metrics.latency_p50_us,
+    read: Read::Field(|t| t.metrics.latency_p50_us),
     format: Format::Micros,
     compared: true,
     merged_quantile: Some(0.5),
 };
 pub const P99: Metric = Metric {
-    key: "latency_p99_us",
-    label: "p99",
-    read: |t| t.metrics.latency_p99_us,
+    key: Cow::Borrowed("latency_p99_us"),
+    label: Cow::Borrowed("p99"),
+    read: Read::Field(|t| t.metrics.latency_p99_us),
     merged_quantile: Some(0.99),
     ..P50
 };
 pub const P999: Metric = Metric {
-    key: "latency_p999_us",
-    label: "p99.9",
-    read: |t| t.metrics.latency_p999_us,
+    key: Cow::Borrowed("latency_p999_us"),
+    label: Cow::Borrowed("p99.9"),
+    read: Read::Field(|t| t.metrics.latency_p999_us),
     merged_quantile: Some(0.999),
     ..P50
 };
 pub const ERRORS: Metric = Metric {
-    key: "errors",
-    label: "errors",
+    key: Cow::Borrowed("errors"),
+    label: Cow::Borrowed("errors"),
     unit: "",
     scale: 1.0,
     better: Better::Lower,
-    noun: Some("errors"),
+    noun: Some(Cow::Borrowed("errors")),
     kinds: SERVER,
-    read: |t| {
+    read: Read::Field(|t| {
         t.metrics.errors.map(|e| e as f64).or_else(|| {
             (!t.phases.is_empty())
                 .then(|| t.phases.iter().map(|p| p.load.errors.total as f64).sum())
         })
-    },
+    }),
     format: Format::Count,
     compared: false,
     merged_quantile: None,
 };
 pub const USER: Metric = Metric {
-    key: "user_s",
-    label: "user",
+    key: Cow::Borrowed("user_s"),
+    label: Cow::Borrowed("user"),
     unit: "s",
     scale: 1.0,
     better: Better::Lower,
-    noun: Some("user CPU"),
+    noun: Some(Cow::Borrowed("user CPU")),
     kinds: CLIENT,
-    read: |t| t.metrics.user_s,
+    read: Read::Field(|t| t.metrics.user_s),
     format: Format::Seconds,
     compared: true,
     merged_quantile: None,
 };
 pub const SYS: Metric = Metric {
-    key: "sys_s",
-    label: "sys",
-    noun: Some("sys CPU"),
-    read: |t| t.metrics.sys_s,
+    key: Cow::Borrowed("sys_s"),
+    label: Cow::Borrowed("sys"),
+    noun: Some(Cow::Borrowed("sys CPU")),
+    read: Read::Field(|t| t.metrics.sys_s),
     ..USER
 };
 pub const CPU: Metric = Metric {
-    key: "cpu_s",
-    label: "CPU",
-    noun: Some("CPU"),
-    read: |t| t.metrics.cpu_s,
+    key: Cow::Borrowed("cpu_s"),
+    label: Cow::Borrowed("CPU"),
+    noun: Some(Cow::Borrowed("CPU")),
+    read: Read::Field(|t| t.metrics.cpu_s),
     ..USER
 };
 pub const CPU_PER_REQUEST: Metric = Metric {
-    key: "cpu_s_per_request",
-    label: "CPU/req",
+    key: Cow::Borrowed("cpu_s_per_request"),
+    label: Cow::Borrowed("CPU/req"),
     unit: "µs",
     scale: 1e6,
     better: Better::Lower,
-    noun: Some("CPU"),
+    noun: Some(Cow::Borrowed("CPU")),
     kinds: BOTH,
-    read: |t| t.metrics.cpu_s_per_request,
+    read: Read::Field(|t| t.metrics.cpu_s_per_request),
     format: Format::Seconds,
     compared: true,
     merged_quantile: None,
 };
 pub const PEAK_RSS: Metric = Metric {
-    key: "peak_rss_bytes",
-    label: "peak RSS",
+    key: Cow::Borrowed("peak_rss_bytes"),
+    label: Cow::Borrowed("peak RSS"),
     unit: "MiB",
     scale: 1.0 / 1048576.0,
     better: Better::Lower,
-    noun: Some("memory"),
+    noun: Some(Cow::Borrowed("memory")),
     kinds: BOTH,
-    read: |t| t.metrics.peak_rss_bytes.map(|b| b as f64),
+    read: Read::Field(|t| t.metrics.peak_rss_bytes.map(|b| b as f64)),
     format: Format::Bytes,
     compared: true,
     merged_quantile: None,
@@ -207,14 +226,14 @@ pub const PEAK_RSS: Metric = Metric {
 /// client run, or over the measured windows of a server trial. Derived from the figures above, so
 /// the lab stores nothing more for it.
 pub const CORES: Metric = Metric {
-    key: "cores_used",
-    label: "cores used",
+    key: Cow::Borrowed("cores_used"),
+    label: Cow::Borrowed("cores used"),
     unit: "",
     scale: 1.0,
     better: Better::Lower,
-    noun: Some("cores"),
+    noun: Some(Cow::Borrowed("cores")),
     kinds: BOTH,
-    read: |t| {
+    read: Read::Field(|t| {
         let cpu = t.metrics.cpu_s?;
         let secs = t.metrics.wall_s.unwrap_or_else(|| {
             t.phases
@@ -223,7 +242,7 @@ pub const CORES: Metric = Metric {
                 .sum()
         });
         (secs > 0.0).then(|| cpu / secs)
-    },
+    }),
     format: Format::Number,
     compared: false,
     merged_quantile: None,
@@ -232,9 +251,9 @@ pub const CORES: Metric = Metric {
 /// them): the memory figure for multi-process trees, where summed RSS counts shared pages once
 /// per process.
 pub const PEAK_PSS: Metric = Metric {
-    key: "peak_pss_bytes",
-    label: "peak PSS",
-    read: |t| t.samples.as_ref()?.peak_pss_bytes.map(|b| b as f64),
+    key: Cow::Borrowed("peak_pss_bytes"),
+    label: Cow::Borrowed("peak PSS"),
+    read: Read::Field(|t| t.samples.as_ref()?.peak_pss_bytes.map(|b| b as f64)),
     ..PEAK_RSS
 };
 
@@ -256,7 +275,7 @@ pub const ALL: &[Metric] = &[
     PEAK_PSS,
 ];
 
-/// The metric with this key.
+/// The registry metric with this key.
 pub fn get(key: &str) -> Option<&'static Metric> {
     ALL.iter().find(|m| m.key == key)
 }
@@ -264,7 +283,11 @@ pub fn get(key: &str) -> Option<&'static Metric> {
 impl Metric {
     /// The trial's value if it is finite.
     pub fn value(&self, t: &Trial) -> Option<f64> {
-        (self.read)(t).filter(|v| v.is_finite())
+        match self.read {
+            Read::Field(read) => read(t),
+            Read::Figure => t.metrics.figures.get(self.key.as_ref()).copied(),
+        }
+        .filter(|v| v.is_finite())
     }
 
     /// Values of the successful trials among `trials`, in their order.
@@ -280,11 +303,27 @@ impl Metric {
         self.better == Better::Higher
     }
 
+    /// Whether this is a figure the study declared rather than a registry metric.
+    pub fn is_figure(&self) -> bool {
+        matches!(self.read, Read::Figure)
+    }
+
+    /// How comparisons word it: "faster/slower" or "more/less NOUN".
+    pub fn wording(&self) -> crate::stats::Wording {
+        match &self.noun {
+            Some(noun) => crate::stats::Wording::Amount {
+                noun: noun.to_string(),
+            },
+            None => crate::stats::Wording::Speed,
+        }
+    }
+
     /// A stored value for people: "12.3k req/s", "1.25 ms", "48.0 MiB", "3.2 µs".
     pub fn show(&self, v: f64) -> String {
         match self.format {
             Format::Rate => format!("{} {}", fmt_count(v), self.unit),
             Format::Micros => fmt_secs(v / 1e6),
+            Format::Millis => fmt_secs(v / 1e3),
             Format::Seconds => fmt_secs(v),
             Format::Bytes => fmt_bytes(v),
             Format::MegabytesPerSecond => format!("{v:.0} MB/s"),
@@ -294,17 +333,39 @@ impl Metric {
     }
 }
 
-/// The metrics a study reports: those of its kind of which at least one successful trial has a
-/// value (a download study has MB/s, a study of clients that report their rate has req/s), in
-/// [`ALL`]'s order with the primary metric first.
-pub fn of_study(r: &Results) -> Vec<&'static Metric> {
+/// Every metric of a results document, whether or not a trial has a value: the registry's
+/// metrics of its kind in [`ALL`]'s order, then the figures its study declared
+/// (`study.figures`), in their order. The statistics, comparisons and CSV columns of a study.
+pub fn of_results(r: &Results) -> Vec<Metric> {
+    ALL.iter()
+        .filter(|m| m.kinds.contains(&r.study.kind))
+        .cloned()
+        .chain(r.study.figures.iter().map(crate::figure::Figure::metric))
+        .collect()
+}
+
+/// The metric of `r` with this key: a registry one or a figure its study declared.
+pub fn find(r: &Results, key: &str) -> Option<Metric> {
+    get(key).cloned().or_else(|| {
+        r.study
+            .figures
+            .iter()
+            .find(|f| f.key == key)
+            .map(crate::figure::Figure::metric)
+    })
+}
+
+/// The metrics a study reports: those of [`of_results`] of which at least one successful trial
+/// has a value (a download study has MB/s, a study of clients that report their rate has
+/// req/s), the primary metric first.
+pub fn of_study(r: &Results) -> Vec<Metric> {
     let primary = primary(r);
-    let mut v: Vec<&'static Metric> = vec![primary];
-    v.extend(ALL.iter().filter(|m| {
-        m.key != primary.key
-            && m.kinds.contains(&r.study.kind)
-            && r.trials.iter().any(|t| t.ok && m.value(t).is_some())
-    }));
+    let mut v: Vec<Metric> = vec![primary.clone()];
+    v.extend(
+        of_results(r).into_iter().filter(|m| {
+            m.key != primary.key && r.trials.iter().any(|t| t.ok && m.value(t).is_some())
+        }),
+    );
     v
 }
 
@@ -359,7 +420,7 @@ mod tests {
     fn keys_are_unique_and_found() {
         for (i, m) in ALL.iter().enumerate() {
             assert!(ALL[..i].iter().all(|o| o.key != m.key), "{}", m.key);
-            assert_eq!(get(m.key).unwrap().key, m.key);
+            assert_eq!(get(&m.key).unwrap().key, m.key);
         }
         assert!(get("nonsense").is_none());
     }

@@ -82,6 +82,10 @@ pub struct StudyInfo {
     /// Load errors a trial may have before it fails (`max_errors`; absent: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_errors: Option<u64>,
+    /// Client studies: the figures the study declared (`[[client.figure]]`), which contenders
+    /// print and trials record in `metrics.figures`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<crate::figure::Figure>,
 }
 
 /// The machine the study ran on.
@@ -185,6 +189,9 @@ pub struct Validation {
     pub passed: bool,
     pub checks: Vec<String>,
     pub problems: Vec<String>,
+    /// What the reader should know but did not fail the trial (a declared figure missing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Why a trial failed.
@@ -225,6 +232,10 @@ pub struct Metrics {
     pub body_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mb_per_s: Option<f64>,
+    /// Client studies: the figures the study declared, as the contender printed them (key ->
+    /// value; a figure it did not print is absent).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub figures: BTreeMap<String, f64>,
 }
 
 /// One trial.

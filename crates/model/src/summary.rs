@@ -1,5 +1,6 @@
 //! The statistics of a results document, computed from its trials: per point and contender the
-//! summary of every registry metric (median, mean, stddev, min, max, 2nd best, 95% CIs), latency
+//! summary of every metric of the document (the registry's and the study's declared figures:
+//! [`metric::of_results`]) (median, mean, stddev, min, max, 2nd best, 95% CIs), latency
 //! percentiles from the *merged* HDR histograms of all trials, comparisons with significance, and
 //! warnings. The lab stores them in the document after every trial; the report reads them (and
 //! recomputes them with this same function for files that lack them).
@@ -9,9 +10,10 @@ use crate::stats::{self, Wording};
 use crate::study::{Cell, ComparisonRow, Kind, MergedLatency, Results, Trial, Warning};
 use std::collections::BTreeMap;
 
-/// The metrics whose statistics a study of `kind` records, in registry order.
-pub fn metrics(kind: Kind) -> impl Iterator<Item = &'static Metric> {
-    metric::ALL.iter().filter(move |m| m.kinds.contains(&kind))
+/// The metrics whose statistics a results document records: the registry's of its kind, then
+/// its study's declared figures.
+pub fn metrics(r: &Results) -> Vec<Metric> {
+    metric::of_results(r)
 }
 
 fn values(trials: &[&Trial], m: &Metric) -> Vec<f64> {
@@ -54,6 +56,8 @@ fn merged_latency(trials: &[&Trial]) -> Option<MergedLatency> {
 /// Recomputes `summary`, `comparisons` and `warnings` of `r` from its trials.
 pub fn update(r: &mut Results) {
     let kind = r.study.kind;
+    let metrics = metrics(r);
+    let primary = metric::primary(r);
     let mut cells = Vec::new();
     let mut warnings = Vec::new();
     for c in &r.contenders {
@@ -82,13 +86,13 @@ pub fn update(r: &mut Results) {
                 format!("{} at {}", c.name, p.label)
             };
             let mut stats_map = BTreeMap::new();
-            for m in metrics(kind) {
-                let (name, hib) = (m.label, m.higher_is_better());
+            for m in &metrics {
+                let (name, hib) = (&m.label, m.higher_is_better());
                 let vs = values(&trials, m);
                 if let Some(s) = stats::summarize(&vs, hib) {
                     stats_map.insert(m.key.to_string(), s);
                 }
-                if m.key == metric::primary(r).key && !vs.is_empty() {
+                if m.key == primary.key && !vs.is_empty() {
                     for i in stats::outliers(&vs) {
                         warnings.push(Warning {
                             point: Some(p.id),
@@ -197,7 +201,7 @@ pub fn update(r: &mut Results) {
         }
     }
     let fewest = cells.iter().map(|c| c.trials_ok).min().unwrap_or(0);
-    let comparisons = comparisons(r, &cells);
+    let comparisons = comparisons(r, &cells, &metrics);
     if fewest == 1 {
         warnings.push(Warning {
             point: None,
@@ -227,8 +231,7 @@ pub fn update(r: &mut Results) {
 /// A member of a comparison group: (point, contender, name shown: contender or variant).
 type Member = (usize, String, String);
 
-fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
-    let kind = r.study.kind;
+fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<ComparisonRow> {
     let primary = metric::primary(r);
     let mut groups: Vec<(&str, Vec<Member>)> = Vec::new();
     // Contenders at the same point.
@@ -282,11 +285,11 @@ fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
             .map(|(m, _)| m.clone());
         let Some(best) = best else { continue };
         for other in members.iter().filter(|m| **m != best) {
-            for metric in metrics(kind).filter(|m| m.compared && !fixed_by_design(m, primary)) {
-                let wording = match metric.noun {
-                    Some(noun) => Wording::Amount { noun: noun.into() },
-                    None => Wording::Speed,
-                };
+            for metric in metrics
+                .iter()
+                .filter(|m| m.compared && !fixed_by_design(m, primary))
+            {
+                let wording = metric.wording();
                 let (a, b) = (vals(&best, metric), vals(other, metric));
                 let hib = metric.higher_is_better();
                 if let Some(cmp) = stats::compare_worded(&a, &b, hib, &wording) {
@@ -312,10 +315,10 @@ fn comparisons(r: &Results, cells: &[Cell]) -> Vec<ComparisonRow> {
     let mut family: Vec<(&mut stats::Comparison, Wording)> = out
         .iter_mut()
         .map(|row| {
-            let wording = match metric::get(&row.metric).and_then(|m| m.noun) {
-                Some(noun) => Wording::Amount { noun: noun.into() },
-                None => Wording::Speed,
-            };
+            let wording = metrics
+                .iter()
+                .find(|m| m.key == row.metric)
+                .map_or(Wording::Speed, Metric::wording);
             (&mut row.comparison, wording)
         })
         .collect();

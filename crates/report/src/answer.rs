@@ -1,8 +1,9 @@
 //! The answer block: what a study found, before anything else (hyperfine's verdict lines,
 //! TechEmpower's ranked table). Made from the model's statistics and comparisons only:
 //!
-//! - a ranked contender x point table of the study's primary metric (and peak memory for client
-//!   studies), failures inline ("OOM 5/5, 2.00 GiB, after 3.8 s");
+//! - a ranked contender x point table of the study's primary metric (and for client studies peak
+//!   memory, PSS beside RSS for multi-process trees, and the figures the study declared),
+//!   failures inline ("OOM 5/5, 2.00 GiB, after 3.8 s");
 //! - for studies of paired contenders (`X-close` / `X-keepalive`), one row per pair with the
 //!   speed-up of keep-alive over close, tested and Holm-corrected over the pairs;
 //! - at most five verdict lines, each a ratio with its 95% interval and a significance test
@@ -42,8 +43,8 @@ pub struct Column {
     pub group: String,
     /// "c=100" under its group, or the whole header ("keep-alive / close").
     pub header: String,
-    /// The registry metric the column's values are in (`None`: a ratio).
-    pub metric: Option<&'static Metric>,
+    /// The metric the column's values are in (`None`: a ratio).
+    pub metric: Option<Metric>,
 }
 
 /// A row: a contender (or a pair of contenders).
@@ -91,13 +92,45 @@ pub fn answer(doc: &Results) -> Answer {
     a
 }
 
-/// The metrics of the table: the primary one, and peak memory for client studies.
-fn metrics(doc: &Results, primary: &'static Metric) -> Vec<&'static Metric> {
-    let mut v = vec![primary];
-    if doc.study.kind == Kind::Client && primary.key != metric::PEAK_RSS.key {
-        v.push(&metric::PEAK_RSS);
+/// The metrics of the table: the primary one; for client studies peak memory (RSS, and PSS
+/// beside it where trees of several processes share pages: [`pss_differs`]),
+/// then the figures the study declared that some trial has.
+fn metrics(doc: &Results, primary: &Metric) -> Vec<Metric> {
+    let mut v = vec![primary.clone()];
+    if doc.study.kind != Kind::Client {
+        return v;
     }
+    if primary.key != metric::PEAK_RSS.key {
+        v.push(metric::PEAK_RSS);
+    }
+    if pss_differs(doc) && has_values(doc, &metric::PEAK_PSS) {
+        v.push(metric::PEAK_PSS);
+    }
+    v.extend(
+        metric::of_results(doc)
+            .into_iter()
+            .filter(|m| m.is_figure() && has_values(doc, m)),
+    );
     v
+}
+
+/// Whether some successful trial has a value of `m`.
+fn has_values(doc: &Results, m: &Metric) -> bool {
+    doc.trials.iter().any(|t| t.ok && m.value(t).is_some())
+}
+
+/// Whether PSS was read while some trial's tree held several processes (a fork, a
+/// multiprocessing pool): there summed RSS counts the pages they share once per process, and PSS
+/// (shared pages divided among their processes) is the figure to read beside it. Trees of one
+/// process, or with short-lived helpers the PSS ticks never saw, have nothing to divide.
+pub fn pss_differs(doc: &Results) -> bool {
+    doc.trials.iter().any(|t| {
+        t.samples.as_ref().is_some_and(|s| {
+            s.samples
+                .iter()
+                .any(|x| x.pss_bytes.is_some() && x.processes > 1)
+        })
+    })
 }
 
 /// The point ids in study order.
@@ -124,7 +157,7 @@ fn summary<'a>(
 fn median(doc: &Results, point: usize, name: &str, m: &Metric) -> Option<f64> {
     summary(doc, point, name)?
         .stats
-        .get(m.key)
+        .get(m.key.as_ref())
         .map(|s| s.median)
 }
 
@@ -138,7 +171,7 @@ fn values(doc: &Results, point: usize, name: &str, m: &Metric) -> Vec<f64> {
     )
 }
 
-/// A stored value for people: throughput as a count ("12.3k"), the rest the registry's way.
+/// A stored value for people: throughput as a count ("12.3k"), the rest the metric's way.
 pub fn show(m: &Metric, v: f64) -> String {
     if m.key == metric::RPS.key {
         metric::fmt_count(v)
@@ -214,7 +247,7 @@ pub fn failure_kind(t: &Trial) -> String {
 
 /// The contender x point table ranked by the primary metric at the last point (the heaviest
 /// load of a sweep); rows with no value there rank after, by how many trials succeeded.
-fn ranked(doc: &Results, primary: &'static Metric) -> Answer {
+fn ranked(doc: &Results, primary: &Metric) -> Answer {
     let points = point_ids(doc);
     let names = contenders(doc);
     let ms = metrics(doc, primary);
@@ -226,7 +259,7 @@ fn ranked(doc: &Results, primary: &'static Metric) -> Answer {
             let unit = if m.key == metric::RPS.key {
                 m.unit
             } else {
-                m.label
+                &m.label
             };
             columns.push(Column {
                 group: if label.is_empty() {
@@ -239,9 +272,9 @@ fn ranked(doc: &Results, primary: &'static Metric) -> Answer {
                 } else {
                     label
                 },
-                metric: Some(*m),
+                metric: Some(m.clone()),
             });
-            keys.push((*p, *m));
+            keys.push((*p, m));
         }
     }
     let mut rows: Vec<Row> = names
@@ -320,7 +353,7 @@ fn ok_trials(doc: &Results, name: &str) -> usize {
 }
 
 /// Marks the best value of every column that holds a metric.
-fn mark_best(rows: &mut [Row], metrics: &[Option<&'static Metric>]) {
+fn mark_best(rows: &mut [Row], metrics: &[Option<&Metric>]) {
     for (i, m) in metrics.iter().enumerate() {
         let Some(m) = m else { continue };
         let pick = |a: f64, b: f64| {

@@ -57,7 +57,7 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
             if bc.summary.is_none() && cc.summary.is_none() {
                 continue;
             }
-            let verdict = compare(m, "baseline", &bc, &cc);
+            let verdict = compare(&m, "baseline", &bc, &cc);
             rows.push(CompareRow {
                 point: point.clone(),
                 contender: contender.clone(),
@@ -219,7 +219,7 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
     let verdicts = vec![
         format!(
             "{} in {c}: significantly better than in {b} for {up} of {} contenders, worse for {down}, no significant difference for the rest (Welch's t-test on log values per contender, Holm-corrected over the {}).",
-            capital(m.label),
+            capital(&m.label),
             picked.len(),
             picked.len()
         ),
@@ -230,12 +230,12 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
             AColumn {
                 group: String::new(),
                 header: format!("{} ({}), {b} [95% CI]", m.label, m.unit),
-                metric: Some(m),
+                metric: Some(m.clone()),
             },
             AColumn {
                 group: String::new(),
                 header: format!("{} ({}), {c} [95% CI]", m.label, m.unit),
-                metric: Some(m),
+                metric: Some(m.clone()),
             },
             AColumn {
                 group: String::new(),
@@ -279,7 +279,7 @@ fn side_by_side(base: &Results, b: &str, c: &str, rows: &[CompareRow], answer: &
         })
         .collect();
     Plot::HBar(crate::svg::HBarChart {
-        title: format!("{}: {b} vs {c}", capital(m.label)),
+        title: format!("{}: {b} vs {c}", capital(&m.label)),
         x: crate::svg::Axis::from_zero(crate::study_section::plots::axis_label(m)),
         series: vec![(b.to_string(), 3), (c.to_string(), 0)],
         rows: hrows,

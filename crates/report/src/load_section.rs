@@ -15,12 +15,12 @@ use barrage_model::metric::{Metric, ERRORS, P50, P99, P999, RPS};
 /// samples a comparison of two single runs can be tested on), then the run's own figures.
 pub fn columns() -> Vec<Column> {
     vec![
-        Column::PerSecond(&RPS),
-        Column::Run(&RPS),
-        Column::Stat(&P50),
-        Column::Stat(&P99),
-        Column::Stat(&P999),
-        Column::Stat(&ERRORS),
+        Column::PerSecond(RPS),
+        Column::Run(RPS),
+        Column::Stat(P50),
+        Column::Stat(P99),
+        Column::Stat(P999),
+        Column::Stat(ERRORS),
     ]
 }
 
@@ -51,7 +51,7 @@ pub fn row(label: &str, d: &LoadDoc) -> Row {
                 Column::PerSecond(_) => second_rates(d),
                 _ => vec![figure(d, m)],
             };
-            Cell::new(stored.iter().map(|v| v * m.scale).collect(), col)
+            Cell::new(stored.iter().map(|v| v * m.scale).collect(), &col)
         })
         .collect();
     Row {

@@ -24,14 +24,17 @@ pub fn is_client(doc: &Results) -> bool {
     doc.study.kind == Kind::Client
 }
 
-/// The table's columns: the registry's metrics of the study, primary first; server studies
+/// The table's columns: the metrics of the study (the registry's and its declared figures that
+/// have values), primary first; server studies
 /// show the 2nd best trial's throughput beside its median (see [`Column::SecondBest`]).
 pub fn columns(doc: &Results) -> Vec<Column> {
     let mut cols = Vec::new();
     for m in registry::of_study(doc) {
-        cols.push(Column::Stat(m));
         if !is_client(doc) && m.key == registry::RPS.key {
+            cols.push(Column::Stat(m.clone()));
             cols.push(Column::SecondBest(m));
+        } else {
+            cols.push(Column::Stat(m));
         }
     }
     cols
@@ -134,7 +137,7 @@ pub fn table(doc: &Results) -> Table {
                     .iter()
                     .map(|v| v * m.scale)
                     .collect();
-                let summary = model.stats.get(m.key).map(|s| scaled(s, m.scale));
+                let summary = model.stats.get(m.key.as_ref()).map(|s| scaled(s, m.scale));
                 let mut c = Cell {
                     values,
                     summary,
@@ -217,7 +220,8 @@ pub fn table(doc: &Results) -> Table {
 /// left to [`merged_hdr`].
 fn unsummarised(doc: &Results, trials: &[&Trial]) -> barrage_model::study::Cell {
     barrage_model::study::Cell {
-        stats: barrage_model::summary::metrics(doc.study.kind)
+        stats: barrage_model::summary::metrics(doc)
+            .into_iter()
             .filter_map(|m| {
                 let s = barrage_model::stats::summarize(
                     &m.values(trials.iter().copied()),
@@ -331,7 +335,7 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         .map(|c| Verdict {
             point: c.label.clone(),
             between: c.between.clone(),
-            metric: metric_name(&c.metric),
+            metric: metric_name(doc, &c.metric),
             a: c.a.clone(),
             b: c.b.clone(),
             ratio: c.comparison.ratio,
@@ -400,9 +404,10 @@ fn failure_groups(doc: &Results) -> Vec<crate::page::FailureGroup> {
     out
 }
 
-/// People's name of a metric key (the registry's label).
-pub fn metric_name(key: &str) -> String {
-    registry::get(key).map_or_else(|| key.to_string(), |m| m.label.to_string())
+/// People's name of a metric key of `doc` (the registry's label, or the label its study
+/// declared for a figure).
+pub fn metric_name(doc: &Results, key: &str) -> String {
+    registry::find(doc, key).map_or_else(|| key.to_string(), |m| m.label.into_owned())
 }
 
 /// The notes under the header: the lab's warnings when the file has them (else the same checks

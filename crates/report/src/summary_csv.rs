@@ -1,5 +1,6 @@
 //! `summary.csv`, a format of the report for a study's results: one row per point and contender,
-//! every statistic of every registry metric of the study's kind as raw numbers.
+//! every statistic of every metric of the study (the registry's of its kind, then the figures it
+//! declared) as raw numbers.
 
 use barrage_model::study::Results;
 
@@ -16,8 +17,9 @@ fn csv_field(s: &str) -> String {
 /// statistics of the per-trial percentiles (what the significance tests compare); the latency
 /// percentiles to quote are the `merged_latency_*` columns, from the merged HDR histograms.
 pub fn render(r: &Results) -> String {
-    let ms: Vec<&str> = barrage_model::summary::metrics(r.study.kind)
-        .map(|m| m.key)
+    let ms: Vec<String> = barrage_model::summary::metrics(r)
+        .into_iter()
+        .map(|m| m.key.into_owned())
         .collect();
     let mut head = vec![
         "point".to_string(),
@@ -65,7 +67,7 @@ pub fn render(r: &Results) -> String {
             c.trials_failed.to_string(),
         ];
         for m in &ms {
-            match c.stats.get(*m) {
+            match c.stats.get(m) {
                 Some(s) => {
                     row.extend([
                         num(Some(s.median)),

@@ -2,8 +2,9 @@
 //! values and their statistics (median, CI, ...), plus the comparison of each row with the best
 //! one of its group and its significance.
 //!
-//! Every column names a metric of the registry ([`barrage_model::metric`]): a cell is found by
-//! the metric's key ([`Table::cell`]), never by a position, so inserting a column cannot shift
+//! Every column names a metric of the study (the registry's, [`barrage_model::metric`], or a
+//! figure the study declared): a cell is found by the metric's key ([`Table::cell`]), never by
+//! a position, so inserting a column cannot shift
 //! what a plot or an export shows. For studies the statistics and comparisons are the model's
 //! (`barrage_model::summary::update`, see `study_section::table`); this module words them.
 
@@ -16,20 +17,20 @@ pub use words::{compare, fmt_factor, fmt_p, from_model, p_text};
 
 mod words;
 
-/// What a column of the summary table shows, and of which registry metric.
-#[derive(Debug, Clone, Copy)]
+/// What a column of the summary table shows, and of which metric.
+#[derive(Debug, Clone)]
 pub enum Column {
     /// The metric's trial values: median [95% CI] (latency percentiles: the percentile of all
     /// trials' merged histograms), compared between rows.
-    Stat(&'static Metric),
+    Stat(Metric),
     /// The second best trial of the metric ("2nd best of N", the original benchmarks' statistic):
     /// a statistic of the same trials, shown bare and not compared again.
-    SecondBest(&'static Metric),
+    SecondBest(Metric),
     /// `barrage load` documents: the median of the run's per-second rates of the metric, the
     /// sample two single runs can be compared on.
-    PerSecond(&'static Metric),
+    PerSecond(Metric),
     /// `barrage load` documents: the run's own figure of the metric.
-    Run(&'static Metric),
+    Run(Metric),
 }
 
 impl PartialEq for Column {
@@ -40,16 +41,16 @@ impl PartialEq for Column {
 }
 
 impl Column {
-    /// The registry metric whose values the column holds.
-    pub fn metric(self) -> &'static Metric {
+    /// The metric whose values the column holds.
+    pub fn metric(&self) -> &Metric {
         match self {
             Column::Stat(m) | Column::SecondBest(m) | Column::PerSecond(m) | Column::Run(m) => m,
         }
     }
 
-    /// Stable identifier (CSV): the registry key, suffixed for a derived view.
-    pub fn key(self) -> String {
-        let k = self.metric().key;
+    /// Stable identifier (CSV): the metric's key, suffixed for a derived view.
+    pub fn key(&self) -> String {
+        let k = &self.metric().key;
         match self {
             Column::Stat(_) | Column::Run(_) => k.to_string(),
             Column::SecondBest(_) => format!("{k}_second_best"),
@@ -57,9 +58,9 @@ impl Column {
         }
     }
 
-    /// The header: the registry's label ("p99"), or the view of it ("2nd best").
-    pub fn name(self) -> String {
-        let l = self.metric().label;
+    /// The header: the metric's label ("p99"), or the view of it ("2nd best").
+    pub fn name(&self) -> String {
+        let l = &self.metric().label;
         match self {
             Column::Stat(_) => l.to_string(),
             Column::SecondBest(_) => "2nd best".to_string(),
@@ -69,29 +70,34 @@ impl Column {
     }
 
     /// The header with the unit: "p99 (ms)", "errors".
-    pub fn header(self) -> String {
+    pub fn header(&self) -> String {
         match self.unit() {
             "" => self.name(),
             u => format!("{} ({u})", self.name()),
         }
     }
 
-    /// The unit of the shown values (the registry's, after its scale).
-    pub fn unit(self) -> &'static str {
+    /// The unit of the shown values (the metric's, after its scale).
+    pub fn unit(&self) -> &'static str {
         self.metric().unit
     }
 
     /// Whether rows are compared on this column.
-    pub fn compared(self) -> bool {
+    pub fn compared(&self) -> bool {
         !matches!(self, Column::SecondBest(_))
     }
 
     /// Whether this is the column of `m`'s trial statistics (not a derived view of them).
-    pub fn is_stat_of(self, m: &Metric) -> bool {
-        matches!(self, Column::Stat(d) if d.key == m.key)
+    pub fn is_stat_of(&self, m: &Metric) -> bool {
+        self.is_stat_keyed(&m.key)
     }
 
-    fn higher_is_better(self) -> bool {
+    /// Whether this is the column of the trial statistics of the metric keyed `key`.
+    pub fn is_stat_keyed(&self, key: &str) -> bool {
+        matches!(self, Column::Stat(d) if d.key == key)
+    }
+
+    fn higher_is_better(&self) -> bool {
         self.metric().better == Better::Higher
     }
 }
@@ -110,7 +116,7 @@ pub struct Cell {
 
 impl Cell {
     /// A cell of `values` (in the column's unit) summarised with the model's statistics.
-    pub fn new(values: Vec<f64>, column: Column) -> Self {
+    pub fn new(values: Vec<f64>, column: &Column) -> Self {
         let summary = stats::summarize(&values, column.higher_is_better());
         Cell {
             values,
@@ -256,8 +262,8 @@ impl Table {
 
     /// The cell of `row` for the metric with `key` (its trial statistics).
     pub fn cell<'a>(&self, row: &'a Row, key: &str) -> Option<&'a Cell> {
-        let m = barrage_model::metric::get(key)?;
-        row.cells.get(self.column(m)?)
+        let i = self.columns.iter().position(|c| c.is_stat_keyed(key))?;
+        row.cells.get(i)
     }
 
     /// The row of `contender` at the point labelled `point`.
@@ -314,7 +320,7 @@ impl Table {
                     .filter(|&&i| i != best && med(i).is_some())
                     .map(|&i| {
                         let (b, r) = (&self.rows[best], &self.rows[i]);
-                        (i, compare(*col, b.name(), &b.cells[m], &r.cells[m]))
+                        (i, compare(col, b.name(), &b.cells[m], &r.cells[m]))
                     })
                     .collect();
                 for (i, c) in found {
@@ -341,7 +347,7 @@ mod tests {
     use super::*;
     use barrage_model::metric::{PEAK_RSS, RPS};
 
-    fn row(name: &str, col: Column, v: &[f64]) -> Row {
+    fn row(name: &str, col: &Column, v: &[f64]) -> Row {
         Row {
             point: "c=1".into(),
             contender: name.into(),
@@ -353,13 +359,13 @@ mod tests {
 
     #[test]
     fn compares_with_the_best() {
-        let c = Column::Stat(&RPS);
+        let c = Column::Stat(RPS);
         let mut t = Table {
-            columns: vec![c],
+            columns: vec![c.clone()],
             rows: vec![
-                row("slow", c, &[100.0, 101.0, 99.0, 100.5, 100.2]),
-                row("fast", c, &[147.0, 148.0, 146.0, 147.5, 147.2]),
-                row("same", c, &[146.9, 148.1, 146.2, 147.6, 147.0]),
+                row("slow", &c, &[100.0, 101.0, 99.0, 100.5, 100.2]),
+                row("fast", &c, &[147.0, 148.0, 146.0, 147.5, 147.2]),
+                row("same", &c, &[146.9, 148.1, 146.2, 147.6, 147.0]),
             ],
         };
         t.compare();
@@ -382,10 +388,10 @@ mod tests {
 
     #[test]
     fn single_trial_says_no_test() {
-        let c = Column::Stat(&PEAK_RSS);
+        let c = Column::Stat(PEAK_RSS);
         let mut t = Table {
-            columns: vec![c],
-            rows: vec![row("a", c, &[10.0]), row("b", c, &[1080.0])],
+            columns: vec![c.clone()],
+            rows: vec![row("a", &c, &[10.0]), row("b", &c, &[1080.0])],
         };
         t.compare();
         let c = t.rows[1].vs_best[0].as_ref().unwrap();
@@ -399,9 +405,9 @@ mod tests {
     #[test]
     fn cells_are_found_by_metric_key_not_position() {
         let cols = [
-            Column::Stat(&RPS),
-            Column::SecondBest(&RPS),
-            Column::Stat(&PEAK_RSS),
+            Column::Stat(RPS),
+            Column::SecondBest(RPS),
+            Column::Stat(PEAK_RSS),
         ];
         let t = Table {
             columns: cols.to_vec(),
@@ -409,7 +415,7 @@ mod tests {
                 cells: cols
                     .iter()
                     .zip([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-                    .map(|(c, v)| Cell::new(v.to_vec(), *c))
+                    .map(|(c, v)| Cell::new(v.to_vec(), c))
                     .collect(),
                 ..Row::default()
             }],
@@ -418,9 +424,9 @@ mod tests {
         assert_eq!(t.cell(r, "rps").unwrap().values, [1.0, 2.0]);
         assert_eq!(t.cell(r, "peak_rss_bytes").unwrap().values, [5.0, 6.0]);
         assert!(t.cell(r, "latency_p50_us").is_none());
-        assert_eq!(Column::SecondBest(&RPS).key(), "rps_second_best");
+        assert_eq!(Column::SecondBest(RPS).key(), "rps_second_best");
         assert_eq!(
-            Column::PerSecond(&RPS).name(),
+            Column::PerSecond(RPS).name(),
             "throughput (median of seconds)"
         );
     }

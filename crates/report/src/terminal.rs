@@ -18,7 +18,7 @@ fn fmt_metric(m: &Metric, v: f64) -> String {
 }
 
 fn median_ci(c: &Cell, m: &Metric) -> String {
-    match c.stats.get(m.key) {
+    match c.stats.get(m.key.as_ref()) {
         None => "-".into(),
         Some(s) => match s.ci95_median {
             Some(ci) => format!(
@@ -45,35 +45,48 @@ enum Show {
     Total,
 }
 
-/// The table's columns, each a registry metric: servers their fixed set; clients their primary
-/// metric, then the body throughput, then CPU per request (clients that report their rate), the
-/// wall time and the rest.
-fn columns(r: &Results) -> Vec<(&'static Metric, Show)> {
+/// The table's columns, each a metric of the study: servers their fixed set; clients their
+/// primary metric, then the body throughput, then CPU per request (clients that report their
+/// rate), the wall time and the rest, PSS beside RSS for multi-process trees, and the figures
+/// the study declared.
+fn columns(r: &Results) -> Vec<(Metric, Show)> {
     use Show::*;
     if r.study.kind == Kind::Server {
         return vec![
-            (&metric::RPS, MedianCi),
-            (&metric::RPS, SecondBest),
-            (&metric::P50, Median),
-            (&metric::P99, Median),
-            (&metric::P999, Median),
-            (&metric::CPU_PER_REQUEST, Median),
-            (&metric::PEAK_RSS, Median),
-            (&metric::ERRORS, Total),
+            (metric::RPS, MedianCi),
+            (metric::RPS, SecondBest),
+            (metric::P50, Median),
+            (metric::P99, Median),
+            (metric::P999, Median),
+            (metric::CPU_PER_REQUEST, Median),
+            (metric::PEAK_RSS, Median),
+            (metric::ERRORS, Total),
         ];
     }
-    let has = |m: &Metric| r.summary.iter().any(|c| c.stats.contains_key(m.key));
+    let has = |m: &Metric| {
+        r.summary
+            .iter()
+            .any(|c| c.stats.contains_key(m.key.as_ref()))
+    };
     let primary = metric::primary(r);
-    let mut cols = vec![(primary, MedianCi)];
+    let mut cols = vec![(primary.clone(), MedianCi)];
     if has(&metric::MB_PER_S) {
-        cols.push((&metric::MB_PER_S, Median));
+        cols.push((metric::MB_PER_S, Median));
     }
     if primary.key == metric::RPS.key {
-        cols.push((&metric::CPU_PER_REQUEST, Median));
-        cols.push((&metric::WALL, MedianCi));
+        cols.push((metric::CPU_PER_REQUEST, Median));
+        cols.push((metric::WALL, MedianCi));
     }
-    for m in [&metric::USER, &metric::SYS, &metric::PEAK_RSS] {
+    for m in [metric::USER, metric::SYS, metric::PEAK_RSS] {
         cols.push((m, Median));
+    }
+    if crate::answer::pss_differs(r) && has(&metric::PEAK_PSS) {
+        cols.push((metric::PEAK_PSS, Median));
+    }
+    for m in metric::of_results(r) {
+        if m.is_figure() && has(&m) {
+            cols.push((m, Median));
+        }
     }
     cols
 }
@@ -82,7 +95,7 @@ fn columns(r: &Results) -> Vec<(&'static Metric, Show)> {
 fn header(m: &Metric, show: Show) -> String {
     let name = match m.format {
         Format::Rate | Format::MegabytesPerSecond => m.unit,
-        _ => m.label,
+        _ => &m.label,
     };
     match show {
         Show::MedianCi => format!("{name} median [95% CI]"),
@@ -93,7 +106,7 @@ fn header(m: &Metric, show: Show) -> String {
 
 /// A column's text for one cell of the model's summary.
 fn text(c: &Cell, m: &Metric, show: Show) -> String {
-    let stat = c.stats.get(m.key);
+    let stat = c.stats.get(m.key.as_ref());
     match show {
         Show::MedianCi => median_ci(c, m),
         Show::SecondBest => stat
@@ -148,7 +161,7 @@ pub fn table(r: &Results) -> String {
     );
     out.push_str(&align(&rows));
     let _ = writeln!(out, "{}", machine_line(r));
-    let primary = barrage_model::metric::primary(r).key;
+    let primary = barrage_model::metric::primary(r).key.as_ref();
     // The primary metric always (a "no significant difference" is news too); the others only
     // when they differ significantly.
     let mut cmp: Vec<_> = r

@@ -10,6 +10,8 @@ use crate::sample::Sampler;
 use crate::study::ContenderSpec;
 use crate::supervise::{Outcome, Role, StdoutMode};
 use crate::sweep::Point;
+use barrage_model::figure::Figure;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -112,6 +114,7 @@ pub(crate) fn trial(
                     .push(format!("stdout has no count {name}=<requests>")),
             }
         }
+        read_figures(&stdout, &client.figures, &mut t.metrics.figures, &mut v);
         if let Some(f) = &expect.file {
             let p = PathBuf::from(util::expand(f, &vars));
             let p = if p.is_relative() { c.dir.join(p) } else { p };
@@ -172,6 +175,36 @@ fn stdout_figure(stdout: &str, name: &str) -> Option<f64> {
         .and_then(|(_, v)| v.parse().ok())
 }
 
+/// The study's declared figures from stdout into `figures` (key -> the number printed). A figure
+/// the contender does not print gets no value and a note, or fails the trial when it is
+/// `required`.
+fn read_figures(
+    stdout: &str,
+    declared: &[Figure],
+    figures: &mut BTreeMap<String, f64>,
+    v: &mut Validation,
+) {
+    for f in declared {
+        if f.required {
+            v.checks
+                .push(format!("stdout reports {}=<{}>", f.key, f.label));
+        }
+        match stdout_figure(stdout, &f.key) {
+            Some(x) if x.is_finite() => {
+                figures.insert(f.key.clone(), x);
+            }
+            _ => {
+                let why = format!("stdout has no number {}=<{}>", f.key, f.label);
+                if f.required {
+                    v.problems.push(why);
+                } else {
+                    v.notes.push(format!("{why} (figure left empty)"));
+                }
+            }
+        }
+    }
+}
+
 /// Size, and optionally the exact `/bytes` pattern (equal bytes imply an equal checksum).
 fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
     v.checks.push(format!("file {}", p.display()));
@@ -224,7 +257,10 @@ fn check_file(p: &Path, size: Option<u64>, pattern: bool, v: &mut Validation) {
 
 #[cfg(test)]
 mod tests {
-    use super::stdout_figure;
+    use super::{read_figures, stdout_figure, Validation};
+    use barrage_model::figure::{Figure, Unit};
+    use barrage_model::metric::Better;
+    use std::collections::BTreeMap;
 
     #[test]
     fn stdout_figures_are_name_value_tokens() {
@@ -233,5 +269,67 @@ mod tests {
         assert_eq!(stdout_figure(out, "requests"), Some(650.0));
         assert_eq!(stdout_figure(out, "iterations_per_s"), None);
         assert_eq!(stdout_figure("rate=fast", "rate"), None);
+    }
+
+    fn figure(key: &str, required: bool) -> Figure {
+        Figure {
+            key: key.into(),
+            label: key.replace('_', " "),
+            unit: Unit::Count,
+            better: Better::Lower,
+            compared: true,
+            required,
+        }
+    }
+
+    #[test]
+    fn declared_figures_are_read_from_stdout() {
+        let out = "warming up alloc_objects=1\niterations=12 requests=600 bad=0 alloc_objects=5827 alloc_bytes=9084994 gc=nan\n";
+        let declared = [
+            figure("alloc_objects", false),
+            figure("alloc_bytes", false),
+            figure("retained_bytes", false),
+            figure("gc", false),
+        ];
+        let (mut figs, mut v) = (BTreeMap::new(), Validation::default());
+        read_figures(out, &declared, &mut figs, &mut v);
+        // The last token wins; a missing or non-finite figure is absent, not zero.
+        assert_eq!(
+            figs,
+            BTreeMap::from([
+                ("alloc_bytes".to_string(), 9_084_994.0),
+                ("alloc_objects".to_string(), 5827.0),
+            ])
+        );
+        assert_eq!(
+            v.notes,
+            [
+                "stdout has no number retained_bytes=<retained bytes> (figure left empty)",
+                "stdout has no number gc=<gc> (figure left empty)"
+            ]
+        );
+        assert!(
+            v.problems.is_empty(),
+            "a missing figure is a note, not a failure"
+        );
+
+        // A required figure that is missing fails validation.
+        let (mut figs, mut v) = (BTreeMap::new(), Validation::default());
+        read_figures(
+            "fanout_s=1.0123\n",
+            &[figure("fanout_s", true), figure("ok", true)],
+            &mut figs,
+            &mut v,
+        );
+        assert_eq!(figs.get("fanout_s"), Some(&1.0123));
+        assert_eq!(v.problems, ["stdout has no number ok=<ok>"]);
+        assert_eq!(
+            v.checks,
+            [
+                "stdout reports fanout_s=<fanout s>",
+                "stdout reports ok=<ok>"
+            ]
+        );
+        assert!(v.notes.is_empty());
     }
 }

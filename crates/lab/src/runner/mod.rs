@@ -160,6 +160,11 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             source: study.source.clone(),
             quick: study.quick,
             max_errors: study.max_errors,
+            figures: study
+                .client
+                .as_ref()
+                .map(|c| c.figures.clone())
+                .unwrap_or_default(),
         },
         machine: results::machine(),
         pinning,

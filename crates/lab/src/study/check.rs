@@ -7,7 +7,16 @@ use barrage_engine::Validate as _;
 use std::ops::Range;
 use toml::Spanned;
 
+mod figures;
+
 type Err<'a> = &'a dyn Fn(Option<Range<usize>>, String) -> StudyError;
+
+/// Whether `n` can name a `name=value` token of a client's stdout.
+fn token_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
 
 /// Placeholders barrage fills in commands; client parameters may not shadow them.
 pub const RESERVED: &[&str] = &[
@@ -326,11 +335,7 @@ fn client_spec(c: &Spanned<raw::Client>, err: Err) -> Result<ClientSpec, StudyEr
     }
     for (key, name) in [("rate", &r.rate), ("requests", &r.requests)] {
         if let Some(n) = name {
-            if n.is_empty()
-                || !n
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
-            {
+            if !token_name(n) {
                 return Err(err(
                     Some(c.span()),
                     format!("client.{key} must name a `name=value` token of stdout (letters, digits, _ . -), not {n:?}"),
@@ -341,6 +346,7 @@ fn client_spec(c: &Spanned<raw::Client>, err: Err) -> Result<ClientSpec, StudyEr
     Ok(ClientSpec {
         rate: r.rate.clone(),
         requests: r.requests.clone(),
+        figures: figures::validate(&r.figures, err)?,
         path: r.path.clone().unwrap_or_else(|| "/".into()),
         params: r
             .params

@@ -123,6 +123,9 @@ pub struct ClientSpec {
     pub rate: Option<String>,
     /// The name of a `name=N` token on stdout: the requests made (gives CPU per request).
     pub requests: Option<String>,
+    /// Figures the contenders print as `key=value` tokens (`[[client.figure]]`), recorded per
+    /// trial in `metrics.figures` and reported like the registry's metrics.
+    pub figures: Vec<barrage_model::figure::Figure>,
 }
 
 /// How a client contender's run is validated.

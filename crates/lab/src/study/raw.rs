@@ -151,6 +151,20 @@ pub struct Client {
     pub expect: Expect,
     pub rate: Option<String>,
     pub requests: Option<String>,
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<Spanned<Figure>>,
+}
+
+/// `[[client.figure]]`: a number the contender prints as `key=value` on stdout.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    pub key: Spanned<String>,
+    pub label: Option<String>,
+    pub unit: Spanned<String>,
+    pub better: Spanned<String>,
+    pub compared: Option<bool>,
+    pub required: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -1,6 +1,6 @@
 //! Studies of paired contenders (`X-close` / `X-keepalive`): one row per pair with both medians
 //! and the speed-up of keep-alive over close, each pair tested (Welch on logs) and the p-values
-//! Holm-corrected over the pairs.
+//! Holm-corrected over the pairs; then the figures the study declared, close and keep-alive.
 
 use super::{
     contenders, failure_text, mark_best, median, point_ids, show, values, Answer, Cell, Column,
@@ -29,11 +29,7 @@ pub fn pairs(doc: &Results) -> Option<Vec<(String, String, String)>> {
 
 /// The pairs' table: close and keep-alive medians and the speed-up, each pair tested (Welch on
 /// logs) and the p-values Holm-corrected over the pairs.
-pub(super) fn paired(
-    doc: &Results,
-    m: &'static Metric,
-    pairs: &[(String, String, String)],
-) -> Answer {
+pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String)]) -> Answer {
     let point = point_ids(doc).first().copied().unwrap_or(0);
     let mut tested: Vec<(Row, Option<Comparison>)> = pairs
         .iter()
@@ -106,10 +102,33 @@ pub(super) fn paired(
     let unit = if m.key == metric::RPS.key {
         m.unit
     } else {
-        m.label
+        &m.label
     };
     let mut rows: Vec<Row> = tested.iter().map(|(r, _)| r.clone()).collect();
-    mark_best(&mut rows, &[Some(m), Some(m), None]);
+    // The figures the study declared, close and keep-alive side by side (empty cells for
+    // contenders that do not print them).
+    let figures: Vec<Metric> = metric::of_results(doc)
+        .into_iter()
+        .filter(|f| f.is_figure() && doc.trials.iter().any(|t| t.ok && f.value(t).is_some()))
+        .collect();
+    for row in &mut rows {
+        let Some((_, close, ka)) = pairs.iter().find(|p| p.0 == row.name) else {
+            continue;
+        };
+        for f in &figures {
+            for name in [close, ka] {
+                let value = median(doc, point, name, f);
+                row.cells.push(Cell {
+                    text: value.map_or_else(|| "-".into(), |v| show(f, v)),
+                    value,
+                    ..Cell::default()
+                });
+            }
+        }
+    }
+    let mut best: Vec<Option<&Metric>> = vec![Some(m), Some(m), None];
+    best.extend(figures.iter().flat_map(|f| [Some(f), Some(f)]));
+    mark_best(&mut rows, &best);
     let cs: Vec<&Comparison> = tested.iter().filter_map(|(_, c)| c.as_ref()).collect();
     let faster = cs.iter().filter(|c| c.significant && c.a_better).count();
     let slower = cs.iter().filter(|c| c.significant && !c.a_better).count();
@@ -149,24 +168,23 @@ pub(super) fn paired(
         ));
     }
     verdicts.truncate(MAX_VERDICTS);
+    let column = |group: &str, header: String, metric: Option<Metric>| Column {
+        group: group.to_string(),
+        header,
+        metric,
+    };
+    let mut columns = vec![
+        column("", format!("{unit}, close"), Some(m.clone())),
+        column("", format!("{unit}, keep-alive"), Some(m.clone())),
+        column("", "keep-alive / close [95% CI]".into(), None),
+    ];
+    // Under a group of their own: "alloc/iter" over "close" and "keep-alive".
+    for f in figures {
+        columns.push(column(&f.label, "close".into(), Some(f.clone())));
+        columns.push(column(&f.label, "keep-alive".into(), Some(f.clone())));
+    }
     Answer {
-        columns: vec![
-            Column {
-                group: String::new(),
-                header: format!("{unit}, close"),
-                metric: Some(m),
-            },
-            Column {
-                group: String::new(),
-                header: format!("{unit}, keep-alive"),
-                metric: Some(m),
-            },
-            Column {
-                group: String::new(),
-                header: "keep-alive / close [95% CI]".into(),
-                metric: None,
-            },
-        ],
+        columns,
         rows,
         ranked_by: format!(
             "One row per client and concurrency model; ranked by {} with keep-alive (median of {} trials), best first.",

@@ -44,12 +44,12 @@ fn series_key(doc: &Results, id: usize, x: &str) -> String {
     parts.join(" ")
 }
 
-/// The axis label of a registry metric, with its unit: "throughput (req/s)", "p99 latency (ms)".
+/// The axis label of a metric, with its unit (none for a plain count): "throughput (req/s)", "p99 latency (ms)".
 pub fn axis_label(m: &Metric) -> String {
-    if m.merged_quantile.is_some() {
-        format!("{} latency ({})", m.label, m.unit)
-    } else {
-        format!("{} ({})", m.label, m.unit)
+    match (m.merged_quantile.is_some(), m.unit) {
+        (true, u) => format!("{} latency ({u})", m.label),
+        (false, "") => m.label.to_string(),
+        (false, u) => format!("{} ({u})", m.label),
     }
 }
 
@@ -73,7 +73,7 @@ pub fn sweep_axis_name(doc: &Results) -> Option<String> {
 /// The chart of `m` against the swept parameter: one line per contender (and variant), each
 /// point the table's cell of that metric, with the confidence band. The second value says whether
 /// some point had a single trial (no interval). `None` without a numeric sweep or the metric.
-pub fn sweep_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<(LineChart, bool)> {
+pub fn sweep_chart(doc: &Results, table: &Table, m: &Metric) -> Option<(LineChart, bool)> {
     let x = sweep_axis(doc)?;
     table.column(m)?;
     let xv = |id: usize| {
@@ -122,7 +122,7 @@ pub fn sweep_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<(
         Axis::from_zero(axis_label(m))
     };
     let mut c = LineChart::new(format!("{} vs {xlabel}", metric_title(m)), xaxis, y);
-    c.metric = Some(m.key);
+    c.metric = Some(m.key.to_string());
     let mut single = false;
     for (li, (name, key)) in lines.iter().enumerate() {
         let mut line = Line {
@@ -143,7 +143,7 @@ pub fn sweep_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<(
         {
             let pl = point_label(doc, *p);
             let Some(xx) = xv(*p) else { continue };
-            let Some(cell) = table.row(&pl, cname).and_then(|r| table.cell(r, m.key)) else {
+            let Some(cell) = table.row(&pl, cname).and_then(|r| table.cell(r, &m.key)) else {
                 continue;
             };
             let (true, Some(center)) = (cell.summary.is_some(), cell.center()) else {
@@ -170,17 +170,25 @@ pub fn sweep_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<(
 }
 
 /// The metrics charted against the swept parameter: servers' throughput and latency
-/// percentiles, and errors when there were any; clients' primary metric and peak memory.
-pub fn sweep_metrics(doc: &Results, table: &Table) -> Vec<&'static Metric> {
+/// percentiles, and errors when there were any; clients' primary metric, peak memory (PSS beside
+/// RSS for multi-process trees) and the figures the study declared.
+pub fn sweep_metrics(doc: &Results, table: &Table) -> Vec<Metric> {
     if super::is_client(doc) {
-        return vec![registry::primary(doc), &registry::PEAK_RSS];
+        let mut v = vec![registry::primary(doc).clone(), registry::PEAK_RSS];
+        if crate::answer::pss_differs(doc) {
+            v.push(registry::PEAK_PSS);
+        }
+        v.extend(
+            table
+                .columns
+                .iter()
+                .map(|c| c.metric())
+                .filter(|m| m.is_figure())
+                .cloned(),
+        );
+        return v;
     }
-    let mut v = vec![
-        &registry::RPS,
-        &registry::P50,
-        &registry::P99,
-        &registry::P999,
-    ];
+    let mut v = vec![registry::RPS, registry::P50, registry::P99, registry::P999];
     let any_errors = table.column(&registry::ERRORS).is_some_and(|i| {
         table
             .rows
@@ -188,7 +196,7 @@ pub fn sweep_metrics(doc: &Results, table: &Table) -> Vec<&'static Metric> {
             .any(|r| r.cells[i].values.iter().any(|e| *e > 0.0))
     });
     if any_errors {
-        v.push(&registry::ERRORS);
+        v.push(registry::ERRORS);
     }
     v
 }
@@ -205,10 +213,10 @@ pub fn sweep_plots_except(doc: &Results, table: &Table, skip: Option<&str>) -> O
     let mut charts = Vec::new();
     let mut single = false;
     for m in sweep_metrics(doc, table) {
-        if Some(m.key) == skip {
+        if Some(m.key.as_ref()) == skip {
             continue;
         }
-        if let Some((c, s)) = sweep_chart(doc, table, m) {
+        if let Some((c, s)) = sweep_chart(doc, table, &m) {
             single |= s;
             charts.push(Plot::Line(c));
         }
@@ -236,7 +244,7 @@ pub fn sweep_plots_except(doc: &Results, table: &Table, skip: Option<&str>) -> O
 pub fn point_bars(table: &Table) -> PlotGroup {
     let names = dedup(table.rows.iter().map(|r| r.contender.clone()));
     let points = dedup(table.rows.iter().map(|r| r.point.clone()));
-    let chart = |m: &'static Metric| {
+    let chart = |m: &Metric| {
         let groups = points
             .iter()
             .map(|p| BarGroup {
@@ -250,7 +258,7 @@ pub fn point_bars(table: &Table) -> PlotGroup {
                     .map(|n| {
                         table
                             .row(p, n)
-                            .and_then(|r| Some(bar(table.cell(r, m.key)?, r)))
+                            .and_then(|r| Some(bar(table.cell(r, &m.key)?, r)))
                             .unwrap_or_default()
                     })
                     .collect(),
@@ -259,7 +267,7 @@ pub fn point_bars(table: &Table) -> PlotGroup {
         Plot::Bar(BarChart {
             title: metric_title(m),
             y: Axis::from_zero(axis_label(m)),
-            metrics: vec![Some(m.key); names.len()],
+            metrics: vec![Some(m.key.to_string()); names.len()],
             series: names.iter().cloned().zip(0..).collect(),
             groups,
         })
@@ -284,7 +292,7 @@ pub(crate) fn bar(c: &Cell, r: &Row) -> Bar {
     }
 }
 
-/// A horizontal bar chart of registry metrics (one series each, named by the registry), one row
+/// A horizontal bar chart of metrics (one series each, named by the metric's label), one row
 /// per table row with its full name, in the table's (ranked) order; a metric the table lacks is
 /// left out. Failed trials are counted on the first series and written after the bars.
 fn metric_bars(
@@ -292,10 +300,10 @@ fn metric_bars(
     table: &Table,
     title: &str,
     x: Axis,
-    ms: &[&'static Metric],
+    ms: &[&Metric],
     label: impl Fn(&Row) -> String,
 ) -> HBarChart {
-    let ms: Vec<&'static Metric> = ms
+    let ms: Vec<&Metric> = ms
         .iter()
         .copied()
         .filter(|m| table.column(m).is_some())
@@ -308,7 +316,7 @@ fn metric_bars(
             .zip(0..)
             .map(|(m, k)| (m.label.to_string(), k))
             .collect(),
-        metrics: ms.iter().map(|m| Some(m.key)).collect(),
+        metrics: ms.iter().map(|m| Some(m.key.to_string())).collect(),
         rows: table
             .rows
             .iter()
@@ -319,7 +327,7 @@ fn metric_bars(
                     .iter()
                     .enumerate()
                     .map(|(k, m)| {
-                        let mut b = table.cell(r, m.key).map(|c| bar(c, r)).unwrap_or_default();
+                        let mut b = table.cell(r, &m.key).map(|c| bar(c, r)).unwrap_or_default();
                         if k > 0 {
                             b.failed = 0;
                         }
@@ -343,8 +351,9 @@ pub fn failures_of(doc: &Results, r: &Row) -> Option<String> {
     crate::answer::failure_text(&trials_of(doc, p, &r.contender))
 }
 
-/// Client studies: wall/user/sys and peak RSS bars per contender (and point), ranked as the
-/// table, full names, failures written out.
+/// Client studies: wall/user/sys and peak memory bars per contender (and point; PSS beside RSS
+/// for multi-process trees), then one chart per figure the study declared, ranked as the table,
+/// full names, failures written out.
 pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
     let label = |r: &Row| {
         if r.point.is_empty() {
@@ -361,18 +370,55 @@ pub fn client_bars(doc: &Results, table: &Table) -> PlotGroup {
         &[&registry::WALL, &registry::USER, &registry::SYS],
         label,
     );
+    let pss = crate::answer::pss_differs(doc) && table.column(&registry::PEAK_PSS).is_some();
+    let memory: &[&Metric] = if pss {
+        &[&registry::PEAK_RSS, &registry::PEAK_PSS]
+    } else {
+        &[&registry::PEAK_RSS]
+    };
     let rss = metric_bars(
         doc,
         table,
-        "Peak RSS of the process tree",
-        Axis::from_zero(axis_label(&registry::PEAK_RSS)),
-        &[&registry::PEAK_RSS],
+        if pss {
+            "Peak RSS and PSS of the process tree"
+        } else {
+            "Peak RSS of the process tree"
+        },
+        Axis::from_zero(if pss {
+            format!("memory ({})", registry::PEAK_RSS.unit)
+        } else {
+            axis_label(&registry::PEAK_RSS)
+        }),
+        memory,
         label,
     );
+    let mut plots = vec![Plot::HBar(times), Plot::HBar(rss)];
+    for m in table
+        .columns
+        .iter()
+        .map(|c| c.metric())
+        .filter(|m| m.is_figure())
+    {
+        plots.push(Plot::HBar(metric_bars(
+            doc,
+            table,
+            &format!("{} (printed by the contender)", metric_title(m)),
+            Axis::from_zero(axis_label(m)),
+            &[m],
+            label,
+        )));
+    }
+    let mut notes = vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; failed trials (crash, OOM, timeout, bad output) written after their row, counted, not hidden.".to_string()];
+    if pss {
+        notes.push("Peak PSS: the tree's proportional set size, pages shared between its processes (forked children) divided among them, where summed RSS counts them once per process. It is read on fewer samples than RSS (it costs more to read), so a short peak may fall between reads.".into());
+    }
+    if plots.len() > 2 {
+        notes.push("Figures the contenders print themselves: a contender that does not print one has no bar (an empty cell in the tables, not a zero).".into());
+    }
     PlotGroup {
         heading: "Client runs".into(),
-        notes: vec!["Bars: median over successful trials; error bars: 95% CI of the median; dots: individual trials; failed trials (crash, OOM, timeout, bad output) written after their row, counted, not hidden.".into()],
-        plots: vec![Plot::HBar(times), Plot::HBar(rss)],
+        notes,
+        plots,
     }
 }
 

@@ -38,7 +38,7 @@ pub fn main_chart(doc: &Results, table: &Table, answer: &Answer) -> Option<(Plot
 }
 
 /// The primary metric as horizontal bars in the answer's rank order, failures written out.
-fn ranked_bars(doc: &Results, table: &Table, m: &'static Metric, answer: &Answer) -> HBarChart {
+fn ranked_bars(doc: &Results, table: &Table, m: &Metric, answer: &Answer) -> HBarChart {
     let rows = answer
         .rows
         .iter()
@@ -47,17 +47,17 @@ fn ranked_bars(doc: &Results, table: &Table, m: &'static Metric, answer: &Answer
             label: r.contender.clone(),
             note: failures_of(doc, r).unwrap_or_default(),
             bars: vec![table
-                .cell(r, m.key)
+                .cell(r, &m.key)
                 .map(|c| super::plots::bar(c, r))
                 .unwrap_or_default()],
         })
         .collect();
     HBarChart {
-        title: format!("{} by contender", capital(m.label)),
+        title: format!("{} by contender", capital(&m.label)),
         x: Axis::from_zero(axis_label(m)),
         series: vec![(m.label.to_string(), 0)],
         rows,
-        metrics: vec![Some(m.key)],
+        metrics: vec![Some(m.key.to_string())],
         marks: Vec::new(),
     }
 }
@@ -66,7 +66,7 @@ fn ranked_bars(doc: &Results, table: &Table, m: &'static Metric, answer: &Answer
 fn paired_bars(
     doc: &Results,
     table: &Table,
-    m: &'static Metric,
+    m: &Metric,
     pairs: &[(String, String, String)],
     answer: &Answer,
 ) -> HBarChart {
@@ -80,7 +80,7 @@ fn paired_bars(
                     .rows
                     .iter()
                     .find(|r| r.contender == name)
-                    .and_then(|r| Some(super::plots::bar(table.cell(r, m.key)?, r)))
+                    .and_then(|r| Some(super::plots::bar(table.cell(r, &m.key)?, r)))
                     .unwrap_or_default()
             };
             let _ = doc;
@@ -94,22 +94,22 @@ fn paired_bars(
     HBarChart {
         title: format!(
             "{}: new connection per request vs keep-alive",
-            capital(m.label)
+            capital(&m.label)
         ),
         x: Axis::from_zero(axis_label(m)),
         series: vec![("close".into(), 3), ("keep-alive".into(), 0)],
         rows,
-        metrics: vec![Some(m.key), Some(m.key)],
+        metrics: vec![Some(m.key.to_string()), Some(m.key.to_string())],
         marks: Vec::new(),
     }
 }
 
 /// Each contender's primary metric over its own value at the smallest pipeline depth, against
 /// the depth on a log axis (ticks at the depths run). A derived value, not a table cell.
-fn speedup_chart(doc: &Results, table: &Table, m: &'static Metric) -> Option<LineChart> {
+fn speedup_chart(doc: &Results, table: &Table, m: &Metric) -> Option<LineChart> {
     let (base, _) = sweep_chart(doc, table, m)?;
     let mut c = LineChart::new(
-        format!("{} speed-up over depth 1", capital(m.label)),
+        format!("{} speed-up over depth 1", capital(&m.label)),
         base.x.clone(),
         Axis::from_zero(format!("{} / {} at depth 1 (x)", m.label, m.label)),
     );

@@ -35,7 +35,7 @@ pub struct BarChart {
     pub series: Vec<(String, usize)>,
     pub groups: Vec<BarGroup>,
     /// The registry metric of each series, aligned with `series` (`None`: not a summary metric).
-    pub metrics: Vec<Option<&'static str>>,
+    pub metrics: Vec<Option<String>>,
 }
 
 impl BarChart {

@@ -25,7 +25,7 @@ pub struct HBarChart {
     pub series: Vec<(String, usize)>,
     pub rows: Vec<HBarRow>,
     /// The registry metric of each series, aligned with `series` (`None`: not a summary metric).
-    pub metrics: Vec<Option<&'static str>>,
+    pub metrics: Vec<Option<String>>,
     /// Vertical reference lines (value, label), e.g. a memory limit.
     pub marks: Vec<(f64, String)>,
 }

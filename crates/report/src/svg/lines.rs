@@ -58,7 +58,7 @@ pub struct LineChart {
     /// Vertical marks (x, label).
     pub marks: Vec<(f64, String)>,
     /// The registry metric every line's y value shows (`None`: not a summary metric).
-    pub metric: Option<&'static str>,
+    pub metric: Option<String>,
 }
 
 impl LineChart {

@@ -6,18 +6,10 @@ use super::{Cell, Column, Comparison};
 use barrage_model::metric::Metric;
 use barrage_model::stats::{self, Interval, Wording};
 
-/// How comparisons on `m` are worded: "faster/slower", or "more/less NOUN".
-fn wording(m: &Metric) -> Wording {
-    match m.noun {
-        None => Wording::Speed,
-        Some(n) => Wording::Amount { noun: n.into() },
-    }
-}
-
 /// Compares `this` with `reference` on `column` (the model's test, uncorrected: the two cells are
 /// not part of a study's family of comparisons).
 pub fn compare(
-    column: Column,
+    column: &Column,
     ref_name: &str,
     reference: &Cell,
     this: &Cell,
@@ -25,7 +17,7 @@ pub fn compare(
     reference.summary.as_ref()?;
     this.summary.as_ref()?;
     let m = column.metric();
-    let w = wording(m);
+    let w = m.wording();
     let c = stats::compare_worded(
         &this.values,
         &reference.values,
@@ -38,7 +30,7 @@ pub fn compare(
 /// The model's comparison `c` of the best (A, named `best`) with a row (B) on `m`, from the row's
 /// side: its p-value is the study's corrected one.
 pub fn from_model(c: &stats::Comparison, m: &Metric, best: &str) -> Comparison {
-    worded(&turned(c), &wording(m), best)
+    worded(&turned(c), &m.wording(), best)
 }
 
 /// B against A instead of A against B.
@@ -134,11 +126,12 @@ mod tests {
         let this = [100.0, 101.0, 99.0, 100.5, 100.2];
         let ab = stats::compare_worded(&best, &this, true, &Wording::Speed).unwrap();
         let mine = from_model(&ab, &RPS, "fast");
+        let col = Column::Stat(RPS);
         let direct = compare(
-            Column::Stat(&RPS),
+            &col,
             "fast",
-            &Cell::new(best.to_vec(), Column::Stat(&RPS)),
-            &Cell::new(this.to_vec(), Column::Stat(&RPS)),
+            &Cell::new(best.to_vec(), &col),
+            &Cell::new(this.to_vec(), &col),
         )
         .unwrap();
         assert_eq!(mine.text, direct.text);

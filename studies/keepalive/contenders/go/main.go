@@ -1,9 +1,10 @@
-// Command keepalive performs 50 GETs of a small /bytes body per iteration, repeated for a fixed
-// time, sequentially or from goroutines, with or without keep-alive (net/http).
+// Command keepalive performs 50 GETs per iteration, repeated for a fixed time, sequentially or
+// from goroutines, with or without keep-alive (net/http).
 //
 // Usage: keepalive URL SECONDS MODE CONCURRENCY
-// URL is .../bytes/{size}; every odd request of an iteration adds ?chunked=1, and every body is
-// checked against the server's pattern (byte i = i % 251). MODE: seq-close, seq-keepalive,
+// URL is .../bytes/{size}: every odd request of an iteration adds ?chunked=1, and every body is
+// checked against the server's pattern (byte i = i % 251); or .../sleep/{ms} (the latency-bound
+// variant): every body must be "slept {ms} ms\n". MODE: seq-close, seq-keepalive,
 // goroutines-close, goroutines-keepalive. Prints "iterations=N requests=M bad=B seconds=S
 // iterations_per_s=X requests_per_s=Y".
 package main
@@ -23,6 +24,24 @@ import (
 
 const perIteration = 50
 
+// expectation gives the body every response must have, and whether odd requests ask for chunked
+// framing: the /bytes pattern, or the text of /sleep.
+func expectation(url string) ([]byte, bool, error) {
+	i := strings.LastIndex(url, "/")
+	n, err := strconv.Atoi(url[i+1:])
+	switch {
+	case err == nil && strings.HasSuffix(url[:i], "/bytes"):
+		body := make([]byte, n)
+		for j := range body {
+			body[j] = byte(j % 251)
+		}
+		return body, true, nil
+	case err == nil && strings.HasSuffix(url[:i], "/sleep"):
+		return []byte(fmt.Sprintf("slept %d ms\n", n)), false, nil
+	}
+	return nil, false, fmt.Errorf("unsupported URL %s: .../bytes/{size} or .../sleep/{ms}", url)
+}
+
 func main() {
 	if len(os.Args) != 5 {
 		fmt.Fprintln(os.Stderr, "usage: keepalive URL SECONDS MODE CONCURRENCY")
@@ -31,14 +50,14 @@ func main() {
 	url, mode := os.Args[1], os.Args[3]
 	seconds, err1 := strconv.ParseFloat(os.Args[2], 64)
 	conc, err2 := strconv.Atoi(os.Args[4])
-	size, err3 := strconv.Atoi(url[strings.LastIndex(url, "/")+1:])
-	if err1 != nil || err2 != nil || err3 != nil {
+	if err1 != nil || err2 != nil {
 		fmt.Fprintln(os.Stderr, "bad arguments")
 		os.Exit(2)
 	}
-	expected := make([]byte, size)
-	for i := range expected {
-		expected[i] = byte(i % 251)
+	expected, chunkOdd, err := expectation(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	keepalive := strings.HasSuffix(mode, "-keepalive")
 	concurrent := strings.HasPrefix(mode, "goroutines-")
@@ -67,7 +86,7 @@ func main() {
 	urls := make([]string, perIteration)
 	for i := range urls {
 		urls[i] = url
-		if i%2 == 1 {
+		if chunkOdd && i%2 == 1 {
 			urls[i] += "?chunked=1"
 		}
 	}

@@ -1,19 +1,32 @@
-// 50 GETs of a small /bytes body per iteration, repeated for a fixed time, with node:http,
-// sequentially or concurrently on the event loop (async), through an http.Agent with keep-alive
-// on or off.
+// 50 GETs per iteration, repeated for a fixed time, with node:http, sequentially or concurrently
+// on the event loop (async), through an http.Agent with keep-alive on or off.
 // Usage: node keepalive.mjs URL SECONDS MODE CONCURRENCY
-// URL is .../bytes/{size}; every odd request of an iteration adds ?chunked=1, and every body is
-// checked against the server's pattern (byte i = i % 251). MODE: seq-close, seq-keepalive,
-// async-close, async-keepalive.
+// URL is .../bytes/{size}: every odd request of an iteration adds ?chunked=1, and every body is
+// checked against the server's pattern (byte i = i % 251); or .../sleep/{ms} (the latency-bound
+// variant): every body must be "slept {ms} ms\n". MODE: seq-close, seq-keepalive, async-close,
+// async-keepalive.
 import http from "node:http";
 
 const PER_ITERATION = 50;
 const [url, secondsArg, mode, concArg] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const conc = Number(concArg);
-const size = Number(url.slice(url.lastIndexOf("/") + 1));
-const expected = Buffer.alloc(size);
-for (let i = 0; i < size; i++) expected[i] = i % 251;
+// The body every response must have, and whether odd requests ask for chunked framing.
+const path = new URL(url).pathname;
+let expected;
+let chunkOdd;
+if (/^\/bytes\/\d+$/.test(path)) {
+  const size = Number(path.slice("/bytes/".length));
+  expected = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) expected[i] = i % 251;
+  chunkOdd = true;
+} else if (/^\/sleep\/\d+$/.test(path)) {
+  expected = Buffer.from(`slept ${Number(path.slice("/sleep/".length))} ms\n`);
+  chunkOdd = false;
+} else {
+  console.error(`unsupported URL ${url}: .../bytes/{size} or .../sleep/{ms}`);
+  process.exit(2);
+}
 const modes = ["seq-close", "seq-keepalive", "async-close", "async-keepalive"];
 if (!modes.includes(mode)) {
   console.error(`unknown mode ${mode}`);
@@ -37,7 +50,7 @@ function get(u) {
   });
 }
 
-const urls = Array.from({ length: PER_ITERATION }, (_, i) => url + (i % 2 ? "?chunked=1" : ""));
+const urls = Array.from({ length: PER_ITERATION }, (_, i) => url + (chunkOdd && i % 2 ? "?chunked=1" : ""));
 let iterations = 0;
 let bad = 0;
 const start = performance.now();

@@ -1,13 +1,15 @@
-"""50 GETs of a small /bytes body per iteration, repeated for a fixed time, one of six ways.
+"""50 GETs per iteration, repeated for a fixed time, one of six ways.
 
 Usage: python keepalive.py URL SECONDS MODE CONCURRENCY
-  URL is .../bytes/{size}; every odd request of an iteration adds ?chunked=1. Every body is
+  URL is .../bytes/{size}: every odd request of an iteration adds ?chunked=1, and every body is
   checked against the server's pattern (byte i = i % 251), so a client that skipped chunked
-  decoding would fail. MODE: seq-close, seq-keepalive (requests), threads-close,
+  decoding would fail; or .../sleep/{ms} (the latency-bound variant): every body must be
+  "slept {ms} ms\n". MODE: seq-close, seq-keepalive (requests), threads-close,
   threads-keepalive (ThreadPoolExecutor + requests), async-close, async-keepalive (aiohttp).
 Prints "iterations=N requests=M bad=B seconds=S iterations_per_s=X requests_per_s=Y".
 """
 import asyncio
+import re
 import sys
 import threading
 import time
@@ -16,8 +18,19 @@ from concurrent.futures import ThreadPoolExecutor
 PER_ITERATION = 50
 
 
+def expectation(url: str) -> tuple[bytes, bool]:
+    """The body every response must have, and whether odd requests ask for chunked framing."""
+    path = url.split("://", 1)[-1].partition("/")[2]
+    if m := re.fullmatch(r"bytes/(\d+)", path):
+        return bytes(i % 251 for i in range(int(m[1]))), True
+    if m := re.fullmatch(r"sleep/(\d+)", path):
+        return f"slept {int(m[1])} ms\n".encode(), False
+    raise SystemExit(f"unsupported URL {url}: .../bytes/{{size}} or .../sleep/{{ms}}")
+
+
 def targets(url: str) -> list[str]:
-    return [url + ("?chunked=1" if i % 2 else "") for i in range(PER_ITERATION)]
+    chunk_odd = expectation(url)[1]
+    return [url + ("?chunked=1" if chunk_odd and i % 2 else "") for i in range(PER_ITERATION)]
 
 
 def run_sync(url, seconds, mode, conc, expected):
@@ -68,8 +81,7 @@ async def run_async(url, seconds, mode, conc, expected):
 
 def main() -> int:
     url, seconds, mode, conc = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    size = int(url.rsplit("/", 1)[1])
-    expected = bytes(i % 251 for i in range(size))
+    expected = expectation(url)[0]
     if mode.startswith("async"):
         iterations, bad, elapsed = asyncio.run(run_async(url, seconds, mode, conc, expected))
     elif mode in ("seq-close", "seq-keepalive", "threads-close", "threads-keepalive"):

@@ -1,21 +1,29 @@
-# 50 GETs of a small /bytes body per iteration, repeated for a fixed time, one of six ways:
-# Net::HTTP sequential or from threads, and fibers with async-http (Debian ruby-async-http),
-# each with or without keep-alive.
+# 50 GETs per iteration, repeated for a fixed time, one of six ways: Net::HTTP sequential or from
+# threads, and fibers with async-http (Debian ruby-async-http), each with or without keep-alive.
 #
-# Usage: ruby keepalive.rb URL SECONDS MODE CONCURRENCY
-# URL is .../bytes/{size}; every odd request of an iteration adds ?chunked=1, and every body is
-# checked against the server's pattern (byte i = i % 251). MODE: seq-close, seq-keepalive,
-# threads-close, threads-keepalive, fibers-close, fibers-keepalive.
+# Usage: ruby keepalive.rb URL SECONDS MODE CONCURRENCY [alloc]
+# URL is .../bytes/{size} (every odd request of an iteration adds ?chunked=1, and every body is
+# checked against the server's pattern, byte i = i % 251) or .../sleep/{ms} (every body must be
+# "slept {ms} ms\n": the latency-bound variant). MODE: seq-close, seq-keepalive, threads-close,
+# threads-keepalive, fibers-close, fibers-keepalive.
+# Prints "iterations=N requests=M bad=B seconds=S iterations_per_s=X requests_per_s=Y"; with
+# `alloc`, also "alloc_objects=O alloc_bytes=A": the allocations of one iteration (see below).
 require 'net/http'
+require 'objspace'
 
 PER_ITERATION = 50
-url, seconds, mode, conc = ARGV[0], Float(ARGV[1]), ARGV[2], Integer(ARGV[3])
-size = Integer(url[(url.rindex('/') + 1)..])
-EXPECTED = Array.new(size) { |i| i % 251 }.pack('C*').freeze
+url, seconds, mode, conc, alloc = ARGV[0], Float(ARGV[1]), ARGV[2], Integer(ARGV[3]), ARGV[4]
+abort "the fifth argument can only be `alloc`, not #{alloc}" unless [nil, 'alloc'].include?(alloc)
 MODES = %w[seq-close seq-keepalive threads-close threads-keepalive fibers-close fibers-keepalive].freeze
 abort "unknown mode #{mode}" unless MODES.include?(mode)
+EXPECTED, chunk_odd =
+  case URI(url).path
+  when %r{\A/bytes/(\d+)\z} then [Array.new(Integer($1)) { |i| i % 251 }.pack('C*').freeze, true]
+  when %r{\A/sleep/(\d+)\z} then ["slept #{Integer($1)} ms\n".freeze, false]
+  else abort "unsupported URL #{url}: .../bytes/{size} or .../sleep/{ms}"
+  end
 keepalive = mode.end_with?('-keepalive')
-uris = Array.new(PER_ITERATION) { |i| URI(url + (i.odd? ? '?chunked=1' : '')) }
+uris = Array.new(PER_ITERATION) { |i| URI(url + (chunk_odd && i.odd? ? '?chunked=1' : '')) }
 
 def good?(code, body)
   code.to_i == 200 && body == EXPECTED
@@ -27,69 +35,110 @@ def net_http_get(http, uri)
   good?(res.code, res.body)
 end
 
-iterations = 0
-bad = 0
-start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-elapsed = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) - start }
-
-case mode
-when /\Aseq-/
-  http = keepalive ? Net::HTTP.start(uris[0].host, uris[0].port) : nil
-  while elapsed.call < seconds
-    uris.each { |u| bad += 1 unless net_http_get(http, u) }
-    iterations += 1
+# The allocations of one iteration (`block`), counted as benchmark-memory (memory_profiler) counts
+# them, which the original study printed: the GC is off while the iteration runs, so every object
+# it allocates is still there afterwards; objects are those whose allocation was traced in it, and
+# bytes the sum of their ObjectSpace.memsize_of (the object's slot plus the buffers it mallocs:
+# string bodies, arrays, hashes). It is what the iteration allocated, not what it retained, and
+# it misses memory allocated outside Ruby objects (the C library's own buffers). Run after the
+# timed loop, on warm connections, the same work it repeated; returns [objects, bytes, bad].
+def allocations
+  GC.start
+  GC.disable
+  generation = GC.count
+  ObjectSpace.trace_object_allocations_start
+  bad = yield
+  ObjectSpace.trace_object_allocations_stop
+  objects = bytes = 0
+  ObjectSpace.each_object do |o|
+    next unless ObjectSpace.allocation_generation(o) == generation
+    objects += 1
+    bytes += ObjectSpace.memsize_of(o)
   end
-when /\Athreads-/
-  # conc threads, each with its own connection (keep-alive) or a new one per request, pull the
-  # iteration's requests from a queue.
-  sessions = Array.new(conc) { keepalive ? Net::HTTP.start(uris[0].host, uris[0].port) : nil }
-  while elapsed.call < seconds
-    queue = Queue.new
-    uris.each { |u| queue << u }
-    queue.close
-    bad += sessions.map do |http|
-      Thread.new do
-        n = 0
-        while (u = queue.pop)
-          n += 1 unless net_http_get(http, u)
-        end
-        n
-      end
-    end.sum(&:value)
-    iterations += 1
-  end
-else
-  require 'async'
-  require 'async/semaphore'
-  require 'async/http/client'
-  require 'async/http/endpoint'
-  endpoint = Async::HTTP::Endpoint.parse(url)
-  Async do
-    # Keep-alive: one client whose pool holds up to conc persistent connections.
-    # Close: a new client (so a new connection) per request, closed after it.
-    shared = keepalive ? Async::HTTP::Client.new(endpoint, connection_limit: conc) : nil
-    semaphore = Async::Semaphore.new(conc)
-    while elapsed.call < seconds
-      tasks = uris.map do |u|
-        semaphore.async do
-          client = shared || Async::HTTP::Client.new(endpoint)
-          begin
-            res = client.get(u.request_uri)
-            good?(res.status, res.read)
-          ensure
-            client.close unless shared
-          end
-        end
-      end
-      bad += tasks.count { |t| !t.wait }
-      iterations += 1
-    end
-    shared&.close
-  end
+  [objects, bytes, bad]
+ensure
+  ObjectSpace.trace_object_allocations_stop
+  GC.enable
 end
 
-secs = elapsed.call
+# Runs `iteration` (returning its count of bad responses) for `seconds`, then once more under
+# `allocations` when asked; returns [iterations, bad, elapsed, allocation figures or nil].
+def timed(seconds, measure)
+  iterations = bad = 0
+  start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  elapsed = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) - start }
+  while elapsed.call < seconds
+    bad += yield
+    iterations += 1
+  end
+  secs = elapsed.call
+  figures = nil
+  if measure
+    objects, bytes, more_bad = allocations { yield }
+    bad += more_bad
+    figures = [objects, bytes]
+  end
+  [iterations, bad, secs, figures]
+end
+
+measure = alloc == 'alloc'
+result =
+  case mode
+  when /\Aseq-/
+    http = keepalive ? Net::HTTP.start(uris[0].host, uris[0].port) : nil
+    timed(seconds, measure) { uris.count { |u| !net_http_get(http, u) } }
+  when /\Athreads-/
+    # conc threads, each with its own connection (keep-alive) or a new one per request, pull the
+    # iteration's requests from a queue.
+    sessions = Array.new(conc) { keepalive ? Net::HTTP.start(uris[0].host, uris[0].port) : nil }
+    timed(seconds, measure) do
+      queue = Queue.new
+      uris.each { |u| queue << u }
+      queue.close
+      sessions.map do |http|
+        Thread.new do
+          n = 0
+          while (u = queue.pop)
+            n += 1 unless net_http_get(http, u)
+          end
+          n
+        end
+      end.sum(&:value)
+    end
+  else
+    require 'async'
+    require 'async/semaphore'
+    require 'async/http/client'
+    require 'async/http/endpoint'
+    endpoint = Async::HTTP::Endpoint.parse(url)
+    Async do
+      # Keep-alive: one client whose pool holds up to conc persistent connections.
+      # Close: a new client (so a new connection) per request, closed after it.
+      shared = keepalive ? Async::HTTP::Client.new(endpoint, connection_limit: conc) : nil
+      semaphore = Async::Semaphore.new(conc)
+      r = timed(seconds, measure) do
+        tasks = uris.map do |u|
+          semaphore.async do
+            client = shared || Async::HTTP::Client.new(endpoint)
+            begin
+              res = client.get(u.request_uri)
+              good?(res.status, res.read)
+            ensure
+              client.close unless shared
+            end
+          end
+        end
+        tasks.count { |t| !t.wait }
+      end
+      shared&.close
+      r
+    end.wait
+  end
+
+iterations, bad, secs, figures = result
 n = iterations * PER_ITERATION
-puts format('iterations=%d requests=%d bad=%d seconds=%.3f iterations_per_s=%.2f requests_per_s=%.1f',
-            iterations, n, bad, secs, iterations / secs, n / secs)
+line = format('iterations=%d requests=%d bad=%d seconds=%.3f iterations_per_s=%.2f requests_per_s=%.1f',
+              iterations, n, bad, secs, iterations / secs, n / secs)
+line += format(' alloc_objects=%d alloc_bytes=%d', *figures) if figures
+puts line
 exit(bad.zero? ? 0 : 1)
