@@ -48,6 +48,9 @@ fn keep_alive_and_sixteen_pipelined_gets() {
     }
 }
 
+/// (status, body) per response.
+type Answers = Vec<(u16, Vec<u8>)>;
+
 #[test]
 fn the_same_answers_to_a_mixed_pipeline_sent_whole_and_byte_by_byte() {
     let batch = concat!(
@@ -60,7 +63,7 @@ fn the_same_answers_to_a_mixed_pipeline_sent_whole_and_byte_by_byte() {
         "GET /json HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
     )
     .as_bytes();
-    let mut answers: Vec<(Parser, Vec<(u16, Vec<u8>)>)> = Vec::new();
+    let mut answers: Vec<(Parser, Answers)> = Vec::new();
     for parser in every_parser() {
         for dribble in [false, true] {
             let s = serve(parser);
