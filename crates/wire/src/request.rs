@@ -171,6 +171,42 @@ unsafe fn written<'h, 'b>(
     unsafe { std::slice::from_raw_parts(slots.as_ptr().cast(), n) }
 }
 
+/// A C parser's answer when it is not a complete head: when to refuse, and whether with 400 or
+/// 431, follows httparse's grammar, so that every parser refuses alike. The parsers find a
+/// malformed prefix at different bytes (picohttpparser takes any byte but space in a method and
+/// waits; http-parser knows its methods by their first letters and refuses at once), and a head
+/// that is both malformed and longer than the limit would otherwise be 400 with one and 431 with
+/// another. httparse runs only here, off the path of a good request: when the C parser refuses,
+/// or still waits with the limit reached.
+#[cfg(any(feature = "parser-pico", feature = "parser-http-parser"))]
+fn refuse_like_httparse<'h, 'b>(
+    buf: &'b [u8],
+    step: Result<Step<'h, 'b>, WireError>,
+    limit: usize,
+) -> Result<Option<RequestHead<'h, 'b>>, RequestError> {
+    match step {
+        Ok(Step::Partial) if buf.len() < limit => return Ok(None),
+        Ok(Step::Complete(_)) => return finish(buf, step, limit),
+        _ => {}
+    }
+    let mut scratch = header_slots();
+    let reference = match httparse_tokens(buf, &mut scratch) {
+        Ok(Step::Partial) if buf.len() >= limit => Err(RequestError::HeadTooLarge { limit }),
+        // httparse would still wait: so do we, up to the limit.
+        Ok(Step::Partial) => return Ok(None),
+        complete_or_refused => finish(buf, complete_or_refused, limit).map(|head| head.is_some()),
+    };
+    match (step, reference) {
+        // The same class: the C parser's own words.
+        (Err(e), Err(h)) if RequestError::from(e.clone()).status() == h.status() => Err(e.into()),
+        (_, Err(h)) => Err(h),
+        // httparse takes the head: the C parser's own refusal (http-parser's methods and URL
+        // grammar), or it waits past the limit on a head httparse reads whole.
+        (Err(e), Ok(_)) => Err(e.into()),
+        (_, Ok(_)) => Err(RequestError::HeadTooLarge { limit }),
+    }
+}
+
 /// The common part of every parser: the size limit, then the strict rules on the tokens.
 fn finish<'h, 'b>(
     buf: &'b [u8],

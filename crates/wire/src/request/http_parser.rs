@@ -210,6 +210,14 @@ pub(super) fn tokens<'h, 'b>(
     for (slot, f) in slots.iter_mut().zip(fields) {
         // SAFETY: the callbacks wrote the first `n` fields.
         let (name, value) = unsafe { f.assume_init() };
+        // A value on its name's line: only the colon and blanks between them. A value that
+        // follows an empty one on a continuation line (obsolete folding) arrives in one piece.
+        let gap = head.get(name.0 + name.1..value.0).unwrap_or_default();
+        let same_line =
+            matches!(gap, [b':', blanks @ ..] if blanks.iter().all(|&b| b == b' ' || b == b'\t'));
+        if value.1 > 0 && !same_line {
+            return Err(WireError::Head("invalid header name"));
+        }
         *slot = MaybeUninit::new(httparse::Header {
             name: header_name(text(name))?,
             value: header_value(trim_value(text(value)))?,

@@ -100,9 +100,17 @@ impl Parser {
         let step = match self {
             Parser::Httparse => httparse_tokens(buf, headers),
             #[cfg(feature = "parser-pico")]
-            Parser::Picohttpparser => super::pico::tokens(buf, headers),
+            Parser::Picohttpparser => {
+                return super::refuse_like_httparse(buf, super::pico::tokens(buf, headers), limit)
+            }
             #[cfg(feature = "parser-http-parser")]
-            Parser::HttpParser => super::http_parser::tokens(buf, headers),
+            Parser::HttpParser => {
+                return super::refuse_like_httparse(
+                    buf,
+                    super::http_parser::tokens(buf, headers),
+                    limit,
+                )
+            }
             #[allow(unreachable_patterns)]
             other => {
                 return Err(ParserUnavailable {
