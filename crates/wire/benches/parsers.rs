@@ -12,9 +12,13 @@
 //!   one request per read) and as a buffer of 16 pipelined requests parsed head after head.
 //!   `tests/request_parsers.rs` checks that the three give the same heads.
 //!
-//!     cargo bench -p barrage-wire --bench parsers            # everything (about a minute)
-//!     cargo bench -p barrage-wire --bench parsers -- serve/  # the server path only
-//!     bench/parser-duel.sh                                   # the same, with a summary table
+//! Run:
+//!
+//! ```text
+//! cargo bench -p barrage-wire --bench parsers            # everything (about a minute)
+//! cargo bench -p barrage-wire --bench parsers -- serve/  # the server path only
+//! bench/parser-duel.sh                                   # the same, with a summary table
+//! ```
 
 use barrage_wire::{header_slots, Parser};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};

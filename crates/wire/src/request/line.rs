@@ -87,6 +87,7 @@ pub(super) fn request_line(
 
 /// True when some CR in `head` is not followed by LF (httparse refuses it anywhere in a head;
 /// non-strict http-parser takes any byte after the CR that ends a line).
+#[cfg(feature = "parser-http-parser")]
 pub(super) fn has_lone_cr(head: &[u8]) -> bool {
     let Some((&last, _)) = head.split_last() else {
         return false;
@@ -108,6 +109,7 @@ pub(super) fn header_name(name: &[u8]) -> Result<&str, WireError> {
 
 /// A header value's bytes as httparse allows them: HTAB, SP, visible ASCII and 0x80-0xFF (not
 /// checked by http-parser on a value's first byte).
+#[cfg(feature = "parser-http-parser")]
 pub(super) fn header_value(value: &[u8]) -> Result<&[u8], WireError> {
     if value
         .iter()
