@@ -1,19 +1,75 @@
-//! Fuzzes the server's request parser: head parsing (strict framing rules, size limit) and the
-//! body that follows, the way the server consumes a stream of pipelined requests.
+//! Fuzzes the server's request parser with every tokeniser (httparse, picohttpparser,
+//! http-parser): head parsing (strict framing rules, size limit) and the body that follows, the
+//! way the server consumes a stream of pipelined requests; and the three must agree — the same
+//! head whenever one completes it, errors of the same status (a C parser may still wait on a
+//! malformed prefix that httparse refuses). http-parser's own, documented refusals of what httparse
+//! takes (methods outside its list, targets outside its URL grammar, a tab after a
+//! Content-Length) are the only exceptions.
 #![no_main]
 
-use barrage_wire::{header_slots, parse_request_head, BodyDecoder, Framing};
+use barrage_wire::{header_slots, BodyDecoder, Framing, Parser, RequestError, WireError};
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    // The first byte picks the head size limit, so 431 paths are exercised too.
-    let (limit, mut rest) = match data.split_first() {
-        Some((&b, rest)) => (64 + usize::from(b) * 64, rest),
-        None => return,
-    };
+/// What a server keeps of a parsed head.
+#[derive(Debug, PartialEq)]
+struct Head {
+    method: String,
+    target: String,
+    minor: u8,
+    headers: Vec<(String, Vec<u8>)>,
+    framing: Framing,
+    keep_alive: bool,
+    expect: bool,
+    head_len: usize,
+}
+
+fn head(parser: Parser, buf: &[u8], limit: usize) -> Result<Option<Head>, RequestError> {
+    let mut slots = header_slots();
+    Ok(parser.parse_head(buf, &mut slots, limit)?.map(|h| Head {
+        method: h.method.into(),
+        target: h.target.into(),
+        minor: h.version_minor,
+        headers: h
+            .headers
+            .iter()
+            .map(|x| (x.name.to_string(), x.value.to_vec()))
+            .collect(),
+        framing: h.framing,
+        keep_alive: h.keep_alive,
+        expect: h.expect_continue,
+        head_len: h.head_len,
+    }))
+}
+
+/// http-parser's documented refusals of heads httparse accepts.
+fn http_parser_may_refuse(e: &RequestError) -> bool {
+    matches!(
+        e,
+        RequestError::Malformed(
+            WireError::Head("HPE_INVALID_METHOD" | "HPE_INVALID_URL") | WireError::BadContentLength
+        )
+    )
+}
+
+fn agree(buf: &[u8], limit: usize) {
+    let reference = head(Parser::Httparse, buf, limit);
+    for parser in [Parser::Picohttpparser, Parser::HttpParser] {
+        let other = head(parser, buf, limit);
+        match (&reference, &other) {
+            (Err(a), Err(b)) => assert_eq!(a.status(), b.status(), "{parser}: {a} vs {b}"),
+            (Err(_), Ok(None)) => {}
+            (Ok(Some(_)), Err(e)) if parser == Parser::HttpParser && http_parser_may_refuse(e) => {}
+            (a, b) => assert_eq!(a, b, "{parser}"),
+        }
+    }
+}
+
+/// The server's loop over one buffer with one parser, checking the invariants.
+fn stream(parser: Parser, mut rest: &[u8], limit: usize) {
     for _ in 0..64 {
+        agree(rest, limit);
         let mut headers = header_slots();
-        let head = match parse_request_head(rest, &mut headers, limit) {
+        let head = match parser.parse_head(rest, &mut headers, limit) {
             Ok(Some(h)) => h,
             Ok(None) => {
                 assert!(
@@ -49,5 +105,16 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(_) => return,
         }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte picks the head size limit, so 431 paths are exercised too.
+    let (limit, rest) = match data.split_first() {
+        Some((&b, rest)) => (64 + usize::from(b) * 64, rest),
+        None => return,
+    };
+    for parser in Parser::ALL {
+        stream(parser, rest, limit);
     }
 });

@@ -2,7 +2,9 @@
 # Installs and builds what studies/pipelining needs on a fresh Debian machine: nginx and h2o from
 # apt, Go and Node.js toolchains (apt's golang-go / nodejs when absent), the Go server's binary
 # and the Node server's (empty) dependency tree. Idempotent: installed packages and up-to-date
-# builds are left alone. barrage itself is built by `cargo build --release -p barrage`.
+# builds are left alone. barrage itself is built by `cargo build --release -p barrage`, whose
+# default features compile in the C request parsers that parsers.toml uses (parser-pico,
+# parser-http-parser: vendored C built with cc, nothing to install).
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -2,11 +2,12 @@
 //!
 //! Prints `listening on ADDR` as the first line of stdout (flushed at once) so scripts and the lab
 //! can read the port when `--addr` asks for port 0. On SIGINT/SIGTERM it stops accepting and
-//! lets in-flight responses finish for up to `--grace`.
+//! lets in-flight responses finish for up to `--grace`. `--parser` picks the request parser; one
+//! that this build lacks is refused in one line naming the cargo feature to build with.
 
 use anyhow::Context;
 use barrage_model::units::{parse_duration, parse_size};
-use barrage_server::ServerConfig;
+use barrage_server::{Parser, ServerConfig};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -46,6 +47,10 @@ pub struct Args {
     /// On SIGINT/SIGTERM, how long in-flight responses may take to finish [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub grace: Option<Duration>,
+    /// Request parser: httparse, picohttpparser or http-parser (the C ones need the cargo
+    /// features parser-pico and parser-http-parser, on by default) [default: httparse].
+    #[arg(long, value_name = "PARSER")]
+    pub parser: Option<Parser>,
 }
 
 impl Args {
@@ -55,6 +60,9 @@ impl Args {
         let header_limit = self
             .header_limit
             .map_or(Ok(d.header_limit), usize::try_from)?;
+        let parser = self.parser.unwrap_or(d.parser);
+        // Said here, in one line, rather than when the server starts.
+        parser.ensure_compiled()?;
         Ok(ServerConfig {
             addr: self
                 .addr
@@ -68,6 +76,7 @@ impl Args {
             echo_limit: self.body_limit.unwrap_or(d.echo_limit),
             header_limit,
             grace: self.grace.unwrap_or(d.grace),
+            parser,
         })
     }
 }
@@ -110,5 +119,28 @@ mod tests {
         let cfg = Args::default().config().unwrap();
         assert_eq!(cfg.addr.port(), 8080);
         assert_eq!(cfg.header_limit, ServerConfig::default().header_limit);
+        assert_eq!(cfg.parser, Parser::Httparse);
+    }
+
+    #[test]
+    fn parsers() {
+        for (name, parser) in [
+            ("httparse", Parser::Httparse),
+            ("picohttpparser", Parser::Picohttpparser),
+            ("http-parser", Parser::HttpParser),
+        ] {
+            let args = Args {
+                parser: Some(name.parse().unwrap()),
+                ..Args::default()
+            };
+            match args.config() {
+                Ok(cfg) => assert_eq!(cfg.parser, parser),
+                Err(e) => {
+                    assert!(!parser.is_compiled());
+                    let feature = parser.feature().unwrap();
+                    assert!(e.to_string().contains(feature), "{e}");
+                }
+            }
+        }
     }
 }

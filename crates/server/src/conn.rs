@@ -20,7 +20,7 @@ use crate::respond::{push_chunk_header, BodyLen};
 use crate::route::{route, Fault, Route};
 use crate::stream::Stream;
 use crate::worker::Ctx;
-use barrage_wire::{header_slots, parse_request_head, BodyDecoder, Framing, RequestHead};
+use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
 use mio::net::TcpStream;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
@@ -320,7 +320,12 @@ impl Conn {
             if pos == inp.len() {
                 break;
             }
-            match parse_request_head(&inp[pos..], &mut headers, ctx.cfg().header_limit) {
+            // The one place a request head is parsed: the configured parser, dispatched here.
+            let cfg = ctx.cfg();
+            match cfg
+                .parser
+                .parse_head(&inp[pos..], &mut headers, cfg.header_limit)
+            {
                 Ok(None) => break,
                 Ok(Some(h)) => {
                     pos += h.head_len;

@@ -3,7 +3,8 @@
 //! [`start`] binds, spawns one worker per thread (each with its own `SO_REUSEPORT` listener and
 //! mio event loop, see `worker`), and returns once the server is listening; the returned
 //! [`ServerHandle`] gives the bound address and shuts the server down (also on drop). The
-//! endpoints are listed in `docs/serve.md`; the `/bytes` body pattern is in [`pattern`].
+//! endpoints are listed in `docs/serve.md`; the `/bytes` body pattern is in [`pattern`]. Request
+//! heads are read by the [`Parser`] the config names (httparse by default).
 
 mod conn;
 mod date;
@@ -15,6 +16,7 @@ mod route;
 mod stream;
 mod worker;
 
+pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -49,6 +51,9 @@ pub struct ServerConfig {
     pub header_limit: usize,
     /// On shutdown, how long in-flight responses may take to finish.
     pub grace: Duration,
+    /// Which parser reads request heads (httparse, or a C parser compiled in by a cargo
+    /// feature); every parser gives the same requests and the same errors.
+    pub parser: Parser,
 }
 
 impl Default for ServerConfig {
@@ -64,6 +69,7 @@ impl Default for ServerConfig {
             echo_limit: 64 << 20,
             header_limit: 16 * 1024,
             grace: Duration::from_secs(5),
+            parser: Parser::Httparse,
         }
     }
 }
@@ -73,6 +79,8 @@ impl Default for ServerConfig {
 pub enum ServerError {
     #[error("invalid server config: {0}")]
     Config(&'static str),
+    #[error(transparent)]
+    Parser(#[from] ParserUnavailable),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -140,6 +148,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
             "header limit must be between 64 B and 1 MiB",
         ));
     }
+    cfg.parser.ensure_compiled()?;
     let threads = if cfg.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {

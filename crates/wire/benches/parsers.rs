@@ -1,11 +1,26 @@
 //! The parser duel (experiment 3's actual question): httparse, picohttpparser (C, via
-//! picohttpparser-sys) and http-parser (C, Debian's libhttp-parser-dev) parse the same corpus of
-//! real-world requests. One group per corpus class and unit: `bytes/<class>` reports bytes/s,
-//! `requests/<class>` requests/s; each iteration parses every buffer of the class once, pipelined
-//! buffers whole. `tests/parser_agreement.rs` checks that the three read the corpus the same way.
+//! picohttpparser-sys) and http-parser (C, nodejs/http-parser 2.9.4 vendored in
+//! barrage-http-parser-sys) parse the same requests, two ways:
 //!
-//!     cargo bench -p barrage-wire --bench parsers
+//! - raw (`bytes/<class>`, `requests/<class>`): each parser's own API on the duel's corpus of
+//!   real-world requests, one group per corpus class and unit (bytes/s, requests/s); each
+//!   iteration parses every buffer of the class once, pipelined buffers whole.
+//!   `tests/parser_agreement.rs` checks that the three read the corpus the same way.
+//! - as barrage serve parses (`serve/keepalive-get`, `serve/pipelined-16`): `Parser::parse_head`
+//!   (the tokeniser plus barrage's common strict rules, exactly what `barrage serve --parser`
+//!   runs per request) on the studies' request, `GET / HTTP/1.1` with a Host, once (keep-alive:
+//!   one request per read) and as a buffer of 16 pipelined requests parsed head after head.
+//!   `tests/request_parsers.rs` checks that the three give the same heads.
+//!
+//! Run:
+//!
+//! ```text
+//! cargo bench -p barrage-wire --bench parsers            # everything (about a minute)
+//! cargo bench -p barrage-wire --bench parsers -- serve/  # the server path only
+//! bench/parser-duel.sh                                   # the same, with a summary table
+//! ```
 
+use barrage_wire::{header_slots, Parser};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Duration;
 
@@ -55,13 +70,49 @@ fn duel(c: &mut Criterion) {
     }
 }
 
-// Short measurements keep the whole duel near a minute: 3 classes x 2 units x 3 parsers.
+/// Parses every head of `buf` with barrage's request parser, as the server's loop does (these
+/// requests have no body); returns the requests seen.
+fn serve_heads(parser: Parser, buf: &[u8]) -> usize {
+    let mut slots = header_slots();
+    let (mut pos, mut n) = (0, 0);
+    while pos < buf.len() {
+        match parser.parse_head(&buf[pos..], &mut slots, 16 * 1024) {
+            Ok(Some(head)) => {
+                pos += head.head_len;
+                n += 1;
+            }
+            other => panic!("{parser}: {:?}", other.map(|h| h.is_some())),
+        }
+    }
+    n
+}
+
+fn serve_path(c: &mut Criterion) {
+    let get = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n".to_vec();
+    for (name, buf, requests) in [
+        ("serve/keepalive-get", get.clone(), 1),
+        ("serve/pipelined-16", get.repeat(16), 16),
+    ] {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(requests as u64));
+        for parser in Parser::compiled() {
+            assert_eq!(serve_heads(parser, &buf), requests, "{parser}");
+            group.bench_function(parser.name(), |b| {
+                b.iter(|| serve_heads(parser, black_box(&buf)))
+            });
+        }
+        group.finish();
+    }
+}
+
+// Short measurements keep the whole duel near a minute: 3 classes x 2 units x 3 parsers, and
+// 2 server-path groups x 3 parsers.
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .sample_size(50);
-    targets = duel
+    targets = duel, serve_path
 }
 criterion_main!(benches);

@@ -2,7 +2,7 @@
 //!
 //! Nothing here does I/O: every function takes bytes that the caller read and says how many it
 //! consumed, so the same code serves a mio loop, a blocking socket or a fuzzer. Header parsing is
-//! httparse's; framing (Content-Length, chunked, close-delimited) is ours, incremental, and works
+//! httparse's (for requests, optionally picohttpparser's or http-parser's: [`Parser`]); framing (Content-Length, chunked, close-delimited) is ours, incremental, and works
 //! on any split of the input.
 
 pub mod body;
@@ -20,7 +20,10 @@ pub use body::{
 pub use chunked::ChunkedDecoder;
 pub use encode::RequestSpec;
 pub use error::WireError;
-pub use request::{header_slots, parse_request_head, HeaderSlots, RequestError, RequestHead};
+pub use request::{
+    header_slots, parse_request_head, HeaderSlots, Parser, ParserUnavailable, RequestError,
+    RequestHead, UnknownParser,
+};
 pub use response::{parse_response_head, ResponseHead};
 
 /// The most header lines a message may carry before it is refused (httparse needs a fixed array).

@@ -1,11 +1,26 @@
 //! Server side: parsing a request head strictly and deciding how its body is framed.
 //!
-//! httparse does the tokenising; on top of it this module refuses what a lenient parser would
-//! let through and what request smuggling relies on: a bare LF line ending, Content-Length together
-//! with Transfer-Encoding, several Content-Length values that disagree, a Transfer-Encoding whose
-//! final coding is not `chunked`, Transfer-Encoding in an HTTP/1.0 request, and an HTTP/1.1
-//! request without exactly one Host. A head larger than the caller's limit is its own error, so
-//! a server can answer 431 rather than 400.
+//! A tokeniser — httparse by default, or one of the C parsers of the parser experiment
+//! ([`Parser`]: picohttpparser, nodejs's http-parser, each behind a cargo feature) — splits the
+//! head into method, target, version and header lines; everything after that is common, so every
+//! parser yields the same [`RequestHead`] and the same errors. On top of the tokens this module
+//! refuses what a lenient parser would let through and what request smuggling relies on: a bare
+//! LF line ending, Content-Length together with Transfer-Encoding, several Content-Length values
+//! (even agreeing ones), a Transfer-Encoding whose final coding is not `chunked`, Transfer-Encoding in
+//! an HTTP/1.0 request, and an HTTP/1.1 request without exactly one Host. A head larger than the
+//! caller's limit is its own error, so a server can answer 431 rather than 400.
+
+#[cfg(feature = "parser-http-parser")]
+mod http_parser;
+#[cfg(any(feature = "parser-pico", feature = "parser-http-parser"))]
+mod line;
+mod parser;
+#[cfg(feature = "parser-pico")]
+mod pico;
+#[cfg(test)]
+mod tests;
+
+pub use parser::{Parser, ParserUnavailable, UnknownParser};
 
 use crate::body::{connection_has, declared_framing, DeclaredFraming};
 use crate::{Framing, WireError, MAX_HEADERS};
@@ -28,6 +43,10 @@ pub enum RequestError {
     /// Transfer-Encoding in an HTTP/1.0 request (400: its length cannot be trusted).
     #[error("Transfer-Encoding in an HTTP/1.0 request")]
     TransferEncodingInHttp10,
+    /// The parser asked for is not compiled into this build (500; a server checks
+    /// [`Parser::ensure_compiled`] before it starts, so it never answers this).
+    #[error(transparent)]
+    Unavailable(#[from] ParserUnavailable),
 }
 
 impl RequestError {
@@ -36,6 +55,7 @@ impl RequestError {
         match self {
             RequestError::HeadTooLarge { .. }
             | RequestError::Malformed(WireError::TooManyHeaders { .. }) => 431,
+            RequestError::Unavailable(_) => 500,
             _ => 400,
         }
     }
@@ -90,40 +110,130 @@ pub fn header_slots<'b>() -> HeaderSlots<'b> {
     [const { MaybeUninit::uninit() }; MAX_HEADERS]
 }
 
-/// Parses a request head from the start of `buf`. `Ok(None)` means more bytes are needed (and the
-/// head is still within `limit` bytes). `headers` is scratch space for httparse (see
-/// [`header_slots`]); it can be reused for the next request once the head is dropped.
+/// Parses a request head from the start of `buf` with httparse (see [`Parser::parse_head`] for
+/// the others). `Ok(None)` means more bytes are needed (and the head is still within `limit`
+/// bytes). `headers` is scratch space for the header lines (see [`header_slots`]); it can be
+/// reused for the next request once the head is dropped.
 pub fn parse_request_head<'h, 'b>(
     buf: &'b [u8],
     headers: &'h mut [MaybeUninit<httparse::Header<'b>>],
     limit: usize,
 ) -> Result<Option<RequestHead<'h, 'b>>, RequestError> {
+    Parser::Httparse.parse_head(buf, headers, limit)
+}
+
+/// What a tokeniser found in a complete head; the rest of the checks are common.
+struct Tokens<'h, 'b> {
+    method: &'b str,
+    target: &'b str,
+    version_minor: u8,
+    headers: &'h [httparse::Header<'b>],
+    head_len: usize,
+}
+
+/// A tokeniser's answer: a complete head, or more bytes needed.
+enum Step<'h, 'b> {
+    Complete(Tokens<'h, 'b>),
+    Partial,
+}
+
+/// httparse's tokens (the default parser).
+fn httparse_tokens<'h, 'b>(
+    buf: &'b [u8],
+    headers: &'h mut [MaybeUninit<httparse::Header<'b>>],
+) -> Result<Step<'h, 'b>, WireError> {
     let mut req = httparse::Request::new(&mut []);
     let head_len = match req.parse_with_uninit_headers(buf, headers) {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) if buf.len() >= limit => {
+        Ok(httparse::Status::Partial) => return Ok(Step::Partial),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Step::Complete(Tokens {
+        method: req.method.ok_or(WireError::Head("missing method"))?,
+        target: req.path.ok_or(WireError::Head("missing target"))?,
+        version_minor: req.version.ok_or(WireError::Head("missing version"))?,
+        headers: req.headers,
+        head_len,
+    }))
+}
+
+/// The first `n` slots as headers: the C parsers' tokenisers fill them one by one.
+///
+/// # Safety
+/// The first `n` slots must have been written.
+#[cfg(any(feature = "parser-pico", feature = "parser-http-parser"))]
+unsafe fn written<'h, 'b>(
+    slots: &'h mut [MaybeUninit<httparse::Header<'b>>],
+    n: usize,
+) -> &'h [httparse::Header<'b>] {
+    let n = n.min(slots.len());
+    // SAFETY: MaybeUninit<T> has T's layout, and the caller wrote the first n slots.
+    unsafe { std::slice::from_raw_parts(slots.as_ptr().cast(), n) }
+}
+
+/// A C parser's answer when it is not a complete head: when to refuse, and whether with 400 or
+/// 431, follows httparse's grammar, so that every parser refuses alike. The parsers find a
+/// malformed prefix at different bytes (picohttpparser takes any byte but space in a method and
+/// waits; http-parser knows its methods by their first letters and refuses at once), and a head
+/// that is both malformed and longer than the limit would otherwise be 400 with one and 431 with
+/// another. httparse runs only here, off the path of a good request: when the C parser refuses,
+/// or still waits with the limit reached.
+#[cfg(any(feature = "parser-pico", feature = "parser-http-parser"))]
+fn refuse_like_httparse<'h, 'b>(
+    buf: &'b [u8],
+    step: Result<Step<'h, 'b>, WireError>,
+    limit: usize,
+) -> Result<Option<RequestHead<'h, 'b>>, RequestError> {
+    match step {
+        Ok(Step::Partial) if buf.len() < limit => return Ok(None),
+        Ok(Step::Complete(_)) => return finish(buf, step, limit),
+        _ => {}
+    }
+    let mut scratch = header_slots();
+    let reference = match httparse_tokens(buf, &mut scratch) {
+        Ok(Step::Partial) if buf.len() >= limit => Err(RequestError::HeadTooLarge { limit }),
+        // httparse would still wait: so do we, up to the limit.
+        Ok(Step::Partial) => return Ok(None),
+        complete_or_refused => finish(buf, complete_or_refused, limit).map(|head| head.is_some()),
+    };
+    match (step, reference) {
+        // The same class: the C parser's own words.
+        (Err(e), Err(h)) if RequestError::from(e.clone()).status() == h.status() => Err(e.into()),
+        (_, Err(h)) => Err(h),
+        // httparse takes the head: the C parser's own refusal (http-parser's methods and URL
+        // grammar), or it waits past the limit on a head httparse reads whole.
+        (Err(e), Ok(_)) => Err(e.into()),
+        (_, Ok(_)) => Err(RequestError::HeadTooLarge { limit }),
+    }
+}
+
+/// The common part of every parser: the size limit, then the strict rules on the tokens.
+fn finish<'h, 'b>(
+    buf: &'b [u8],
+    step: Result<Step<'h, 'b>, WireError>,
+    limit: usize,
+) -> Result<Option<RequestHead<'h, 'b>>, RequestError> {
+    let t = match step {
+        Ok(Step::Complete(t)) => t,
+        Ok(Step::Partial) if buf.len() >= limit => {
             return Err(RequestError::HeadTooLarge { limit })
         }
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(httparse::Error::TooManyHeaders) => {
-            return Err(WireError::TooManyHeaders { max: MAX_HEADERS }.into())
-        }
-        // A head that is still arriving can look malformed only if it is; but a head cut at the
-        // limit must say "too large" even when httparse stops at the cut.
-        Err(e) => return Err(WireError::from(e).into()),
+        Ok(Step::Partial) => return Ok(None),
+        // A head that is still arriving can look malformed only if it is.
+        Err(e) => return Err(e.into()),
     };
+    let head_len = t.head_len;
     if head_len > limit {
         return Err(RequestError::HeadTooLarge { limit });
     }
     if has_bare_lf(&buf[..head_len]) {
         return Err(WireError::Head("bare LF line ending").into());
     }
-    let method = req.method.ok_or(WireError::Head("missing method"))?;
-    let target = req.path.ok_or(WireError::Head("missing target"))?;
-    let version_minor = req.version.ok_or(WireError::Head("missing version"))?;
-    let headers: &'h [httparse::Header<'b>] = req.headers;
+    let version_minor = t.version_minor;
+    let headers = t.headers;
 
     let mut hosts = 0;
+    let mut lengths = 0;
     let mut close = version_minor == 0;
     let mut expect_continue = false;
     let mut has_te = false;
@@ -141,7 +251,14 @@ pub fn parse_request_head<'h, 'b>(
             expect_continue = h.value.eq_ignore_ascii_case(b"100-continue");
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
             has_te = true;
+        } else if name.eq_ignore_ascii_case("content-length") {
+            lengths += 1;
         }
+    }
+    // A repeated Content-Length is refused even when the values agree (RFC 9112 6.3 allows
+    // either; nginx and http-parser refuse, and every parser here must give the same answer).
+    if lengths > 1 {
+        return Err(WireError::ConflictingContentLength.into());
     }
     if version_minor == 1 && hosts != 1 {
         return Err(RequestError::BadHost);
@@ -156,8 +273,8 @@ pub fn parse_request_head<'h, 'b>(
         DeclaredFraming::OtherEncoding => return Err(WireError::UnsupportedTransferEncoding.into()),
     };
     Ok(Some(RequestHead {
-        method,
-        target,
+        method: t.method,
+        target: t.target,
         version_minor,
         headers,
         framing,
@@ -178,174 +295,4 @@ fn has_bare_lf(head: &[u8]) -> bool {
         acc | ((b == b'\n') & (prev != b'\r'))
     });
     bare || first == b'\n'
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[derive(Debug, PartialEq)]
-    struct Summary {
-        method: String,
-        target: String,
-        minor: u8,
-        framing: Framing,
-        keep_alive: bool,
-        expect: bool,
-        head_len: usize,
-    }
-
-    fn parse(buf: &[u8], limit: usize) -> Result<Option<Summary>, RequestError> {
-        let mut headers = header_slots();
-        Ok(
-            parse_request_head(buf, &mut headers, limit)?.map(|h| Summary {
-                method: h.method.to_string(),
-                target: h.target.to_string(),
-                minor: h.version_minor,
-                framing: h.framing,
-                keep_alive: h.keep_alive,
-                expect: h.expect_continue,
-                head_len: h.head_len,
-            }),
-        )
-    }
-
-    fn ok(
-        method: &str,
-        target: &str,
-        minor: u8,
-        framing: Framing,
-        ka: bool,
-        len: usize,
-    ) -> Summary {
-        Summary {
-            method: method.into(),
-            target: target.into(),
-            minor,
-            framing,
-            keep_alive: ka,
-            expect: false,
-            head_len: len,
-        }
-    }
-
-    #[test]
-    fn good_requests() {
-        let r = b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /next";
-        assert_eq!(
-            parse(r, 8192).unwrap().unwrap(),
-            ok("GET", "/", 1, Framing::Empty, true, 27)
-        );
-        let r = b"POST /ping HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nping";
-        assert_eq!(
-            parse(r, 8192).unwrap().unwrap(),
-            ok("POST", "/ping", 1, Framing::Length(4), true, 51)
-        );
-        let r = b"POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
-        let s = parse(r, 8192).unwrap().unwrap();
-        assert_eq!((s.framing, s.keep_alive), (Framing::Chunked, false));
-        let r = b"GET /x?y=1 HTTP/1.0\r\n\r\n";
-        assert_eq!(
-            parse(r, 8192).unwrap().unwrap(),
-            ok("GET", "/x?y=1", 0, Framing::Empty, false, r.len())
-        );
-        let r = b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n";
-        assert!(parse(r, 8192).unwrap().unwrap().keep_alive);
-        let r =
-            b"PUT /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 9\r\n\r\n";
-        assert!(parse(r, 8192).unwrap().unwrap().expect);
-    }
-
-    #[test]
-    fn partial_heads_need_more() {
-        let full = b"GET /abc HTTP/1.1\r\nHost: a\r\nX: y\r\n\r\n";
-        for cut in 0..full.len() {
-            assert_eq!(parse(&full[..cut], 8192), Ok(None), "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn refused_shapes() {
-        let e400 = |r: &[u8]| {
-            let e = parse(r, 8192).unwrap_err();
-            assert_eq!(e.status(), 400, "{:?}: {e}", String::from_utf8_lossy(r));
-            e
-        };
-        assert_eq!(
-            e400(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"),
-            RequestError::Malformed(WireError::LengthAndTransferEncoding)
-        );
-        assert_eq!(
-            e400(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n"),
-            RequestError::Malformed(WireError::ConflictingContentLength)
-        );
-        assert_eq!(
-            e400(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -3\r\n\r\n"),
-            RequestError::Malformed(WireError::BadContentLength)
-        );
-        assert_eq!(
-            e400(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
-            RequestError::Malformed(WireError::UnsupportedTransferEncoding)
-        );
-        assert_eq!(
-            e400(b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"),
-            RequestError::TransferEncodingInHttp10
-        );
-        assert_eq!(e400(b"GET / HTTP/1.1\r\n\r\n"), RequestError::BadHost);
-        assert_eq!(
-            e400(b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
-            RequestError::BadHost
-        );
-        e400(b"GET / HTTP/1.1\nHost: a\n\n");
-        e400(b"GET / HTTP/1.1\r\nHost: a\nX: 1\r\n\r\n");
-        e400(b"GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\n\n");
-        e400(b"\nGET / HTTP/1.1\r\nHost: a\r\n\r\n");
-        e400(b"GET / HTTP/2.0\r\nHost: a\r\n\r\n");
-        e400(b"GET  / HTTP/1.1\r\nHost: a\r\n\r\n");
-        e400(b"GET / HTTP/1.1\r\nHost : a\r\n\r\n");
-        e400(b"GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n");
-        e400(b"\x00\x01\x02 garbage\r\n\r\n");
-    }
-
-    #[test]
-    fn oversized_heads_are_431() {
-        let mut r = b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: ".to_vec();
-        r.extend(std::iter::repeat_n(b'a', 200));
-        // Still arriving but already past the limit.
-        assert_eq!(
-            parse(&r, 100),
-            Err(RequestError::HeadTooLarge { limit: 100 })
-        );
-        r.extend_from_slice(b"\r\n\r\n");
-        assert_eq!(parse(&r, 100).unwrap_err().status(), 431);
-        assert!(parse(&r, 1000).unwrap().is_some());
-        let mut many = b"GET / HTTP/1.1\r\nHost: a\r\n".to_vec();
-        for i in 0..MAX_HEADERS + 1 {
-            many.extend_from_slice(format!("X-{i}: 1\r\n").as_bytes());
-        }
-        many.extend_from_slice(b"\r\n");
-        assert_eq!(parse(&many, 1 << 20).unwrap_err().status(), 431);
-    }
-
-    proptest! {
-        /// Any bytes: no panic, and a prefix of a parseable head is either incomplete or an error.
-        #[test]
-        fn garbage_never_panics(input in proptest::collection::vec(any::<u8>(), 0..300)) {
-            let _ = parse(&input, 256);
-        }
-
-        /// Every cut of a valid head is "need more", never an error.
-        #[test]
-        fn cuts_of_valid_heads(path in "/[a-z0-9/]{0,20}", n in 0usize..5, cut in 0usize..200) {
-            let mut r = format!("GET {path} HTTP/1.1\r\nHost: h\r\n");
-            for i in 0..n {
-                r.push_str(&format!("X-{i}: v{i}\r\n"));
-            }
-            r.push_str("\r\n");
-            let cut = cut.min(r.len());
-            let got = parse(&r.as_bytes()[..cut], 8192).unwrap();
-            prop_assert_eq!(got.is_some(), cut == r.len());
-        }
-    }
 }

@@ -1,5 +1,5 @@
-//! The parser duel's agreement test: httparse, picohttpparser and http-parser (Debian's
-//! libhttp-parser-dev, linked) read every buffer of the duel's corpus as the same requests:
+//! The parser duel's agreement test: httparse, picohttpparser and http-parser (the vendored
+//! 2.9.4 of barrage-http-parser-sys) read every buffer of the duel's corpus as the same requests:
 //! method, target, version, headers (names and values, in order) and body. Without it the
 //! benchmark (`benches/parsers.rs`) could be comparing parsers that do different work.
 
