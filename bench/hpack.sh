@@ -15,7 +15,7 @@ while [ $# -gt 0 ]; do
 done
 cd "$(dirname "$0")/.."
 cargo bench -q -p barrage-wire --bench hpack --no-run >&2
-BIN=$(ls -t target/release/deps/hpack-* | grep -v '\.d$' | head -1)
+BIN=$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/hpack-* | grep -v '\.d$' | head -1)
 echo "| round | barrage (ns) | loona-hpack (ns) | ratio |"
 echo "|---|---|---|---|"
 ratios=()

@@ -26,7 +26,7 @@ done
 
 target=${CARGO_TARGET_DIR:-target}
 echo "parser-duel: cargo bench -p barrage-wire --bench parsers -- ${filter:-(all)}" >&2
-cargo bench -p barrage-wire --bench parsers -- ${filter:+"$filter"} "${extra[@]}" >&2
+taskset -c 0 cargo bench -p barrage-wire --bench parsers -- ${filter:+"$filter"} "${extra[@]}" >&2
 
 python3 - "$target/criterion" "$filter" <<'PY'
 import json, os, sys
