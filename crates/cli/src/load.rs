@@ -15,8 +15,8 @@ use std::time::Duration;
 
 pub use parse::parse_duration;
 
-/// Drive HTTP/1.1 load at a URL (closed loop like wrk, or open loop at a fixed rate like wrk2)
-/// and report throughput, latency (HDR), errors by class and status codes.
+/// Drive HTTP/1.1 or HTTP/2 load at a URL (closed loop like wrk and h2load, or open loop at a
+/// fixed rate like wrk2) and report throughput, latency (HDR), errors by class and status codes.
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
     /// Target URL (http:// or https://).
@@ -41,6 +41,26 @@ pub struct Args {
     /// Requests in flight per connection (HTTP/1.1 pipelining).
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub pipeline: usize,
+    /// Speak HTTP/2: h2 chosen by ALPN on https:// (h2 and http/1.1 are offered; the summary
+    /// says which the server chose), h2c with prior knowledge on http://.
+    #[arg(long)]
+    pub http2: bool,
+    /// HTTP/2: concurrent streams per connection, as h2load's -m (-c connections x -m
+    /// streams in flight). The server's SETTINGS_MAX_CONCURRENT_STREAMS caps it; the summary
+    /// says when it did.
+    #[arg(
+        short = 'm',
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        requires = "http2"
+    )]
+    pub streams: usize,
+    /// HTTP/2: the receive window announced for each stream and opened for the connection
+    /// (e.g. 64KiB, 1GiB) [default: 2^30-1, as h2load and oha, so that flow control never
+    /// throttles a benchmark].
+    #[arg(long, value_name = "SIZE", value_parser = parse::parse_window, requires = "http2")]
+    pub h2_window: Option<u32>,
     /// Send `Connection: close` and open a new connection for every request.
     #[arg(long)]
     pub no_keepalive: bool,
@@ -51,7 +71,7 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Request method.
-    #[arg(short = 'm', long, value_name = "METHOD", default_value = "GET")]
+    #[arg(short = 'X', long, value_name = "METHOD", default_value = "GET")]
     pub method: String,
     /// Extra request header, `Name: value` (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER", value_parser = parse::parse_header)]
@@ -107,6 +127,9 @@ impl Args {
             expect_status: self.expect_status,
             expect_body: self.expect_body.clone().map(String::into_bytes),
             insecure: self.insecure,
+            http2: self.http2,
+            streams: self.streams,
+            h2_window: self.h2_window.unwrap_or(Config::default().h2_window),
         })
     }
 }
@@ -154,6 +177,7 @@ mod tests {
             url: url.into(),
             connections: 2,
             pipeline: 1,
+            streams: 1,
             method: "GET".into(),
             ..Args::default()
         }

@@ -38,6 +38,16 @@ pub enum ConfigError {
     Header(String),
     #[error("expected status must be between 100 and 999")]
     ExpectStatus,
+    #[error("streams per connection must be between 1 and 2^31-1")]
+    Streams,
+    #[error("--streams needs --http2 (HTTP/1.1 has one request per connection at a time; see --pipeline)")]
+    StreamsWithoutHttp2,
+    #[error("--pipeline is HTTP/1.1's; HTTP/2 runs concurrent streams instead (--streams)")]
+    PipelineWithHttp2,
+    #[error("--no-keepalive does not apply to HTTP/2, whose connections carry every stream")]
+    Http2WithoutKeepalive,
+    #[error("the HTTP/2 window must be between 65,535 and 2^31-1 bytes")]
+    Window,
 }
 
 /// Where requests go, taken apart from the URL.
@@ -117,6 +127,21 @@ impl Validate for Config {
             if !(100..=999).contains(&s) {
                 return Err(ConfigError::ExpectStatus);
             }
+        }
+        if self.streams == 0 || self.streams > (1 << 31) - 1 {
+            return Err(ConfigError::Streams);
+        }
+        if self.streams > 1 && !self.http2 {
+            return Err(ConfigError::StreamsWithoutHttp2);
+        }
+        if self.http2 && self.pipeline > 1 {
+            return Err(ConfigError::PipelineWithHttp2);
+        }
+        if self.http2 && !self.keepalive {
+            return Err(ConfigError::Http2WithoutKeepalive);
+        }
+        if self.http2 && !(65_535..=(1 << 31) - 1).contains(&self.h2_window) {
+            return Err(ConfigError::Window);
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = if self.threads == 0 {

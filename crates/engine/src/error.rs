@@ -19,16 +19,22 @@ pub enum ErrorKind {
     Status,
     /// The body differed from `expect_body`.
     Body,
+    /// HTTP/2: the server reset the stream (RST_STREAM; counted by code in the run's `http2`).
+    StreamReset,
+    /// HTTP/2: the server broke the protocol, on a stream or the whole connection.
+    Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Connect,
         ErrorKind::Timeout,
         ErrorKind::Reset,
         ErrorKind::Parse,
         ErrorKind::Status,
         ErrorKind::Body,
+        ErrorKind::StreamReset,
+        ErrorKind::Protocol,
     ];
 
     pub fn index(self) -> usize {
@@ -43,6 +49,8 @@ impl ErrorKind {
             ErrorKind::Parse => "parse",
             ErrorKind::Status => "status",
             ErrorKind::Body => "body",
+            ErrorKind::StreamReset => "rst_stream",
+            ErrorKind::Protocol => "protocol",
         }
     }
 }

@@ -23,7 +23,7 @@ mod worker;
 pub use config::{parse_url, Config, ConfigError, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer};
-pub use result::{ErrorCounts, RateReport, RunResult, Timing, SCHEMA};
+pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
 pub use sink::{NullSink, Phase, SecondStats, Sink};
 pub use stats::LatencySummary;

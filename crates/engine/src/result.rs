@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub use barrage_model::load::SCHEMA;
 /// Errors by class (`total` includes connect errors, which belong to no request), and how well
 /// an open-loop run kept its schedule: the document's types.
-pub use barrage_model::load::{Errors as ErrorCounts, Rate as RateReport};
+pub use barrage_model::load::{Errors as ErrorCounts, Http2 as Http2Report, Rate as RateReport};
 
 /// The errors of a run's counters.
 pub fn error_counts(c: &Counts) -> ErrorCounts {
@@ -26,7 +26,43 @@ pub fn error_counts(c: &Counts) -> ErrorCounts {
         parse: e(ErrorKind::Parse),
         status: e(ErrorKind::Status),
         body: e(ErrorKind::Body),
+        rst_stream: e(ErrorKind::StreamReset),
+        protocol: e(ErrorKind::Protocol),
         total: c.error_total(),
+    }
+}
+
+/// The `http2` part of the document from the workers' counts.
+fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model::load::Http2 {
+    let h = &rec.h2;
+    let rst_stream = h
+        .rst_by_code
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(code, &n)| {
+            let name = barrage_wire::h2::ErrorCode::from_u32(code as u32).name();
+            (name.to_string(), n)
+        })
+        .collect();
+    let saving = if h.header_bytes_decoded > 0 {
+        1.0 - h.header_bytes_received as f64 / h.header_bytes_decoded as f64
+    } else {
+        0.0
+    };
+    barrage_model::load::Http2 {
+        protocol,
+        streams_asked: cfg.streams as u32,
+        server_stream_limit: (h.min_limit != u32::MAX).then_some(h.min_limit),
+        capped_connections: h.capped,
+        streams: h.streams,
+        connections: h.connections,
+        header_bytes_received: h.header_bytes_received,
+        header_bytes_decoded: h.header_bytes_decoded,
+        hpack_saving: saving,
+        rst_stream,
+        goaways: h.goaways,
+        retried: h.retried,
     }
 }
 
@@ -74,6 +110,8 @@ pub(crate) struct Parts {
     pub target: Target,
     pub threads: usize,
     pub cancelled: bool,
+    /// `--http2` runs: the protocol spoken (`h2`, `h2c`, or `http/1.1` when ALPN chose it).
+    pub protocol: Option<String>,
 }
 
 impl RunResult {
@@ -87,6 +125,7 @@ impl RunResult {
             target,
             threads,
             cancelled,
+            protocol,
         } = p;
         let dur = timing
             .measure_end
@@ -141,6 +180,7 @@ impl RunResult {
             target: serde_json::to_value(&target).unwrap_or_default(),
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
+            http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
         };
         RunResult {
             doc,

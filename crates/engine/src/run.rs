@@ -5,8 +5,9 @@ use crate::config::ValidConfig;
 use crate::result::{Parts, RunResult, Timing};
 use crate::sink::{Phase, SecondStats, Sink};
 use crate::stats::{Interval, Recorder};
-use crate::worker::{Plan, Report, Shared, Worker};
+use crate::worker::{H2Setup, Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
+use barrage_wire::h2::client as h2client;
 use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -27,11 +28,41 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         true => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
-            Some((tls::client_config(c.insecure), name))
+            let alpn: &[&[u8]] = if c.http2 {
+                &[b"h2", b"http/1.1"]
+            } else {
+                &[b"http/1.1"]
+            };
+            Some((tls::client_config(c.insecure, alpn), name))
         }
     };
     raise_fd_limit(c.connections as u64 + 64);
-    probe(addr, &tls, &target.host, c.timeout)?;
+    let alpn = probe(addr, &tls, &target.host, c.timeout)?;
+    // HTTP/2: h2c with prior knowledge in cleartext; under TLS what ALPN chose (a server that
+    // picked http/1.1 gets HTTP/1.1, and the result says so).
+    let protocol = match (c.http2, target.tls, alpn.as_deref()) {
+        (false, _, _) => None,
+        (true, false, _) => Some("h2c"),
+        (true, true, Some(b"h2")) => Some("h2"),
+        (true, true, _) => Some("http/1.1"),
+    };
+    let h2 = matches!(protocol, Some("h2" | "h2c")).then(|| H2Setup {
+        request: h2client::Request::new(
+            &c.method,
+            if target.tls { "https" } else { "http" },
+            &target.authority,
+            &target.path,
+            &c.headers,
+            &c.body,
+        ),
+        client: h2client::Config {
+            max_streams: c.streams as u32,
+            stream_window: c.h2_window,
+            conn_window: c.h2_window,
+        },
+    });
+    // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.
+    let per_conn = if h2.is_some() { c.streams } else { c.pipeline };
 
     let request = RequestSpec {
         method: c.method.clone(),
@@ -50,7 +81,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         tls,
         batch: request.repeat(c.pipeline),
         req_len: request.len(),
-        pipeline: c.pipeline,
+        pipeline: per_conn,
         keepalive: c.keepalive,
         timeout: c.timeout,
         is_head: c.method.eq_ignore_ascii_case("HEAD"),
@@ -60,6 +91,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         measure_start,
         end: c.duration.map(|d| measure_start + d),
         cancel: cancel.clone(),
+        h2,
     };
     let plans: Vec<Plan> = (0..threads)
         .map(|w| Plan {
@@ -110,6 +142,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         target: target.clone(),
         threads,
         cancelled: cancel.is_cancelled(),
+        protocol: protocol.map(str::to_string),
     }))
 }
 
@@ -261,6 +294,7 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr, EngineError> {
 
 /// One blocking connection (and TLS handshake) before the run, so that a target that refuses
 /// from the start, or a certificate that does not verify, fails the run with a clear cause.
+/// Returns the protocol ALPN chose, if any.
 fn probe(
     addr: SocketAddr,
     tls: &Option<(
@@ -269,11 +303,11 @@ fn probe(
     )>,
     host: &str,
     timeout: Duration,
-) -> Result<(), EngineError> {
+) -> Result<Option<Vec<u8>>, EngineError> {
     let mut sock = TcpStream::connect_timeout(&addr, timeout)
         .map_err(|source| EngineError::Connect { addr, source })?;
     let Some((cfg, name)) = tls else {
-        return Ok(());
+        return Ok(None);
     };
     let tls_fail = |cause: String| EngineError::Tls {
         host: host.to_string(),
@@ -293,6 +327,7 @@ fn probe(
             return Err(tls_fail(cause));
         }
     }
+    let alpn = conn.alpn_protocol().map(<[u8]>::to_vec);
     // Close politely; errors here do not matter.
     conn.send_close_notify();
     let _ = conn.write_tls(&mut sock);
@@ -300,7 +335,7 @@ fn probe(
     let mut sink = [0u8; 1];
     sock.set_read_timeout(Some(Duration::from_millis(1)))?;
     let _ = sock.read(&mut sink);
-    Ok(())
+    Ok(alpn)
 }
 
 /// Many connections need many descriptors: raise the soft limit toward the hard one.

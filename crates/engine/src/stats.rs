@@ -24,7 +24,7 @@ pub fn micros(d: Duration) -> u64 {
 pub struct Counts {
     pub responses: u64,
     pub written: u64,
-    pub errors: [u64; 6],
+    pub errors: [u64; 8],
     pub connects: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -49,6 +49,57 @@ impl Counts {
     }
 }
 
+/// What the worker counts of HTTP/2 beyond requests (the run adds them up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct H2Counts {
+    /// RST_STREAMs received, by error code (RFC 9113 §7, 0x0-0xd; other codes in the last).
+    pub rst_by_code: [u64; 15],
+    pub goaways: u64,
+    /// Requests a GOAWAY handed back unprocessed, sent again on a new connection.
+    pub retried: u64,
+    /// Connections on which the server's SETTINGS_MAX_CONCURRENT_STREAMS was below `-m`.
+    pub capped: u64,
+    /// The lowest stream limit a server announced (`u32::MAX`: none).
+    pub min_limit: u32,
+    pub header_bytes_received: u64,
+    pub header_bytes_decoded: u64,
+    /// Streams opened, and connections they were opened on (streams per connection).
+    pub streams: u64,
+    pub connections: u64,
+}
+
+impl Default for H2Counts {
+    fn default() -> Self {
+        H2Counts {
+            rst_by_code: [0; 15],
+            goaways: 0,
+            retried: 0,
+            capped: 0,
+            min_limit: u32::MAX,
+            header_bytes_received: 0,
+            header_bytes_decoded: 0,
+            streams: 0,
+            connections: 0,
+        }
+    }
+}
+
+impl H2Counts {
+    pub fn add(&mut self, o: &H2Counts) {
+        for (a, b) in self.rst_by_code.iter_mut().zip(o.rst_by_code) {
+            *a += b;
+        }
+        self.goaways += o.goaways;
+        self.retried += o.retried;
+        self.capped += o.capped;
+        self.min_limit = self.min_limit.min(o.min_limit);
+        self.header_bytes_received += o.header_bytes_received;
+        self.header_bytes_decoded += o.header_bytes_decoded;
+        self.streams += o.streams;
+        self.connections += o.connections;
+    }
+}
+
 /// Everything a worker measures over the measured window.
 #[derive(Debug, Clone)]
 pub struct Recorder {
@@ -64,7 +115,9 @@ pub struct Recorder {
     /// Complete responses by status code (valid or not).
     pub status: Vec<u64>,
     /// The first message seen for each error class, to tell the user what went wrong.
-    pub examples: [Option<String>; 6],
+    pub examples: [Option<String>; 8],
+    /// HTTP/2 only.
+    pub h2: H2Counts,
 }
 
 impl Default for Recorder {
@@ -77,6 +130,7 @@ impl Default for Recorder {
             connect: new_histogram(),
             status: vec![0; 1000],
             examples: Default::default(),
+            h2: H2Counts::default(),
         }
     }
 }
@@ -90,6 +144,7 @@ impl Recorder {
         self.connect.reset();
         self.status.iter_mut().for_each(|s| *s = 0);
         self.examples = Default::default();
+        self.h2 = H2Counts::default();
     }
 
     pub fn error(&mut self, kind: ErrorKind, n: u64, why: impl FnOnce() -> String) {
@@ -110,6 +165,7 @@ impl Recorder {
         for (a, b) in self.status.iter_mut().zip(&o.status) {
             *a += b;
         }
+        self.h2.add(&o.h2);
         for (a, b) in self.examples.iter_mut().zip(&o.examples) {
             if a.is_none() {
                 a.clone_from(b);

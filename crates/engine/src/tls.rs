@@ -6,8 +6,9 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::sync::Arc;
 
-/// The client configuration shared by every connection of a run.
-pub fn client_config(insecure: bool) -> Arc<ClientConfig> {
+/// The client configuration shared by every connection of a run, offering `alpn` (in order of
+/// preference) in the handshake.
+pub fn client_config(insecure: bool, alpn: &[&[u8]]) -> Arc<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -23,8 +24,7 @@ pub fn client_config(insecure: bool) -> Arc<ClientConfig> {
         };
         builder.with_root_certificates(roots).with_no_client_auth()
     };
-    // HTTP/1.1 only; the engine speaks nothing else.
-    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
+    cfg.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     Arc::new(cfg)
 }
 

@@ -17,7 +17,9 @@ const FIELDS: &[(&str, &str)] = &[
     ("expect_status", "status"),
     ("expect_body", "expect_body"),
     ("keepalive", "keepalive"),
+    ("http2", "http2"),
     ("pipeline", "pipeline"),
+    ("streams", "streams"),
     ("threads", "threads"),
     ("connections", "c"),
     ("rate", "rate"),
@@ -150,6 +152,15 @@ fn check_load(l: &Config) -> Result<(), String> {
     }
     if l.pipeline > 1 && !l.keepalive {
         return Err("pipeline > 1 needs keepalive = true".into());
+    }
+    if l.streams == 0 {
+        return Err("streams must be at least 1".into());
+    }
+    if l.streams > 1 && !l.http2 {
+        return Err("streams > 1 needs http2 = true".into());
+    }
+    if l.http2 && (l.pipeline > 1 || !l.keepalive) {
+        return Err("http2 = true takes streams, not pipeline or keepalive = false".into());
     }
     match (l.duration, l.requests) {
         (None, None) => return Err("the load needs a duration or a number of requests".into()),

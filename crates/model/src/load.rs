@@ -51,6 +51,38 @@ pub struct LoadDoc {
     pub cancelled: bool,
     /// The load as configured (the engine's `Config`).
     pub config: serde_json::Value,
+    /// HTTP/2 runs only: what h2load reports that HTTP/1.1 lacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http2: Option<Http2>,
+}
+
+/// What an HTTP/2 run saw of the protocol.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Http2 {
+    /// `h2` (TLS, chosen by ALPN) or `h2c` (cleartext, prior knowledge).
+    pub protocol: String,
+    /// Concurrent streams per connection asked for (`-m`).
+    pub streams_asked: u32,
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced, when any did.
+    pub server_stream_limit: Option<u32>,
+    /// Connections on which that limit was below `streams_asked`.
+    pub capped_connections: u64,
+    /// Streams opened and the connections they were opened on.
+    pub streams: u64,
+    pub connections: u64,
+    /// Response header bytes as received (HPACK-coded frame payloads) and decoded (names +
+    /// values + 32 per field, as h2load counts them); `hpack_saving` = 1 - received/decoded.
+    pub header_bytes_received: u64,
+    pub header_bytes_decoded: u64,
+    #[serde(deserialize_with = "lenient")]
+    pub hpack_saving: f64,
+    /// RST_STREAMs received, by error code name (`REFUSED_STREAM`, `CANCEL`, ...).
+    pub rst_stream: BTreeMap<String, u64>,
+    /// GOAWAYs that handed streams back unprocessed, and the requests sent again because of
+    /// them (on new connections; not errors).
+    pub goaways: u64,
+    pub retried: u64,
 }
 
 /// What to load and how: the one description of a load. Plain data, every field public;
@@ -88,6 +120,12 @@ pub struct Config {
     #[serde(deserialize_with = "crate::units::bytes_or_text::option")]
     pub expect_body: Option<Vec<u8>>,
     pub insecure: bool,
+    /// HTTP/2: h2 by ALPN on https://, h2c with prior knowledge on http://.
+    pub http2: bool,
+    /// HTTP/2: concurrent streams per connection (h2load's `-m`), capped by the server.
+    pub streams: usize,
+    /// HTTP/2: the receive window announced for each stream and opened for the connection.
+    pub h2_window: u32,
 }
 
 impl Default for Config {
@@ -109,6 +147,10 @@ impl Default for Config {
             expect_status: None,
             expect_body: None,
             insecure: false,
+            http2: false,
+            streams: 1,
+            // As h2load and oha: large enough that flow control never throttles a benchmark.
+            h2_window: (1 << 30) - 1,
         }
     }
 }
@@ -123,7 +165,26 @@ pub struct Errors {
     pub parse: u64,
     pub status: u64,
     pub body: u64,
+    /// HTTP/2: streams the server reset, and protocol errors (a stream's or a connection's).
+    pub rst_stream: u64,
+    pub protocol: u64,
     pub total: u64,
+}
+
+impl Errors {
+    /// Every class with its count, in the engine's order: the one list readers go through.
+    pub fn classes(&self) -> [(&'static str, u64); 8] {
+        [
+            ("connect", self.connect),
+            ("timeout", self.timeout),
+            ("reset", self.reset),
+            ("parse", self.parse),
+            ("status", self.status),
+            ("body", self.body),
+            ("rst_stream", self.rst_stream),
+            ("protocol", self.protocol),
+        ]
+    }
 }
 
 /// Latency summary in microseconds.

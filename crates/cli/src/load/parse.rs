@@ -15,6 +15,16 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.trim().to_string()))
 }
 
+/// `--h2-window`: a size in the one size grammar, within HTTP/2's window range.
+pub fn parse_window(s: &str) -> Result<u32, String> {
+    let v = barrage_model::units::parse_size(s)?;
+    if (65_535..=(1 << 31) - 1).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(format!("{s}: an HTTP/2 window is 65,535 to 2^31-1 bytes"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,9 @@ pub fn summary(r: &RunResult) -> String {
         if c.keepalive { "" } else { ", no keep-alive" },
         if r.cancelled { " (cancelled)" } else { "" },
     );
+    if let Some(h) = &r.http2 {
+        http2(&mut o, h);
+    }
     let lat = &r.latency_us;
     let label = if r.rate.is_some() {
         "Latency (corrected, from intended send time)"
@@ -94,11 +97,15 @@ pub fn summary(r: &RunResult) -> String {
     }
     let e = &r.errors;
     if e.total > 0 {
-        let _ = writeln!(
-            o,
-            "Errors: {} (connect {}, timeout {}, reset {}, parse {}, status {}, body {})",
-            e.total, e.connect, e.timeout, e.reset, e.parse, e.status, e.body
-        );
+        // HTTP/1.1's classes always (as before), HTTP/2's when they occurred.
+        let classes: Vec<String> = e
+            .classes()
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, n))| *i < 6 || *n > 0)
+            .map(|(_, (k, n))| format!("{k} {n}"))
+            .collect();
+        let _ = writeln!(o, "Errors: {} ({})", e.total, classes.join(", "));
         for (class, msg) in &r.error_examples {
             let _ = writeln!(o, "  {class}: {msg}");
         }
@@ -115,6 +122,57 @@ pub fn summary(r: &RunResult) -> String {
         lat.mean / 1000.0
     );
     o
+}
+
+/// The HTTP/2 lines: protocol and streams, HPACK's saving, resets and GOAWAYs.
+fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
+    if h.protocol == "http/1.1" {
+        let _ = writeln!(
+            o,
+            "  HTTP/2 asked, but the server chose http/1.1 in ALPN: this run is HTTP/1.1"
+        );
+        return;
+    }
+    let limit = match h.server_stream_limit {
+        Some(l) if h.capped_connections > 0 => format!(
+            " (capped at {l} by the server's SETTINGS_MAX_CONCURRENT_STREAMS on {} connections)",
+            h.capped_connections
+        ),
+        Some(l) => format!(" (server limit {l})"),
+        None => String::new(),
+    };
+    let per_conn = if h.connections > 0 {
+        h.streams as f64 / h.connections as f64
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        o,
+        "  HTTP/2 ({}), {} streams per connection{limit}; {} streams on {} connections ({:.1} each)",
+        h.protocol, h.streams_asked, h.streams, h.connections, per_conn
+    );
+    let _ = writeln!(
+        o,
+        "  Header bytes {} received for {} decoded: HPACK saved {:.1}%",
+        bytes(h.header_bytes_received as f64),
+        bytes(h.header_bytes_decoded as f64),
+        h.hpack_saving * 100.0
+    );
+    if !h.rst_stream.is_empty() {
+        let codes: Vec<String> = h
+            .rst_stream
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(o, "  RST_STREAM received: {}", codes.join(", "));
+    }
+    if h.goaways > 0 {
+        let _ = writeln!(
+            o,
+            "  GOAWAY: {} connections ended by the server, {} requests sent again",
+            h.goaways, h.retried
+        );
+    }
 }
 
 fn distribution(o: &mut String, l: &LatencySummary) {

@@ -13,6 +13,9 @@ use std::time::Instant;
 impl Worker<'_> {
     /// Closed loop: tops the connection up to the pipeline depth in one write.
     pub(super) fn fill(&mut self, i: usize, now: Instant) {
+        if self.conns[i].h2.is_some() {
+            return self.h2_fill(i, now);
+        }
         let c = &mut self.conns[i];
         // Pipelined requests go out in whole batches: the next batch is written when the last
         // response of the previous one has arrived (as wrk does). Topping up after every partial
@@ -110,6 +113,9 @@ impl Worker<'_> {
 
     /// Parses `rbuf[..len]`; false when the connection was closed.
     pub(super) fn process(&mut self, i: usize, len: usize, now: Instant) -> bool {
+        if self.conns[i].h2.is_some() {
+            return self.h2_process(i, len, now);
+        }
         let sh = self.sh;
         let c = &mut self.conns[i];
         let (parser, inflight) = (&mut c.parser, &mut c.inflight);
@@ -171,6 +177,13 @@ impl Worker<'_> {
     }
 
     pub(super) fn on_eof(&mut self, i: usize, now: Instant) {
+        if let Some(client) = self.conns[i].h2.as_ref() {
+            return if client.open_streams() == 0 {
+                self.close_and_reconnect(i, now)
+            } else {
+                self.fail(i, ErrorKind::Reset, &"connection closed by the peer", now)
+            };
+        }
         let sh = self.sh;
         let c = &mut self.conns[i];
         match c.parser.eof(sh.expect_body.as_deref()) {
@@ -200,7 +213,7 @@ impl Worker<'_> {
 
 /// Records one complete response to a request: in the second's interval always, in the run's
 /// recorder only for requests written in the measured window.
-fn complete(
+pub(super) fn complete(
     rec: &mut Recorder,
     iv: &mut Interval,
     sh: &Shared,

@@ -7,11 +7,13 @@ use crate::parser::Parser;
 use crate::sink::Phase;
 use crate::stats::{micros, Interval, Recorder};
 mod exchange;
+mod h2;
 mod open_loop;
 
 use crate::timer::Timer;
 use crate::transport::{TlsStream, Transport};
 use crate::{Cancel, ErrorKind, Pacer};
+use barrage_wire::h2::client::{self as h2client, Client};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use rustls::pki_types::ServerName;
@@ -48,6 +50,15 @@ pub struct Shared {
     pub measure_start: Instant,
     pub end: Option<Instant>,
     pub cancel: Cancel,
+    /// HTTP/2: the request encoded for streams and the connections' settings (`pipeline` is
+    /// then the streams per connection).
+    pub h2: Option<H2Setup>,
+}
+
+/// What every HTTP/2 connection of a run shares.
+pub struct H2Setup {
+    pub request: h2client::Request,
+    pub client: h2client::Config,
 }
 
 /// This worker's share of the run.
@@ -103,6 +114,10 @@ struct Conn {
     parser: Parser,
     failures: u32,
     served: u64,
+    /// HTTP/2: the connection's session and streams (`inflight` stays empty), and how much
+    /// of its output was written.
+    h2: Option<Box<Client<Sent>>>,
+    h2_wpos: usize,
 }
 
 pub struct Worker<'a> {
@@ -152,6 +167,8 @@ impl<'a> Worker<'a> {
                 parser: Parser::default(),
                 failures: 0,
                 served: 0,
+                h2: None,
+                h2_wpos: 0,
             })
             .collect();
         let free_cap = if plan.pacer.is_some() {
@@ -257,10 +274,16 @@ impl<'a> Worker<'a> {
         }
         let stopped = Instant::now();
         self.flush_second(stopped);
+        for i in 0..self.conns.len() {
+            self.h2_account(i);
+        }
         let in_flight = self
             .conns
             .iter()
-            .flat_map(|c| c.inflight.iter())
+            .flat_map(|c| {
+                let h2 = c.h2.iter().flat_map(|h| h.streams().map(|(_, s)| s));
+                c.inflight.iter().chain(h2)
+            })
             .filter(|s| s.measured)
             .count() as u64;
         // Sockets close with the worker.
@@ -347,6 +370,17 @@ impl<'a> Worker<'a> {
                 Ok(false) => {}
                 Err(e) => self.fail(i, ErrorKind::Connect, &e, now),
             },
+            State::Ready if c.h2.is_some() => {
+                if writable {
+                    self.h2_flush(i);
+                    if let Some(Err(e)) = self.conns[i].t.as_mut().map(|t| t.flush()) {
+                        return self.fail(i, ErrorKind::Reset, &e, now);
+                    }
+                }
+                if readable && self.conns[i].state == State::Ready {
+                    self.on_readable(i, closed, now);
+                }
+            }
             State::Ready => {
                 if writable {
                     if c.wpos < c.wend {
@@ -377,6 +411,9 @@ impl<'a> Worker<'a> {
             self.rec.counts.connects += 1;
             let _ = self.rec.connect.record(micros(now - c.since));
         }
+        if self.sh.h2.is_some() {
+            return self.h2_ready(i, now);
+        }
         if self.plan.pacer.is_some() {
             for _ in 0..self.sh.pipeline {
                 self.free.push_back((i as u32, c.gen));
@@ -402,15 +439,23 @@ impl<'a> Worker<'a> {
     /// Closes the socket and forgets its requests; returns how many were lost, and how many of
     /// those were measured.
     fn drop_conn(&mut self, i: usize) -> (u64, u64) {
+        self.h2_account(i);
         let c = &mut self.conns[i];
         c.t = None;
         c.gen = c.gen.wrapping_add(1);
         c.parser.reset();
         c.wpos = 0;
         c.wend = 0;
-        self.inflight_total -= c.inflight.len() as u64;
-        let all = c.inflight.len() as u64;
-        let measured = c.inflight.iter().filter(|s| s.measured).count() as u64;
+        let mut all = c.inflight.len() as u64;
+        let mut measured = c.inflight.iter().filter(|s| s.measured).count() as u64;
+        if let Some(mut client) = c.h2.take() {
+            for s in client.drain() {
+                all += 1;
+                measured += u64::from(s.measured);
+            }
+        }
+        c.h2_wpos = 0;
+        self.inflight_total -= all;
         c.inflight.clear();
         c.state = State::Backoff;
         (all, measured)
@@ -456,6 +501,7 @@ impl<'a> Worker<'a> {
                 State::Connecting | State::Handshaking if now - c.since > timeout => {
                     self.fail(i, ErrorKind::Connect, &"connect timed out", now)
                 }
+                State::Ready if c.h2.is_some() => self.h2_scan(i, now),
                 State::Ready => {
                     if let Some(s) = c.inflight.front() {
                         if now.saturating_duration_since(s.sent) > timeout {

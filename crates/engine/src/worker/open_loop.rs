@@ -42,12 +42,18 @@ impl Worker<'_> {
             self.sent += 1;
             self.iv.written += 1;
             self.inflight_total += 1;
-            let c = &mut self.conns[i];
-            c.inflight.push_back(Sent {
+            let sent = Sent {
                 intended,
                 sent: now,
                 measured: self.measuring,
-            });
+            };
+            if self.conns[i].h2.is_some() {
+                // A stream; its end frees the slot.
+                self.h2_send(i, sent);
+                continue;
+            }
+            let c = &mut self.conns[i];
+            c.inflight.push_back(sent);
             c.wpos = 0;
             c.wend = self.sh.req_len;
             self.write_pending(i);
@@ -58,7 +64,12 @@ impl Worker<'_> {
         let mut tries = self.free.len();
         while let Some((i, gen)) = self.free.pop_front() {
             let c = &self.conns[i as usize];
-            if c.gen == gen && c.state == State::Ready && c.inflight.len() < self.sh.pipeline {
+            if let Some(client) = c.h2.as_ref() {
+                if c.gen == gen && c.state == State::Ready && client.room() > 0 {
+                    return Some(i as usize);
+                }
+            } else if c.gen == gen && c.state == State::Ready && c.inflight.len() < self.sh.pipeline
+            {
                 if c.wpos == c.wend {
                     return Some(i as usize);
                 }

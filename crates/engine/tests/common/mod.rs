@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod nginx;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

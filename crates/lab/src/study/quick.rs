@@ -118,6 +118,8 @@ fn quick_fields(f: &mut LoadFields) {
     two(&mut f.rate);
     two(&mut f.pipeline);
     two(&mut f.keepalive);
+    two(&mut f.http2);
+    two(&mut f.streams);
     two(&mut f.timeout);
 }
 

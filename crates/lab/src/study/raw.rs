@@ -65,6 +65,10 @@ pub struct LoadFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keepalive: Option<OneOrMany<bool>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub http2: Option<OneOrMany<bool>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams: Option<OneOrMany<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<OneOrMany<Dur>>,
 }
 
@@ -87,6 +91,8 @@ macro_rules! with_load_fields {
             pub rate: Option<OneOrMany<f64>>,
             pub pipeline: Option<OneOrMany<u32>>,
             pub keepalive: Option<OneOrMany<bool>>,
+            pub http2: Option<OneOrMany<bool>>,
+            pub streams: Option<OneOrMany<u32>>,
             pub timeout: Option<OneOrMany<Dur>>,
         }
         impl $name {
@@ -104,6 +110,8 @@ macro_rules! with_load_fields {
                     rate: self.rate.clone(),
                     pipeline: self.pipeline.clone(),
                     keepalive: self.keepalive.clone(),
+                    http2: self.http2.clone(),
+                    streams: self.streams.clone(),
                     timeout: self.timeout.clone(),
                 }
             }

@@ -40,19 +40,12 @@ pub fn rows(doc: &Results) -> Vec<Counts> {
 
 /// "timeout 12, reset 3": the error classes that occurred, in the engine's order.
 pub fn breakdown(e: &Errors) -> String {
-    [
-        ("connect", e.connect),
-        ("timeout", e.timeout),
-        ("reset", e.reset),
-        ("parse", e.parse),
-        ("status", e.status),
-        ("body", e.body),
-    ]
-    .iter()
-    .filter(|(_, n)| *n > 0)
-    .map(|(k, n)| format!("{k} {n}"))
-    .collect::<Vec<_>>()
-    .join(", ")
+    e.classes()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

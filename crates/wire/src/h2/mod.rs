@@ -10,7 +10,10 @@
 //!   header blocks, receive flow control), fed bytes, answering into a buffer.
 //!
 //! - [`hpack`]: header block coding (RFC 7541).
+//! - [`client`]: the client half of a connection as the load engine drives it (streams up to a
+//!   limit, one request encoded once, request bodies under flow control, each stream's end).
 
+pub mod client;
 pub mod frame;
 pub mod hpack;
 pub mod session;

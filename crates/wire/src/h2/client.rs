@@ -1,0 +1,545 @@
+//! The client half of an HTTP/2 connection, sans I/O, as the load engine drives it: one request
+//! encoded once ([`Request`]) and sent on many streams, at most `max_streams` at a time (h2load's
+//! `-m`, capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS), request bodies under the
+//! server's flow-control windows, and each stream's end reported as an [`End`] carrying the
+//! caller's tag (the engine's send times).
+//!
+//! The caller owns the socket: it writes [`Client::out`] and feeds what it reads to
+//! [`Client::feed`]. Nothing here allocates per request once the buffers have grown.
+
+use super::frame::{self, ErrorCode, H2Error};
+use super::hpack::{self, Indexing};
+use super::session::{Event, Session};
+use super::settings::Settings;
+use super::{DEFAULT_WINDOW, MAX_WINDOW, PREFACE};
+
+/// The dynamic table size every peer starts with (RFC 7541 §4.2, RFC 9113 §6.5.2).
+const DEFAULT_TABLE: usize = 4096;
+/// The highest stream id a client may open (ids are odd, 31 bits).
+const LAST_ID: u32 = (1 << 31) - 1;
+
+/// One request, encoded once for every stream of every connection.
+///
+/// HPACK lets a connection's later requests refer to what its first one added to the server's
+/// dynamic table, which is where h2's header savings come from (h2load counts them). So the
+/// request has three header blocks: `first` adds every field the static table lacks (literals
+/// with incremental indexing), `rest` names those entries by index, and `plain` (literals
+/// without indexing) serves a server whose table is too small for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    first: Vec<u8>,
+    rest: Vec<u8>,
+    plain: Vec<u8>,
+    /// The dynamic-table space `first` takes (0 when the fields do not fit the default table).
+    table_bytes: usize,
+    pub body: Vec<u8>,
+}
+
+/// Fields HTTP/2 forbids (RFC 9113 §8.2.2) or expresses otherwise (`host` is `:authority`).
+fn connection_specific(name: &str) -> bool {
+    matches!(
+        name,
+        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" | "host"
+    )
+}
+
+impl Request {
+    /// Encodes `method scheme://authority path` with `headers` (names are lower-cased; the
+    /// connection-specific ones HTTP/1.1 uses are left out) and `body` (a `content-length` is
+    /// added for a non-empty body unless given).
+    pub fn new(
+        method: &str,
+        scheme: &str,
+        authority: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Request {
+        let mut fields: Vec<(Vec<u8>, Vec<u8>)> = vec![
+            (b":method".to_vec(), method.as_bytes().to_vec()),
+            (b":scheme".to_vec(), scheme.as_bytes().to_vec()),
+            (b":authority".to_vec(), authority.as_bytes().to_vec()),
+            (b":path".to_vec(), path.as_bytes().to_vec()),
+        ];
+        let mut has_length = false;
+        for (n, v) in headers {
+            let n = n.to_ascii_lowercase();
+            if connection_specific(&n) {
+                continue;
+            }
+            has_length |= n == "content-length";
+            fields.push((n.into_bytes(), v.as_bytes().to_vec()));
+        }
+        if !body.is_empty() && !has_length {
+            fields.push((
+                b"content-length".to_vec(),
+                body.len().to_string().into_bytes(),
+            ));
+        }
+
+        let (mut first, mut plain) = (Vec::new(), Vec::new());
+        // The rest block, with a placeholder for each dynamic entry (its index is known only
+        // when every entry has been counted).
+        let mut rest_parts: Vec<Option<Vec<u8>>> = Vec::new();
+        let mut dynamic = 0usize;
+        let mut table_bytes = 0usize;
+        for (name, value) in &fields {
+            match hpack::static_index(name, value) {
+                Some((i, true)) => {
+                    for b in [&mut first, &mut plain] {
+                        hpack::encode_indexed(b, i);
+                    }
+                    let mut r = Vec::new();
+                    hpack::encode_indexed(&mut r, i);
+                    rest_parts.push(Some(r));
+                }
+                found => {
+                    let ni = found.map_or(0, |(i, _)| i);
+                    hpack::encode_literal(&mut first, ni, name, value, Indexing::Incremental);
+                    hpack::encode_literal(&mut plain, ni, name, value, Indexing::Without);
+                    table_bytes += hpack::entry_size(name, value);
+                    dynamic += 1;
+                    rest_parts.push(None);
+                }
+            }
+        }
+        let mut rest = Vec::new();
+        let mut seen = 0;
+        for part in rest_parts {
+            match part {
+                Some(p) => rest.extend_from_slice(&p),
+                None => {
+                    seen += 1;
+                    // The last entry added is index 62; earlier ones follow it.
+                    hpack::encode_indexed(&mut rest, 62 + (dynamic - seen));
+                }
+            }
+        }
+        if table_bytes > DEFAULT_TABLE {
+            // Entries would evict each other within the first block: index nothing.
+            first.clone_from(&plain);
+            rest.clone_from(&plain);
+            table_bytes = 0;
+        }
+        Request {
+            first,
+            rest,
+            plain,
+            table_bytes,
+            body: body.to_vec(),
+        }
+    }
+}
+
+/// How a connection's client sends its header blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// No request sent yet: the next block is `first`.
+    Fresh,
+    /// `first` went out: the server's table holds its entries.
+    Indexed,
+    /// The server's table cannot hold them: the next block starts with a size update to this
+    /// size, and every block is `plain` from then on.
+    Shrink(u32),
+    Plain,
+}
+
+/// What the caller asks of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// Concurrent streams wanted (h2load's `-m`).
+    pub max_streams: u32,
+    /// The stream receive window announced (SETTINGS_INITIAL_WINDOW_SIZE).
+    pub stream_window: u32,
+    /// The connection receive window opened at start.
+    pub conn_window: u32,
+}
+
+/// How a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End<T> {
+    /// A whole response: its final status, and whether its body was the expected one (always
+    /// true when none is expected).
+    Response { tag: T, status: u16, body_ok: bool },
+    /// The server reset the stream (RST_STREAM with this code).
+    Reset { tag: T, code: ErrorCode },
+    /// The response broke the protocol on this stream (e.g. DATA before HEADERS, no or a bad
+    /// `:status`); the stream was reset and the connection goes on.
+    Malformed { tag: T, code: ErrorCode },
+    /// The server never processed this stream (a GOAWAY's last stream id was below it, or
+    /// it refused the stream with REFUSED_STREAM): it may be sent again.
+    Unprocessed { tag: T },
+}
+
+#[derive(Debug)]
+struct Stream<T> {
+    id: u32,
+    tag: T,
+    /// 0 until the final (non-1xx) status arrived.
+    status: u16,
+    body_at: usize,
+    body_ok: bool,
+    /// Request body bytes sent, and the stream's send window.
+    sent: usize,
+    window: i64,
+}
+
+/// One HTTP/2 client connection's state.
+#[derive(Debug)]
+pub struct Client<T> {
+    pub session: Session,
+    /// Bytes to write to the socket, in order; the caller drains it.
+    pub out: Vec<u8>,
+    max_streams: u32,
+    streams: Vec<Stream<T>>,
+    next_id: u32,
+    /// The connection send window.
+    window: i64,
+    table: Table,
+    goaway: Option<u32>,
+    /// Streams whose receive bookkeeping is dropped after a feed (the session is busy during
+    /// it), and the code to reset them with when this side ended them.
+    forget: Vec<(u32, Option<ErrorCode>)>,
+    scratch: Vec<u8>,
+}
+
+impl<T: Copy> Client<T> {
+    /// A connection that has written its preface, SETTINGS and connection window.
+    pub fn new(cfg: Config) -> Client<T> {
+        let local = Settings {
+            enable_push: false,
+            initial_window_size: cfg.stream_window.clamp(1, MAX_WINDOW),
+            ..Settings::default()
+        };
+        let session = Session::new(local, cfg.conn_window);
+        let mut out = Vec::with_capacity(4096);
+        out.extend_from_slice(PREFACE);
+        session.start(&mut out);
+        Client {
+            session,
+            out,
+            max_streams: cfg.max_streams.max(1),
+            streams: Vec::with_capacity(cfg.max_streams as usize),
+            next_id: 1,
+            window: i64::from(DEFAULT_WINDOW),
+            table: Table::Fresh,
+            goaway: None,
+            forget: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Concurrent streams allowed now: the wanted count, capped by the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS.
+    pub fn limit(&self) -> u32 {
+        self.session
+            .peer
+            .max_concurrent_streams
+            .map_or(self.max_streams, |m| m.min(self.max_streams))
+    }
+
+    /// Whether the server's limit is below the wanted count.
+    pub fn capped(&self) -> bool {
+        self.limit() < self.max_streams
+    }
+
+    /// Streams that may be opened now (0 after a GOAWAY or when the ids ran out).
+    pub fn room(&self) -> usize {
+        if self.goaway.is_some() || self.next_id > LAST_ID {
+            return 0;
+        }
+        (self.limit() as usize).saturating_sub(self.streams.len())
+    }
+
+    /// Open streams.
+    pub fn open_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// The connection has nothing more to do: the server is going away (or the ids ran out)
+    /// and every stream has ended. The caller closes it and connects anew.
+    pub fn finished(&self) -> bool {
+        (self.goaway.is_some() || self.next_id > LAST_ID) && self.streams.is_empty()
+    }
+
+    /// The open streams' ids and tags, oldest first.
+    pub fn streams(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.streams.iter().map(|s| (s.id, &s.tag))
+    }
+
+    /// Sends `req` on a new stream; None when there is no room (see [`Client::room`]).
+    pub fn open(&mut self, req: &Request, tag: T) -> Option<u32> {
+        if self.room() == 0 {
+            return None;
+        }
+        let id = self.next_id;
+        self.next_id += 2;
+        let block: &[u8] = match self.table {
+            Table::Fresh if req.table_bytes > 0 => {
+                self.table = Table::Indexed;
+                &req.first
+            }
+            Table::Fresh | Table::Plain => &req.plain,
+            Table::Indexed => &req.rest,
+            Table::Shrink(size) => {
+                self.scratch.clear();
+                hpack::encode_int(&mut self.scratch, size as usize, 5, 0x20);
+                self.scratch.extend_from_slice(&req.plain);
+                self.table = Table::Plain;
+                &self.scratch
+            }
+        };
+        let max_frame = self.session.peer.max_frame_size;
+        frame::write_headers(&mut self.out, id, block, req.body.is_empty(), max_frame);
+        self.streams.push(Stream {
+            id,
+            tag,
+            status: 0,
+            body_at: 0,
+            body_ok: true,
+            sent: 0,
+            window: i64::from(self.session.peer.initial_window_size),
+        });
+        if !req.body.is_empty() {
+            self.send_bodies(req);
+        }
+        Some(id)
+    }
+
+    /// Writes as much of each open stream's request body as the windows allow.
+    fn send_bodies(&mut self, req: &Request) {
+        let max_frame = self.session.peer.max_frame_size as usize;
+        for s in &mut self.streams {
+            while s.sent < req.body.len() && self.window > 0 && s.window > 0 {
+                let n = (req.body.len() - s.sent)
+                    .min(max_frame)
+                    .min(self.window as usize)
+                    .min(s.window as usize);
+                let end = s.sent + n == req.body.len();
+                frame::write_data_header(&mut self.out, s.id, n, end);
+                self.out.extend_from_slice(&req.body[s.sent..s.sent + n]);
+                s.sent += n;
+                s.window -= n as i64;
+                self.window -= n as i64;
+            }
+        }
+    }
+
+    /// Ends stream `id` early (a timeout): RST_STREAM(CANCEL), and its tag back.
+    pub fn cancel(&mut self, id: u32) -> Option<T> {
+        let at = self.streams.iter().position(|s| s.id == id)?;
+        let s = self.streams.remove(at);
+        frame::write_rst_stream(&mut self.out, id, ErrorCode::Cancel);
+        self.session.forget(id);
+        Some(s.tag)
+    }
+
+    /// Every open stream's tag, the streams forgotten (the connection failed).
+    pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.streams.drain(..).map(|s| s.tag)
+    }
+
+    /// Feeds bytes read from the socket: replies go to `out`, each ended stream to `on`.
+    /// `expect_body` is compared with every response body. Returns the bytes used; the rest is
+    /// an incomplete frame to feed again with more. An error is the connection's end (the
+    /// caller may write a GOAWAY with its code and closes).
+    pub fn feed(
+        &mut self,
+        buf: &[u8],
+        req: &Request,
+        expect_body: Option<&[u8]>,
+        on: &mut dyn FnMut(End<T>),
+    ) -> Result<usize, H2Error> {
+        let Client {
+            session,
+            out,
+            streams,
+            window,
+            goaway,
+            forget,
+            ..
+        } = self;
+        let mut credit = false;
+        let mut overflow = None;
+        let used = session.feed(buf, out, &mut |ev| {
+            // After a connection error nothing counts: the connection is over (and a split
+            // input ends the same streams as a whole one).
+            if overflow.is_some() {
+                return;
+            }
+            match ev {
+                Event::Header {
+                    stream,
+                    name,
+                    value,
+                } => {
+                    if let Some(s) = streams.iter_mut().find(|s| s.id == stream) {
+                        if name == b":status" {
+                            s.status = parse_status(value);
+                        }
+                    }
+                }
+                Event::HeadersEnd { stream, end_stream } => {
+                    let Some(at) = streams.iter().position(|s| s.id == stream) else {
+                        return;
+                    };
+                    let s = &mut streams[at];
+                    match s.status {
+                        // An interim (1xx) response: the final one follows.
+                        100..=199 if !end_stream => s.status = 0,
+                        200..=999 if end_stream => {
+                            let s = streams.remove(at);
+                            let body_ok = expect_body.is_none_or(|b| s.body_at == b.len());
+                            on(End::Response {
+                                tag: s.tag,
+                                status: s.status,
+                                body_ok: s.body_ok && body_ok,
+                            });
+                        }
+                        200..=999 => {}
+                        _ => {
+                            let s = streams.remove(at);
+                            forget.push((s.id, Some(ErrorCode::Protocol)));
+                            on(End::Malformed {
+                                tag: s.tag,
+                                code: ErrorCode::Protocol,
+                            });
+                        }
+                    }
+                }
+                Event::Data {
+                    stream,
+                    data,
+                    end_stream,
+                } => {
+                    let Some(at) = streams.iter().position(|s| s.id == stream) else {
+                        // A stream we cancelled: its late DATA still counted on the connection.
+                        if !end_stream {
+                            forget.push((stream, None));
+                        }
+                        return;
+                    };
+                    let s = &mut streams[at];
+                    if s.status < 200 {
+                        let s = streams.remove(at);
+                        forget.push((s.id, Some(ErrorCode::Protocol)));
+                        return on(End::Malformed {
+                            tag: s.tag,
+                            code: ErrorCode::Protocol,
+                        });
+                    }
+                    if let Some(b) = expect_body {
+                        let end = s.body_at + data.len();
+                        s.body_ok &= b.get(s.body_at..end) == Some(data);
+                    }
+                    s.body_at += data.len();
+                    if end_stream {
+                        let s = streams.remove(at);
+                        let body_ok = expect_body.is_none_or(|b| s.body_at == b.len());
+                        on(End::Response {
+                            tag: s.tag,
+                            status: s.status,
+                            body_ok: s.body_ok && body_ok,
+                        });
+                    }
+                }
+                Event::Reset { stream, code } => {
+                    if let Some(at) = streams.iter().position(|s| s.id == stream) {
+                        let s = streams.remove(at);
+                        // REFUSED_STREAM guarantees the request was not processed (RFC 9113
+                        // §8.7): streams opened before the server's SETTINGS arrived, above its
+                        // limit, end so and go out again.
+                        if code == ErrorCode::RefusedStream {
+                            on(End::Unprocessed { tag: s.tag });
+                        } else {
+                            on(End::Reset { tag: s.tag, code });
+                        }
+                    }
+                }
+                Event::StreamError { stream, code } => {
+                    if let Some(at) = streams.iter().position(|s| s.id == stream) {
+                        let s = streams.remove(at);
+                        on(End::Malformed { tag: s.tag, code });
+                    }
+                }
+                Event::GoAway { last_stream, .. } => {
+                    *goaway = Some(goaway.map_or(last_stream, |g| g.min(last_stream)));
+                    streams.retain(|s| {
+                        let keep = s.id <= last_stream;
+                        if !keep {
+                            on(End::Unprocessed { tag: s.tag });
+                        }
+                        keep
+                    });
+                }
+                Event::PeerSettings { window_delta } => {
+                    for s in streams.iter_mut() {
+                        s.window += window_delta;
+                    }
+                    credit = true;
+                }
+                Event::WindowUpdate {
+                    stream: 0,
+                    increment,
+                } => {
+                    *window += i64::from(increment);
+                    if *window > i64::from(MAX_WINDOW) {
+                        overflow = Some(H2Error {
+                            code: ErrorCode::FlowControl,
+                            stream: None,
+                            what: "connection send window above 2^31-1",
+                        });
+                    }
+                    credit = true;
+                }
+                Event::WindowUpdate { stream, increment } => {
+                    if let Some(at) = streams.iter().position(|s| s.id == stream) {
+                        let s = &mut streams[at];
+                        s.window += i64::from(increment);
+                        if s.window > i64::from(MAX_WINDOW) {
+                            let s = streams.remove(at);
+                            forget.push((s.id, Some(ErrorCode::FlowControl)));
+                            on(End::Malformed {
+                                tag: s.tag,
+                                code: ErrorCode::FlowControl,
+                            });
+                        }
+                        credit = true;
+                    }
+                }
+                Event::SettingsAcked | Event::PingAck => {}
+            }
+        });
+        for (stream, reset) in self.forget.drain(..) {
+            if let Some(code) = reset {
+                frame::write_rst_stream(&mut self.out, stream, code);
+            }
+            self.session.forget(stream);
+        }
+        let used = used?;
+        if let Some(e) = overflow {
+            return Err(e);
+        }
+        let peer_table = self.session.peer.header_table_size as usize;
+        if peer_table < DEFAULT_TABLE && matches!(self.table, Table::Fresh | Table::Indexed) {
+            self.table = Table::Shrink(peer_table as u32);
+        }
+        if credit && !req.body.is_empty() {
+            self.send_bodies(req);
+        }
+        Ok(used)
+    }
+}
+
+/// A `:status` value: three digits, else 0 (which the stream's end reports as malformed).
+fn parse_status(v: &[u8]) -> u16 {
+    match v {
+        [a, b, c] if v.iter().all(u8::is_ascii_digit) && *a != b'0' => {
+            u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests;

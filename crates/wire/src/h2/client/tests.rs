@@ -1,0 +1,481 @@
+//! Client tests: the request's three header blocks against known bytes and the decoder, stream
+//! limits (ours and the server's), responses split at every byte, 1xx, resets, GOAWAY, request
+//! bodies under small windows, cancels, a shrunk header table and malformed responses.
+
+use super::*;
+use crate::h2::frame::{write_data_header, write_goaway, write_headers, write_settings, Kind};
+use crate::h2::hpack::{encode_indexed, encode_literal, Decoder};
+use crate::h2::parse_frame;
+use crate::h2::settings::{HEADER_TABLE_SIZE, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS};
+
+fn get() -> Request {
+    Request::new("GET", "http", "127.0.0.1:8080", "/", &[], b"")
+}
+
+fn cfg(m: u32) -> Config {
+    Config {
+        max_streams: m,
+        stream_window: 1 << 20,
+        conn_window: 1 << 30,
+    }
+}
+
+fn decode(d: &mut Decoder, block: &[u8]) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    d.decode(block, |n, val| {
+        v.push((
+            String::from_utf8_lossy(n).into_owned(),
+            String::from_utf8_lossy(val).into_owned(),
+        ))
+    })
+    .unwrap();
+    v
+}
+
+/// Every frame in `out` as (kind, flags, stream, payload).
+fn frames(out: &[u8]) -> Vec<(Kind, u8, u32, Vec<u8>)> {
+    let mut v = Vec::new();
+    let mut at = 0;
+    while at < out.len() {
+        let h = &out[at..at + 9];
+        let len = u32::from_be_bytes([0, h[0], h[1], h[2]]) as usize;
+        let stream = u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff;
+        v.push((
+            Kind::from_u8(h[3]),
+            h[4],
+            stream,
+            out[at + 9..at + 9 + len].to_vec(),
+        ));
+        assert!(parse_frame(&out[at..], 1 << 24).unwrap().is_some());
+        at += 9 + len;
+    }
+    v
+}
+
+fn response(stream: u32, status_index: usize, body: &[u8]) -> Vec<u8> {
+    let mut block = Vec::new();
+    encode_indexed(&mut block, status_index);
+    let mut out = Vec::new();
+    write_headers(&mut out, stream, &block, body.is_empty(), 16_384);
+    if !body.is_empty() {
+        write_data_header(&mut out, stream, body.len(), true);
+        out.extend_from_slice(body);
+    }
+    out
+}
+
+fn ends(c: &mut Client<u32>, input: &[u8], req: &Request, expect: Option<&[u8]>) -> Vec<End<u32>> {
+    let mut v = Vec::new();
+    let used = c.feed(input, req, expect, &mut |e| v.push(e)).unwrap();
+    assert_eq!(used, input.len());
+    v
+}
+
+#[test]
+fn the_request_blocks_are_the_known_bytes_and_decode_to_the_same_fields() {
+    let r = get();
+    // :method GET (2), :scheme http (6), :authority by name (1) with incremental indexing,
+    // :path / (4).
+    assert_eq!(&r.first[..3], &[0x82, 0x86, 0x41]);
+    assert_eq!(r.first.last(), Some(&0x84));
+    // The rest names the authority's dynamic entry (62).
+    assert_eq!(r.rest, vec![0x82, 0x86, 0xbe, 0x84]);
+    // plain: the authority as a literal without indexing (name index 1, 4-bit prefix).
+    assert_eq!(&r.plain[..3], &[0x82, 0x86, 0x01]);
+    assert_eq!(r.table_bytes, 10 + 14 + 32);
+
+    let want = vec![
+        (":method".to_string(), "GET".to_string()),
+        (":scheme".into(), "http".into()),
+        (":authority".into(), "127.0.0.1:8080".into()),
+        (":path".into(), "/".into()),
+    ];
+    let mut d = Decoder::new(4096);
+    assert_eq!(decode(&mut d, &r.first), want);
+    assert_eq!(d.table_size(), 56);
+    for _ in 0..3 {
+        assert_eq!(decode(&mut d, &r.rest), want);
+    }
+    assert_eq!(decode(&mut Decoder::new(4096), &r.plain), want);
+}
+
+#[test]
+fn several_dynamic_entries_are_named_newest_first_and_http1_fields_are_left_out() {
+    let h = [
+        ("X-A".to_string(), "1".to_string()),
+        ("Host".into(), "ignored".into()),
+        ("Connection".into(), "keep-alive".into()),
+        ("x-b".into(), "2".into()),
+    ];
+    let r = Request::new("POST", "https", "h", "/p", &h, b"ping");
+    let want: Vec<(String, String)> = [
+        (":method", "POST"),
+        (":scheme", "https"),
+        (":authority", "h"),
+        (":path", "/p"),
+        ("x-a", "1"),
+        ("x-b", "2"),
+        ("content-length", "4"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut d = Decoder::new(4096);
+    assert_eq!(decode(&mut d, &r.first), want);
+    assert_eq!(decode(&mut d, &r.rest), want);
+    // POST (3) and https (7) are static; :authority, :path /p, x-a, x-b and content-length
+    // entered the table in that order, so the newest (content-length) is 62.
+    assert_eq!(
+        r.rest,
+        vec![
+            0x83,
+            0x87,
+            0x80 | 66,
+            0x80 | 65,
+            0x80 | 64,
+            0x80 | 63,
+            0x80 | 62
+        ]
+    );
+    assert_eq!(r.body, b"ping");
+}
+
+#[test]
+fn fields_too_big_for_the_default_table_are_never_indexed() {
+    let big = "v".repeat(5000);
+    let r = Request::new(
+        "GET",
+        "http",
+        "h",
+        "/",
+        &[("x-big".into(), big.clone())],
+        b"",
+    );
+    assert_eq!(r.table_bytes, 0);
+    assert_eq!(r.first, r.plain);
+    assert_eq!(r.rest, r.plain);
+    let f = decode(&mut Decoder::new(4096), &r.rest);
+    assert_eq!(f.last().unwrap().1, big);
+}
+
+#[test]
+fn the_opening_is_the_preface_settings_and_the_connection_window() {
+    let c: Client<u32> = Client::new(cfg(10));
+    assert_eq!(&c.out[..24], PREFACE);
+    let f = frames(&c.out[24..]);
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[0].0, Kind::Settings);
+    // ENABLE_PUSH 0 and INITIAL_WINDOW_SIZE 2^20.
+    assert_eq!(f[0].3, vec![0, 2, 0, 0, 0, 0, 0, 4, 0, 0x10, 0, 0]);
+    assert_eq!(f[1].0, Kind::WindowUpdate);
+    assert_eq!(
+        u32::from_be_bytes(f[1].3[..4].try_into().unwrap()),
+        (1 << 30) - 65_535
+    );
+}
+
+#[test]
+fn streams_are_capped_by_the_wanted_count_and_by_the_server() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(3));
+    c.out.clear();
+    assert_eq!(c.room(), 3);
+    assert_eq!(c.open(&r, 10), Some(1));
+    assert_eq!(c.open(&r, 11), Some(3));
+    assert_eq!(c.open(&r, 12), Some(5));
+    assert_eq!(c.open(&r, 13), None);
+    let f = frames(&c.out);
+    assert_eq!(f.len(), 3);
+    assert!(f
+        .iter()
+        .all(|(k, fl, _, _)| *k == Kind::Headers && *fl == 0x5));
+    assert_eq!(f[0].3, r.first);
+    assert_eq!(f[1].3, r.rest);
+
+    // The server allows 2: no room until two of the three ended.
+    let mut s = Vec::new();
+    write_settings(&mut s, &[(MAX_CONCURRENT_STREAMS, 2)]);
+    assert_eq!(ends(&mut c, &s, &r, None), vec![]);
+    assert!(c.capped());
+    assert_eq!(c.limit(), 2);
+    assert_eq!(c.room(), 0);
+    let e = ends(&mut c, &response(1, 8, b""), &r, None);
+    assert_eq!(
+        e,
+        vec![End::Response {
+            tag: 10,
+            status: 200,
+            body_ok: true
+        }]
+    );
+    assert_eq!(c.room(), 0);
+    ends(&mut c, &response(5, 8, b""), &r, None);
+    assert_eq!(c.room(), 1);
+    assert_eq!(
+        c.streams().map(|(id, t)| (id, *t)).collect::<Vec<_>>(),
+        vec![(3, 11)]
+    );
+}
+
+#[test]
+fn a_response_split_at_every_byte_ends_the_same() {
+    let r = get();
+    let mut input = Vec::new();
+    write_settings(&mut input, &[]);
+    input.extend(response(1, 8, b"pong"));
+    input.extend(response(3, 13, b"gone"));
+    for cut in 0..=input.len() {
+        let mut c: Client<u32> = Client::new(cfg(2));
+        c.open(&r, 1);
+        c.open(&r, 2);
+        let mut got = Vec::new();
+        let used = c
+            .feed(&input[..cut], &r, Some(b"pong"), &mut |e| got.push(e))
+            .unwrap();
+        let mut rest = input[used..].to_vec();
+        let used2 = c
+            .feed(&rest, &r, Some(b"pong"), &mut |e| got.push(e))
+            .unwrap();
+        rest.drain(..used2);
+        assert!(rest.is_empty(), "cut {cut}");
+        assert_eq!(
+            got,
+            vec![
+                End::Response {
+                    tag: 1,
+                    status: 200,
+                    body_ok: true
+                },
+                End::Response {
+                    tag: 2,
+                    status: 404,
+                    body_ok: false
+                },
+            ],
+            "cut {cut}"
+        );
+    }
+}
+
+#[test]
+fn bodies_are_checked_whole_short_long_and_in_pieces() {
+    let r = get();
+    for (data, ok) in [
+        (&[&b"po"[..], b"ng"][..], true),
+        (&[&b"pon"[..]][..], false),
+        (&[&b"pongs"[..]][..], false),
+        (&[&b"pang"[..]][..], false),
+    ] {
+        let mut c: Client<u32> = Client::new(cfg(1));
+        c.open(&r, 7);
+        let mut input = Vec::new();
+        let mut block = Vec::new();
+        encode_indexed(&mut block, 8);
+        write_headers(&mut input, 1, &block, false, 16_384);
+        for (i, d) in data.iter().enumerate() {
+            write_data_header(&mut input, 1, d.len(), i + 1 == data.len());
+            input.extend_from_slice(d);
+        }
+        let e = ends(&mut c, &input, &r, Some(b"pong"));
+        assert_eq!(
+            e,
+            vec![End::Response {
+                tag: 7,
+                status: 200,
+                body_ok: ok
+            }],
+            "{data:?}"
+        );
+    }
+}
+
+#[test]
+fn an_interim_response_is_followed_by_the_final_one() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(1));
+    c.open(&r, 1);
+    let mut input = Vec::new();
+    let mut block = Vec::new();
+    encode_literal(&mut block, 8, b":status", b"103", Indexing::Without);
+    write_headers(&mut input, 1, &block, false, 16_384);
+    input.extend(response(1, 8, b""));
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Response {
+            tag: 1,
+            status: 200,
+            body_ok: true
+        }]
+    );
+}
+
+#[test]
+fn resets_and_malformed_responses_end_only_their_stream() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(3));
+    c.open(&r, 1);
+    c.open(&r, 2);
+    c.open(&r, 3);
+    c.out.clear();
+    let mut input = Vec::new();
+    // Stream 1: RST_STREAM(INTERNAL_ERROR). Stream 3: DATA before HEADERS. Stream 5: a bad
+    // :status.
+    frame::write_rst_stream(&mut input, 1, ErrorCode::Internal);
+    write_data_header(&mut input, 3, 2, true);
+    input.extend_from_slice(b"hi");
+    let mut block = Vec::new();
+    encode_literal(&mut block, 8, b":status", b"2x0", Indexing::Without);
+    write_headers(&mut input, 5, &block, true, 16_384);
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![
+            End::Reset {
+                tag: 1,
+                code: ErrorCode::Internal
+            },
+            End::Malformed {
+                tag: 2,
+                code: ErrorCode::Protocol
+            },
+            End::Malformed {
+                tag: 3,
+                code: ErrorCode::Protocol
+            },
+        ]
+    );
+    // We reset the two malformed streams; the connection goes on.
+    let f = frames(&c.out);
+    let resets: Vec<u32> = f
+        .iter()
+        .filter(|f| f.0 == Kind::RstStream)
+        .map(|f| f.2)
+        .collect();
+    assert_eq!(resets, vec![3, 5]);
+    assert_eq!(c.room(), 3);
+}
+
+#[test]
+fn goaway_hands_back_the_unprocessed_streams_and_finishes_after_the_rest() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(3));
+    c.open(&r, 1);
+    c.open(&r, 2);
+    c.open(&r, 3);
+    let mut input = Vec::new();
+    write_goaway(&mut input, 1, ErrorCode::NoError, b"");
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Unprocessed { tag: 2 }, End::Unprocessed { tag: 3 }]
+    );
+    assert_eq!(c.room(), 0);
+    assert!(!c.finished());
+    assert_eq!(c.open(&r, 4), None);
+    ends(&mut c, &response(1, 8, b""), &r, None);
+    assert!(c.finished());
+}
+
+#[test]
+fn a_request_body_waits_for_window_credit() {
+    let r = Request::new("POST", "http", "h", "/", &[], &[7u8; 25]);
+    let mut c: Client<u32> = Client::new(cfg(1));
+    let mut s = Vec::new();
+    write_settings(&mut s, &[(INITIAL_WINDOW_SIZE, 10)]);
+    ends(&mut c, &s, &r, None);
+    c.out.clear();
+    c.open(&r, 1);
+    let data = |out: &[u8]| -> Vec<(usize, bool)> {
+        frames(out)
+            .into_iter()
+            .filter(|f| f.0 == Kind::Data)
+            .map(|f| (f.3.len(), f.1 & 1 == 1))
+            .collect()
+    };
+    assert_eq!(data(&c.out), vec![(10, false)]);
+    c.out.clear();
+    let mut wu = Vec::new();
+    frame::write_window_update(&mut wu, 1, 12);
+    ends(&mut c, &wu, &r, None);
+    assert_eq!(data(&c.out), vec![(12, false)]);
+    c.out.clear();
+    // Raising the initial window moves the open stream's window too (§6.9.2).
+    let mut s = Vec::new();
+    write_settings(&mut s, &[(INITIAL_WINDOW_SIZE, 100)]);
+    ends(&mut c, &s, &r, None);
+    assert_eq!(data(&c.out), vec![(3, true)]);
+}
+
+#[test]
+fn a_cancelled_stream_is_reset_and_its_late_frames_are_ignored() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(2));
+    c.open(&r, 1);
+    c.open(&r, 2);
+    c.out.clear();
+    assert_eq!(c.cancel(1), Some(1));
+    assert_eq!(c.cancel(1), None);
+    let f = frames(&c.out);
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        (f[0].0, f[0].2, f[0].3.clone()),
+        (Kind::RstStream, 1, vec![0, 0, 0, 8])
+    );
+    let mut input = response(1, 8, b"late");
+    input.extend(response(3, 8, b""));
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Response {
+            tag: 2,
+            status: 200,
+            body_ok: true
+        }]
+    );
+}
+
+#[test]
+fn a_server_table_too_small_gets_a_size_update_then_plain_blocks() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(4));
+    c.open(&r, 1);
+    let mut s = Vec::new();
+    write_settings(&mut s, &[(HEADER_TABLE_SIZE, 0)]);
+    ends(&mut c, &s, &r, None);
+    c.out.clear();
+    c.open(&r, 2);
+    c.open(&r, 3);
+    let f = frames(&c.out);
+    let mut want = vec![0x20];
+    want.extend_from_slice(&r.plain);
+    assert_eq!(f[0].3, want);
+    assert_eq!(f[1].3, r.plain);
+    // A decoder that was told 0 reads them.
+    let mut d = Decoder::new(4096);
+    decode(&mut d, &r.first);
+    decode(&mut d, &f[0].3);
+    assert_eq!(d.table_size(), 0);
+    assert_eq!(decode(&mut d, &f[1].3).len(), 4);
+}
+
+#[test]
+fn a_connection_window_overflow_ends_the_connection() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(1));
+    let mut wu = Vec::new();
+    frame::write_window_update(&mut wu, 0, MAX_WINDOW);
+    let err = c.feed(&wu, &r, None, &mut |_| {}).unwrap_err();
+    assert_eq!((err.code, err.stream), (ErrorCode::FlowControl, None));
+}
+
+#[test]
+fn a_refused_stream_was_not_processed_and_goes_out_again() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(2));
+    c.open(&r, 1);
+    c.open(&r, 2);
+    let mut input = Vec::new();
+    frame::write_rst_stream(&mut input, 3, ErrorCode::RefusedStream);
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Unprocessed { tag: 2 }]
+    );
+    assert_eq!(c.room(), 1);
+}
