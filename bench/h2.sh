@@ -2,11 +2,13 @@
 # bench/h2.sh: barrage load --http2 against h2load and oha --http2 on the same nginx over h2c.
 #
 # nginx (Debian's, one worker, `listen ... http2` -- h2c with prior knowledge --, `return 200
-# "Hello, World!"`, access log off, keepalive_requests raised so no connection ends in a run) is
+# "Hello, World!"`, access log off, keepalive_requests raised (it also bounds h2 streams per
+# connection in nginx 1.19.7+) so no connection ends in a run) is
 # pinned to CPU 0; each tool is pinned to CPU 1 with one thread, CONNS connections x STREAMS
 # streams, for DURATION; the tools alternate (h2load, oha, barrage, h2load, ...) for ROUNDS
 # rounds. Printed per tool: median req/s, median CPU per request (user+sys from /usr/bin/time
-# over the responses), median max RSS, and ratios to h2load.
+# over the responses), median max RSS, ratios to h2load, and nginx's own CPU per request under
+# that tool (from /proc/PID/stat), which tells a tool that costs the server more.
 #
 # Usage: bench/h2.sh     (ROUNDS=3 DURATION=5 CONNS=64 STREAMS=10 by default)
 # Needs: nginx, h2load (apt install nghttp2-client), oha (cargo install oha --locked; skipped
@@ -44,7 +46,6 @@ worker_rlimit_nofile 30000;
 events { worker_connections 20000; }
 http {
   access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
-  http2_max_requests 100000000;
   client_body_temp_path $WORK/body; proxy_temp_path $WORK/proxy; fastcgi_temp_path $WORK/fcgi;
   uwsgi_temp_path $WORK/uwsgi; scgi_temp_path $WORK/scgi;
   server { listen 127.0.0.1:$PORT http2 backlog=16384; location / { return 200 "Hello, World!"; } }
@@ -59,7 +60,7 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 
-# run TOOL -> prints "rps cpu_us_per_req maxrss_kib responses"
+# run TOOL -> prints "rps cpu_us_per_req maxrss_kib responses nginx_cpu_us_per_req"
 run() {
   local tool=$1 out="$WORK/out" tm="$WORK/time"
   local cmd
@@ -68,10 +69,14 @@ run() {
     oha) cmd=("$OHA" --http2 -z "${DURATION}s" -c "$CONNS" -p "$STREAMS" --no-tui "$URL") ;;
     barrage) cmd=("$BARRAGE" load --http2 -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" "$URL") ;;
   esac
+  local before after
+  before=$(awk '{print $14 + $15}' "/proc/$NGINX_PID/stat")
   taskset -c 1 /usr/bin/time -f "%U %S %M" -o "$tm" "${cmd[@]}" >"$out" 2>&1
-  python3 - "$tool" "$out" "$tm" <<'PY'
+  after=$(awk '{print $14 + $15}' "/proc/$NGINX_PID/stat")
+  python3 - "$tool" "$out" "$tm" "$((after - before))" "$(getconf CLK_TCK)" <<'PY'
 import re, sys
 tool, out, tm = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read().split()
+server_s = int(sys.argv[4]) / int(sys.argv[5])
 user, sys_, rss = float(tm[-3]), float(tm[-2]), int(tm[-1])
 if tool == "h2load":
     rps = float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", out).group(1))
@@ -82,7 +87,7 @@ elif tool == "barrage":
 else:  # oha: responses from its status code distribution
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     n = sum(int(x) for x in re.findall(r"\[\d+\] (\d+) responses", out))
-print(f"{rps:.0f} {(user + sys_) / max(n, 1) * 1e6:.3f} {rss} {n}")
+print(f"{rps:.0f} {(user + sys_) / max(n, 1) * 1e6:.3f} {rss} {n} {server_s / max(n, 1) * 1e6:.3f}")
 PY
 }
 
@@ -92,20 +97,20 @@ echo "# bench/h2.sh on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -
 echo "nginx $("$NGINX" -v 2>&1 | cut -d/ -f2) (h2c), $("$H2LOAD" --version 2>&1 | head -1), $([ $HAVE_OHA = 1 ] && "$OHA" --version), $("$BARRAGE" --version)"
 TOOLS=(h2load barrage)
 [ $HAVE_OHA = 1 ] && TOOLS=(h2load oha barrage)
-declare -A RPS CPU RSS
+declare -A RPS CPU RSS SRV
 for r in $(seq "$ROUNDS"); do
   for t in "${TOOLS[@]}"; do
-    read -r rps cpu rss n < <(run "$t")
-    echo "  round $r $t: $rps req/s, $cpu us CPU/request, ${rss} KiB max RSS, $n responses" >&2
-    RPS[$t]="${RPS[$t]:-} $rps"; CPU[$t]="${CPU[$t]:-} $cpu"; RSS[$t]="${RSS[$t]:-} $rss"
+    read -r rps cpu rss n srv < <(run "$t")
+    echo "  round $r $t: $rps req/s, $cpu us CPU/request, ${rss} KiB max RSS, $n responses, nginx $srv us CPU/request" >&2
+    RPS[$t]="${RPS[$t]:-} $rps"; CPU[$t]="${CPU[$t]:-} $cpu"; RSS[$t]="${RSS[$t]:-} $rss"; SRV[$t]="${SRV[$t]:-} $srv"
   done
 done
 base_rps=$(median ${RPS[h2load]}); base_cpu=$(median ${CPU[h2load]})
 echo
-echo "| tool (h2c, 1 thread, $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs h2load | CPU vs h2load |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| tool (h2c, 1 thread, $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs h2load | CPU vs h2load | nginx CPU µs/request |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for t in "${TOOLS[@]}"; do
-  rps=$(median ${RPS[$t]}); cpu=$(median ${CPU[$t]}); rss=$(median ${RSS[$t]})
-  python3 -c "import sys; t,r,c,m,wr,wc=sys.argv[1],*map(float,sys.argv[2:]); print(f'| {t} | {r:.0f} | {c:.2f} | {m/1024:.1f} | {r/wr:.2f}x | {c/wc:.2f}x |')" \
-    "$t" "$rps" "$cpu" "$rss" "$base_rps" "$base_cpu"
+  rps=$(median ${RPS[$t]}); cpu=$(median ${CPU[$t]}); rss=$(median ${RSS[$t]}); srv=$(median ${SRV[$t]})
+  python3 -c "import sys; t,r,c,m,wr,wc,sv=sys.argv[1],*map(float,sys.argv[2:]); print(f'| {t} | {r:.0f} | {c:.2f} | {m/1024:.1f} | {r/wr:.2f}x | {c/wc:.2f}x | {sv:.2f} |')" \
+    "$t" "$rps" "$cpu" "$rss" "$base_rps" "$base_cpu" "$srv"
 done

@@ -221,7 +221,11 @@ impl Worker<'_> {
         if limit < self.rec.h2.min_limit {
             self.rec.h2.min_limit = limit;
         }
-        self.h2_flush(i);
+        // The closed loop writes the session's replies with the next streams, in one write
+        // after the reads (`h2_fill`); the open loop sends on its own schedule, so they go now.
+        if open_loop {
+            self.h2_flush(i);
+        }
         true
     }
 
