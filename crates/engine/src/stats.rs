@@ -54,8 +54,10 @@ impl Counts {
 pub struct H2Counts {
     /// RST_STREAMs received, by error code (RFC 9113 §7, 0x0-0xd; other codes in the last).
     pub rst_by_code: [u64; 15],
+    /// GOAWAYs received.
     pub goaways: u64,
-    /// Requests a GOAWAY handed back unprocessed, sent again on a new connection.
+    /// Requests the server did not process (above a GOAWAY's last stream id, or refused with
+    /// REFUSED_STREAM), sent again.
     pub retried: u64,
     /// Connections on which the server's SETTINGS_MAX_CONCURRENT_STREAMS was below `-m`.
     pub capped: u64,

@@ -98,6 +98,10 @@ fn the_servers_stream_limit_caps_streams_and_the_result_says_so() {
     let h = r.http2.as_ref().unwrap();
     assert_eq!(h.server_stream_limit, Some(3));
     assert!(h.capped_connections >= 1, "{h:?}");
+    // Streams opened before nginx's SETTINGS arrived, above its limit, were refused and sent
+    // again; nginx sent no GOAWAY.
+    assert!(h.retried >= 1, "{h:?}");
+    assert_eq!(h.goaways, 0, "{h:?}");
     // Never more than 3 in flight per connection: 4 connections, so at most 12 at the stop.
     assert!(r.in_flight <= 12, "{} in flight", r.in_flight);
 }
@@ -121,6 +125,8 @@ fn goaway_streams_are_sent_again_and_counted() {
     // 2,000 requests at 50 per connection: about 40 connections, each ended by a GOAWAY.
     assert!(h.connections >= 39, "{h:?}");
     assert!(r.connects >= 39, "{} connects", r.connects);
+    // One GOAWAY per connection that reached 50 (the last ones may not have).
+    assert!((38..=h.connections).contains(&h.goaways), "{h:?}");
 }
 
 #[test]
@@ -166,4 +172,78 @@ fn http2_options_that_do_not_fit_are_clear_errors() {
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
+}
+
+/// A self-signed certificate and key made with openssl in `dir` (None when openssl is missing,
+/// which CI never allows).
+fn self_signed(dir: &std::path::Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    if !std::path::Path::new("/usr/bin/openssl").exists() {
+        assert!(std::env::var_os("CI").is_none(), "openssl is not installed");
+        eprintln!("SKIPPED: openssl is not installed");
+        return None;
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let (key, cert) = (dir.join("key.pem"), dir.join("cert.pem"));
+    let ok = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "1", "-subj", "/CN=localhost"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "openssl req failed");
+    Some((cert, key))
+}
+
+#[test]
+fn over_tls_alpn_chooses_h2_or_http11_and_the_result_says_which() {
+    let dir = std::env::temp_dir().join(format!("barrage-h2-tls-{}", std::process::id()));
+    let Some((cert, key)) = self_signed(&dir) else {
+        return;
+    };
+    let tls = format!(
+        "ssl_certificate {};\n    ssl_certificate_key {};\n    {HELLO}",
+        cert.display(),
+        key.display()
+    );
+    // nginx offers h2 in ALPN only where `http2` is on the listen line.
+    for (listen, want) in [(" ssl http2", "h2"), (" ssl", "http/1.1")] {
+        let Some(ng) = start_nginx(listen, &tls) else {
+            return;
+        };
+        let c = Config {
+            url: format!("https://127.0.0.1:{}/", ng.port),
+            insecure: true,
+            streams: if want == "h2" { 10 } else { 1 },
+            ..base(ng.port)
+        };
+        let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
+        assert!(r.requests > 50, "{want}: {} requests", r.requests);
+        assert_eq!(
+            r.errors.total, 0,
+            "{want}: {:?} {:?}",
+            r.errors, r.error_examples
+        );
+        assert_eq!(r.status["200"], r.requests, "{want}");
+        let h = r.http2.as_ref().expect("an http2 section");
+        assert_eq!(h.protocol, want);
+        if want == "h2" {
+            assert!(h.streams >= r.requests && h.connections >= 1, "{h:?}");
+        } else {
+            assert_eq!(h.streams, 0, "no stream in an HTTP/1.1 run: {h:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

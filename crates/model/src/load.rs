@@ -79,8 +79,8 @@ pub struct Http2 {
     pub hpack_saving: f64,
     /// RST_STREAMs received, by error code name (`REFUSED_STREAM`, `CANCEL`, ...).
     pub rst_stream: BTreeMap<String, u64>,
-    /// GOAWAYs that handed streams back unprocessed, and the requests sent again because of
-    /// them (on new connections; not errors).
+    /// GOAWAYs received, and the requests sent again because the server did not process them
+    /// (above a GOAWAY's last stream id, or refused with REFUSED_STREAM; not errors).
     pub goaways: u64,
     pub retried: u64,
 }

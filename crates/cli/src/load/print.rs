@@ -167,10 +167,13 @@ fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
         let _ = writeln!(o, "  RST_STREAM received: {}", codes.join(", "));
     }
     if h.goaways > 0 {
+        let _ = writeln!(o, "  GOAWAY: {} connections ended by the server", h.goaways);
+    }
+    if h.retried > 0 {
         let _ = writeln!(
             o,
-            "  GOAWAY: {} connections ended by the server, {} requests sent again",
-            h.goaways, h.retried
+            "  {} requests sent again: the server did not process them (refused, or above a GOAWAY)",
+            h.retried
         );
     }
 }

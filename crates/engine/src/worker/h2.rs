@@ -126,6 +126,7 @@ impl Worker<'_> {
         let Some(client) = c.h2.as_mut() else {
             return false;
         };
+        let was_going_away = client.going_away();
         let (rec, iv) = (&mut self.rec, &mut self.iv);
         let mut ended = 0u64;
         let mut retry = 0u64;
@@ -190,14 +191,15 @@ impl Worker<'_> {
             self.conns[i].failures = 0;
             self.last_progress = now;
         }
-        if retry > 0 {
+        let going_away = self.conns[i].h2.as_ref().is_some_and(|c| c.going_away());
+        if going_away && !was_going_away && measuring {
             self.rec.h2.goaways += 1;
-            if measuring {
-                // The retried requests were counted as written; they will be again.
-                self.rec.counts.written -= retry.min(self.rec.counts.written);
-                if let Some(b) = self.plan.budget.as_mut() {
-                    *b += retry;
-                }
+        }
+        if retry > 0 && measuring {
+            // The retried requests were counted as written; they will be again.
+            self.rec.counts.written -= retry.min(self.rec.counts.written);
+            if let Some(b) = self.plan.budget.as_mut() {
+                *b += retry;
             }
         }
         if open_loop {

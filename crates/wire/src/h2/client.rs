@@ -256,6 +256,11 @@ impl<T: Copy> Client<T> {
         self.streams.len()
     }
 
+    /// The server sent GOAWAY: no new stream goes out on this connection.
+    pub fn going_away(&self) -> bool {
+        self.goaway.is_some()
+    }
+
     /// The connection has nothing more to do: the server is going away (or the ids ran out)
     /// and every stream has ended. The caller closes it and connects anew.
     pub fn finished(&self) -> bool {
