@@ -40,13 +40,9 @@ impl Worker<'_> {
                 measured: self.measuring,
             });
         }
-        self.inflight_total += k;
-        self.iv.written += k;
-        if self.measuring {
-            self.rec.counts.written += k;
-        }
         c.wpos = 0;
         c.wend = k as usize * self.sh.req_len;
+        self.wrote(k);
         self.write_pending(i);
     }
 

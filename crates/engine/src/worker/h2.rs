@@ -4,9 +4,8 @@
 //! `Shared::pipeline` holds `-m` (streams per connection), so the closed loop keeps that many
 //! open and the open loop has that many slots per connection.
 
-use super::{Sent, State, Worker};
+use super::{count_lost, Sent, State, Worker};
 use crate::parser::Done;
-use crate::stats::{Interval, Recorder};
 use crate::ErrorKind;
 use barrage_wire::h2::client::{Client, End};
 use std::io;
@@ -83,10 +82,8 @@ impl Worker<'_> {
 
     /// Counts `n` streams opened in the closed loop as requests written.
     fn h2_opened(&mut self, n: u64) {
-        self.inflight_total += n;
-        self.iv.written += n;
+        self.wrote(n);
         if self.measuring {
-            self.rec.counts.written += n;
             self.rec.h2.streams += n;
         }
     }
@@ -150,17 +147,17 @@ impl Worker<'_> {
                         super::exchange::complete(rec, iv, sh, (open_loop, measuring), d, tag, now);
                     }
                     End::Reset { tag, code } => {
-                        count(rec, iv, measuring, tag, ErrorKind::StreamReset, || {
-                            format!("stream reset by the server ({})", code.name())
-                        });
+                        let why = format_args!("stream reset by the server ({})", code.name());
+                        let lost = (1, u64::from(tag.measured));
+                        count_lost(rec, iv, measuring, ErrorKind::StreamReset, lost, &why);
                         if tag.measured {
                             rec.h2.rst_by_code[(code.to_u32() as usize).min(14)] += 1;
                         }
                     }
                     End::Malformed { tag, code } => {
-                        count(rec, iv, measuring, tag, ErrorKind::Protocol, || {
-                            format!("malformed response stream ({})", code.name())
-                        });
+                        let why = format_args!("malformed response stream ({})", code.name());
+                        let lost = (1, u64::from(tag.measured));
+                        count_lost(rec, iv, measuring, ErrorKind::Protocol, lost, &why);
                     }
                     End::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
@@ -256,37 +253,13 @@ impl Worker<'_> {
             let Some(id) = late else { break };
             let Some(tag) = client.cancel(id) else { break };
             self.inflight_total -= 1;
-            let why = format!("no response within {timeout:?} (stream cancelled)");
-            count(
-                &mut self.rec,
-                &mut self.iv,
-                self.measuring,
-                tag,
-                ErrorKind::Timeout,
-                || why,
-            );
+            let why = format_args!("no response within {timeout:?} (stream cancelled)");
+            self.count_error(ErrorKind::Timeout, (1, u64::from(tag.measured)), &why);
             if self.plan.pacer.is_some() {
                 let gen = self.conns[i].gen;
                 self.free.push_back((i as u32, gen));
             }
         }
         self.h2_flush(i);
-    }
-}
-
-/// Counts one failed stream, as [`Worker::count_error`] counts a failed request.
-fn count(
-    rec: &mut Recorder,
-    iv: &mut Interval,
-    measuring: bool,
-    tag: Sent,
-    kind: ErrorKind,
-    why: impl FnOnce() -> String,
-) {
-    if tag.measured || !measuring {
-        iv.errors += 1;
-    }
-    if tag.measured {
-        rec.error(kind, 1, why);
     }
 }

@@ -461,17 +461,19 @@ impl<'a> Worker<'a> {
         (all, measured)
     }
 
-    /// Counts `all` errors in the second's interval, `measured` of them in the run's recorder.
-    fn count_error(
-        &mut self,
-        kind: ErrorKind,
-        (all, measured): (u64, u64),
-        why: &dyn std::fmt::Display,
-    ) {
-        self.iv.errors += if self.measuring { measured } else { all };
-        if measured > 0 {
-            self.rec.error(kind, measured, || why.to_string());
+    /// Counts `k` requests just written (pipelined, paced or as HTTP/2 streams) as in flight,
+    /// in the second's interval, and in the run's recorder while measuring.
+    fn wrote(&mut self, k: u64) {
+        self.inflight_total += k;
+        self.iv.written += k;
+        if self.measuring {
+            self.rec.counts.written += k;
         }
+    }
+
+    /// Counts `all` errors in the second's interval, `measured` of them in the run's recorder.
+    fn count_error(&mut self, kind: ErrorKind, lost: (u64, u64), why: &dyn std::fmt::Display) {
+        count_lost(&mut self.rec, &mut self.iv, self.measuring, kind, lost, why);
     }
 
     /// A failure: counts it (the connect attempt, or every measured request outstanding), closes
@@ -515,5 +517,23 @@ impl<'a> Worker<'a> {
                 _ => {}
             }
         }
+    }
+}
+
+/// Counts `all` errors in the second's interval (while measuring, only the `measured` ones) and
+/// `measured` of them in the run's recorder: a failed connection's requests or one HTTP/2
+/// stream (`(1, 1)` or `(1, 0)`). A free function so that code holding other fields of the
+/// worker can call it.
+fn count_lost(
+    rec: &mut Recorder,
+    iv: &mut Interval,
+    measuring: bool,
+    kind: ErrorKind,
+    (all, measured): (u64, u64),
+    why: &dyn std::fmt::Display,
+) {
+    iv.errors += if measuring { measured } else { all };
+    if measured > 0 {
+        rec.error(kind, measured, || why.to_string());
     }
 }

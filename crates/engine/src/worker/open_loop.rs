@@ -37,11 +37,9 @@ impl Worker<'_> {
                 if !self.blocked && late > GENERATOR_SLACK {
                     self.rec.counts.late_by_generator += 1;
                 }
-                self.rec.counts.written += 1;
             }
             self.sent += 1;
-            self.iv.written += 1;
-            self.inflight_total += 1;
+            self.wrote(1);
             let sent = Sent {
                 intended,
                 sent: now,

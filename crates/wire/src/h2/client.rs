@@ -77,43 +77,29 @@ impl Request {
             ));
         }
 
-        let (mut first, mut plain) = (Vec::new(), Vec::new());
-        // The rest block, with a placeholder for each dynamic entry (its index is known only
-        // when every entry has been counted).
-        let mut rest_parts: Vec<Option<Vec<u8>>> = Vec::new();
-        let mut dynamic = 0usize;
+        // Fields the static table holds whole are indexed in every block; the others enter the
+        // dynamic table in order, so the last one added is index 62 and earlier ones follow it.
+        let whole = |(n, v): &(Vec<u8>, Vec<u8>)| match hpack::static_index(n, v) {
+            Some((i, true)) => Some(i),
+            _ => None,
+        };
+        let mut later = fields.iter().filter(|f| whole(f).is_none()).count();
+        let (mut first, mut rest, mut plain) = (Vec::new(), Vec::new(), Vec::new());
         let mut table_bytes = 0usize;
-        for (name, value) in &fields {
-            match hpack::static_index(name, value) {
-                Some((i, true)) => {
-                    for b in [&mut first, &mut plain] {
-                        hpack::encode_indexed(b, i);
-                    }
-                    let mut r = Vec::new();
-                    hpack::encode_indexed(&mut r, i);
-                    rest_parts.push(Some(r));
+        for field in &fields {
+            let (name, value) = field;
+            if let Some(i) = whole(field) {
+                for b in [&mut first, &mut rest, &mut plain] {
+                    hpack::encode_indexed(b, i);
                 }
-                found => {
-                    let ni = found.map_or(0, |(i, _)| i);
-                    hpack::encode_literal(&mut first, ni, name, value, Indexing::Incremental);
-                    hpack::encode_literal(&mut plain, ni, name, value, Indexing::Without);
-                    table_bytes += hpack::entry_size(name, value);
-                    dynamic += 1;
-                    rest_parts.push(None);
-                }
+                continue;
             }
-        }
-        let mut rest = Vec::new();
-        let mut seen = 0;
-        for part in rest_parts {
-            match part {
-                Some(p) => rest.extend_from_slice(&p),
-                None => {
-                    seen += 1;
-                    // The last entry added is index 62; earlier ones follow it.
-                    hpack::encode_indexed(&mut rest, 62 + (dynamic - seen));
-                }
-            }
+            let ni = hpack::static_index(name, value).map_or(0, |(i, _)| i);
+            hpack::encode_literal(&mut first, ni, name, value, Indexing::Incremental);
+            hpack::encode_literal(&mut plain, ni, name, value, Indexing::Without);
+            later -= 1;
+            hpack::encode_indexed(&mut rest, 62 + later);
+            table_bytes += hpack::entry_size(name, value);
         }
         if table_bytes > DEFAULT_TABLE {
             // Entries would evict each other within the first block: index nothing.
@@ -392,24 +378,9 @@ impl<T: Copy> Client<T> {
                     match s.status {
                         // An interim (1xx) response: the final one follows.
                         100..=199 if !end_stream => s.status = 0,
-                        200..=999 if end_stream => {
-                            let s = streams.remove(at);
-                            let body_ok = expect_body.is_none_or(|b| s.body_at == b.len());
-                            on(End::Response {
-                                tag: s.tag,
-                                status: s.status,
-                                body_ok: s.body_ok && body_ok,
-                            });
-                        }
+                        200..=999 if end_stream => on(streams.remove(at).response(expect_body)),
                         200..=999 => {}
-                        _ => {
-                            let s = streams.remove(at);
-                            forget.push((s.id, Some(ErrorCode::Protocol)));
-                            on(End::Malformed {
-                                tag: s.tag,
-                                code: ErrorCode::Protocol,
-                            });
-                        }
+                        _ => on(malformed(streams, at, ErrorCode::Protocol, forget)),
                     }
                 }
                 Event::Data {
@@ -426,12 +397,7 @@ impl<T: Copy> Client<T> {
                     };
                     let s = &mut streams[at];
                     if s.status < 200 {
-                        let s = streams.remove(at);
-                        forget.push((s.id, Some(ErrorCode::Protocol)));
-                        return on(End::Malformed {
-                            tag: s.tag,
-                            code: ErrorCode::Protocol,
-                        });
+                        return on(malformed(streams, at, ErrorCode::Protocol, forget));
                     }
                     if let Some(b) = expect_body {
                         let end = s.body_at + data.len();
@@ -439,13 +405,7 @@ impl<T: Copy> Client<T> {
                     }
                     s.body_at += data.len();
                     if end_stream {
-                        let s = streams.remove(at);
-                        let body_ok = expect_body.is_none_or(|b| s.body_at == b.len());
-                        on(End::Response {
-                            tag: s.tag,
-                            status: s.status,
-                            body_ok: s.body_ok && body_ok,
-                        });
+                        on(streams.remove(at).response(expect_body));
                     }
                 }
                 Event::Reset { stream, code } => {
@@ -502,12 +462,7 @@ impl<T: Copy> Client<T> {
                         let s = &mut streams[at];
                         s.window += i64::from(increment);
                         if s.window > i64::from(MAX_WINDOW) {
-                            let s = streams.remove(at);
-                            forget.push((s.id, Some(ErrorCode::FlowControl)));
-                            on(End::Malformed {
-                                tag: s.tag,
-                                code: ErrorCode::FlowControl,
-                            });
+                            on(malformed(streams, at, ErrorCode::FlowControl, forget));
                         }
                         credit = true;
                     }
@@ -534,6 +489,30 @@ impl<T: Copy> Client<T> {
         }
         Ok(used)
     }
+}
+
+impl<T> Stream<T> {
+    /// The stream's whole response: its status, and whether its body was the expected one.
+    fn response(self, expect_body: Option<&[u8]>) -> End<T> {
+        let whole = expect_body.is_none_or(|b| self.body_at == b.len());
+        End::Response {
+            tag: self.tag,
+            status: self.status,
+            body_ok: self.body_ok && whole,
+        }
+    }
+}
+
+/// Ends stream `at` as malformed; it is reset with `code` once the feed is over.
+fn malformed<T>(
+    streams: &mut Vec<Stream<T>>,
+    at: usize,
+    code: ErrorCode,
+    forget: &mut Vec<(u32, Option<ErrorCode>)>,
+) -> End<T> {
+    let s = streams.remove(at);
+    forget.push((s.id, Some(code)));
+    End::Malformed { tag: s.tag, code }
 }
 
 /// A `:status` value: three digits, else 0 (which the stream's end reports as malformed).
