@@ -1,4 +1,5 @@
-//! `barrage serve`: runs the target server until SIGINT or SIGTERM.
+//! `barrage serve`: runs the target server until SIGINT or SIGTERM. HTTP/1.1 and HTTP/2 (h2c with
+//! prior knowledge) on the same port.
 //!
 //! Prints `listening on ADDR` as the first line of stdout (flushed at once) so scripts and the lab
 //! can read the port when `--addr` asks for port 0. On SIGINT/SIGTERM it stops accepting and
@@ -13,7 +14,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Run the target server: test endpoints (/, /ping, /echo, /sleep/MS, /bytes/N, /status/CODE,
+/// Run the target server (HTTP/1.1, and HTTP/2 with prior knowledge on the same port): test endpoints (/, /ping, /echo, /sleep/MS, /bytes/N, /status/CODE,
 /// /json, /headers) and faults (/fault/reset, close, stall, drip, garbage; --fault-rate).
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
@@ -51,6 +52,10 @@ pub struct Args {
     /// features parser-pico and parser-http-parser, on by default) [default: httparse].
     #[arg(long, value_name = "PARSER")]
     pub parser: Option<Parser>,
+    /// HTTP/2 (a connection opening with the h2 preface, h2c with prior knowledge): concurrent
+    /// streams allowed per connection (SETTINGS_MAX_CONCURRENT_STREAMS) [default: 256].
+    #[arg(long, value_name = "N")]
+    pub h2_max_streams: Option<u32>,
 }
 
 impl Args {
@@ -77,6 +82,7 @@ impl Args {
             header_limit,
             grace: self.grace.unwrap_or(d.grace),
             parser,
+            h2_max_streams: self.h2_max_streams.unwrap_or(d.h2_max_streams),
         })
     }
 }

@@ -11,6 +11,7 @@
 
 mod answer;
 mod first_chunk;
+mod h2;
 
 use answer::headers_json;
 pub(crate) use answer::random_fault;
@@ -20,6 +21,7 @@ use crate::respond::{push_chunk_header, BodyLen};
 use crate::route::{route, Fault, Route};
 use crate::stream::Stream;
 use crate::worker::Ctx;
+use barrage_wire::h2::PREFACE;
 use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
 use mio::net::TcpStream;
 use std::io::{self, Read, Write};
@@ -130,6 +132,10 @@ pub(crate) struct Conn {
     busy: Busy,
     closing: Option<End>,
     peer_eof: bool,
+    /// No byte has been read yet: the first bytes tell HTTP/2's preface from HTTP/1.1.
+    fresh: bool,
+    /// HTTP/2 (h2c with prior knowledge): the connection's state once the preface came.
+    h2: Option<Box<h2::H2>>,
 }
 
 impl Conn {
@@ -145,6 +151,8 @@ impl Conn {
             busy: Busy::None,
             closing: None,
             peer_eof: false,
+            fresh: true,
+            h2: None,
         }
     }
 
@@ -153,6 +161,7 @@ impl Conn {
     /// response makes no progress and does time out.
     pub(crate) fn is_working(&self) -> bool {
         matches!(self.busy, Busy::Sleep { .. } | Busy::Drip { .. })
+            || self.h2.as_ref().is_some_and(|h| h.is_working())
     }
 
     /// Runs the connection until it has to wait for the socket or a timer.
@@ -169,7 +178,10 @@ impl Conn {
             o
         };
         if cause == Cause::Timer {
-            self.fire_timer(ctx, &mut out);
+            match self.h2.as_mut() {
+                Some(h2) => h2.fire(ctx, &mut out),
+                None => self.fire_timer(ctx, &mut out),
+            }
         }
         let drain = matches!(cause, Cause::Io { drain: true });
         let next = self.run_inner(ctx, &mut scratch.input, &mut len, &mut out, drain);
@@ -203,6 +215,9 @@ impl Conn {
         let mut pos = 0;
         let mut exhausted = false;
         loop {
+            if self.h2.is_some() {
+                return self.run_h2(ctx, buf, len, pos, out, drain);
+            }
             let mut progress = false;
             if matches!(self.busy, Busy::None) {
                 let used = self.process(ctx, &buf[pos..*len], out);
@@ -228,34 +243,9 @@ impl Conn {
             if quiet && self.peer_eof && !progress {
                 return Next::End(End::Close);
             }
-            if !exhausted && !self.peer_eof && out.len() < HIGH_WATER {
-                if pos > 0 {
-                    buf.copy_within(pos..*len, 0);
-                    *len -= pos;
-                    pos = 0;
-                }
-                let room = buf.len() - *len;
-                if room > 0 {
-                    match self.stream.read(&mut buf[*len..]) {
-                        Ok(0) => {
-                            self.peer_eof = true;
-                            exhausted = true;
-                            progress = true;
-                        }
-                        Ok(n) => {
-                            *len += n;
-                            // A short read took everything the kernel had; new data raises a
-                            // new edge, so the WouldBlock read can be skipped (one syscall
-                            // less per request). Not when the peer closed: no edge follows.
-                            exhausted = n < room && !drain;
-                            progress = true;
-                            self.last_active = ctx.now;
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => exhausted = true,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => progress = true,
-                        Err(_) => return Next::End(End::Close),
-                    }
-                }
+            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
+                Ok(read) => progress |= read,
+                Err(()) => return Next::End(End::Close),
             }
             if !progress {
                 break;
@@ -268,8 +258,140 @@ impl Conn {
         Next::Keep
     }
 
+    /// Reads more input unless the peer is gone, the socket is drained, or output is backed up.
+    /// Returns whether anything happened (bytes, EOF, an interrupted read).
+    #[allow(clippy::too_many_arguments)]
+    fn read_more(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+        len: &mut usize,
+        pos: &mut usize,
+        out: &[u8],
+        drain: bool,
+        exhausted: &mut bool,
+    ) -> Result<bool, ()> {
+        if *exhausted || self.peer_eof || out.len() >= HIGH_WATER {
+            return Ok(false);
+        }
+        if *pos > 0 {
+            buf.copy_within(*pos..*len, 0);
+            *len -= *pos;
+            *pos = 0;
+        }
+        let room = buf.len() - *len;
+        if room == 0 {
+            return Ok(false);
+        }
+        match self.stream.read(&mut buf[*len..]) {
+            Ok(0) => {
+                self.peer_eof = true;
+                *exhausted = true;
+                Ok(true)
+            }
+            Ok(n) => {
+                *len += n;
+                // A short read took everything the kernel had; new data raises a new edge, so
+                // the WouldBlock read can be skipped (one syscall less per request). Not when
+                // the peer closed: no edge follows.
+                *exhausted = n < room && !drain;
+                self.last_active = ctx.now;
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                *exhausted = true;
+                Ok(false)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(true),
+            Err(_) => Err(()),
+        }
+    }
+
+    /// The HTTP/2 loop: frames in, answers and bodies out, as the HTTP/1.1 loop above.
+    fn run_h2(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+        len: &mut usize,
+        mut pos: usize,
+        out: &mut Vec<u8>,
+        drain: bool,
+    ) -> Next {
+        let mut exhausted = false;
+        loop {
+            let h2 = self.h2.as_mut().expect("in HTTP/2 mode");
+            if ctx.draining && !h2.draining() {
+                h2.drain(out);
+            }
+            let mut progress = false;
+            if h2.closing.is_none() {
+                let used = h2.feed(ctx, &buf[pos..*len], out);
+                pos += used;
+                progress |= used > 0;
+                h2.pump(out);
+            }
+            if let Some(at) = h2.timer_wanted() {
+                self.timer_seq += 1;
+                ctx.arm_timer(at, self.id, self.timer_seq);
+            }
+            let had = out.len();
+            match self.write_out(ctx, out) {
+                Ok(all) => progress |= all && had > 0,
+                Err(_) => return Next::End(End::Close),
+            }
+            let h2 = self.h2.as_ref().expect("in HTTP/2 mode");
+            if out.is_empty() {
+                if let Some(end) = h2.closing {
+                    return Next::End(end);
+                }
+                if (h2.draining() || self.peer_eof) && h2.idle() && !progress {
+                    return Next::End(End::Close);
+                }
+            }
+            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
+                Ok(read) => progress |= read,
+                Err(()) => return Next::End(End::Close),
+            }
+            if !progress {
+                break;
+            }
+        }
+        if pos > 0 {
+            buf.copy_within(pos..*len, 0);
+            *len -= pos;
+        }
+        Next::Keep
+    }
+
+    /// Writes what it can of `out`; true when all of it went.
+    fn write_out(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
+        let mut written = 0;
+        while written < out.len() {
+            match self.stream.write(&out[written..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if written > 0 {
+            self.last_active = ctx.now;
+        }
+        if written == out.len() {
+            out.clear();
+            Ok(true)
+        } else {
+            out.drain(..written);
+            Ok(false)
+        }
+    }
+
     /// Writes pending output, then any streamed body. Returns true when a stream finished.
     fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
+        if !self.write_out(ctx, out)? {
+            return Ok(false);
+        }
         let mut written = 0;
         while written < out.len() {
             match self.stream.write(&out[written..]) {
@@ -307,6 +429,33 @@ impl Conn {
 
     /// Parses and answers complete requests from `inp`; returns the bytes consumed.
     fn process(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
+        if self.fresh && !inp.is_empty() {
+            // HTTP/2 with prior knowledge starts with the preface, which no HTTP/1.1 request
+            // line can (RFC 9113 §3.4): wait until it is whole or ruled out.
+            let n = inp.len().min(PREFACE.len());
+            if inp[..n] == PREFACE[..n] {
+                if n < PREFACE.len() {
+                    return 0;
+                }
+                let h2 = h2::H2::new(ctx.cfg());
+                h2.start(out);
+                self.h2 = Some(Box::new(h2));
+                self.fresh = false;
+                return PREFACE.len();
+            }
+            // Neither HTTP/2's preface nor a request line ending in an HTTP version: not an
+            // HTTP client at all (an invalid preface, h2spec 3.5/2; a TLS hello), so no
+            // HTTP/1.1 answer it could not read anyway. `HTTP/3.0` still gets its 400.
+            if let Some(eol) = inp.iter().position(|&b| b == b'\n') {
+                self.fresh = false;
+                let line = inp[..eol].strip_suffix(b"\r").unwrap_or(&inp[..eol]);
+                let version = line.rsplit(|&b| b == b' ').next().unwrap_or(b"");
+                if !version.starts_with(b"HTTP/") {
+                    self.closing = Some(End::Close);
+                    return inp.len();
+                }
+            }
+        }
         let mut pos = 0;
         let mut headers = header_slots();
         while matches!(self.busy, Busy::None) && self.closing.is_none() && out.len() < HIGH_WATER {

@@ -1,4 +1,6 @@
-//! barrage's target server: a fast HTTP/1.1 server with test endpoints and fault injection.
+//! barrage's target server: a fast HTTP/1.1 and HTTP/2 (h2c) server with test endpoints and
+//! fault injection. A connection that opens with HTTP/2's preface is served as HTTP/2
+//! (`conn::h2`), any other as HTTP/1.1, on the same port.
 //!
 //! [`start`] binds, spawns one worker per thread (each with its own `SO_REUSEPORT` listener and
 //! mio event loop, see `worker`), and returns once the server is listening; the returned
@@ -54,6 +56,9 @@ pub struct ServerConfig {
     /// Which parser reads request heads (httparse, or a C parser compiled in by a cargo
     /// feature); every parser gives the same requests and the same errors.
     pub parser: Parser,
+    /// HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS announced on each connection (streams beyond it
+    /// are refused with REFUSED_STREAM).
+    pub h2_max_streams: u32,
 }
 
 impl Default for ServerConfig {
@@ -70,6 +75,7 @@ impl Default for ServerConfig {
             header_limit: 16 * 1024,
             grace: Duration::from_secs(5),
             parser: Parser::Httparse,
+            h2_max_streams: 256,
         }
     }
 }
@@ -139,6 +145,9 @@ impl Drop for ServerHandle {
 pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     if !(0.0..=1.0).contains(&cfg.fault_rate) {
         return Err(ServerError::Config("fault rate must be between 0 and 1"));
+    }
+    if cfg.h2_max_streams == 0 {
+        return Err(ServerError::Config("HTTP/2 max streams must be at least 1"));
     }
     if cfg.max_connections == 0 {
         return Err(ServerError::Config("max connections must be at least 1"));

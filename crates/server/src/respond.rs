@@ -93,6 +93,11 @@ impl Templates {
         self.json.extend_from_slice(JSON);
     }
 
+    /// The current `Date` value (HTTP/2 responses encode it into their header block).
+    pub(crate) fn date(&self) -> &[u8] {
+        self.date.get()
+    }
+
     /// `Hello, World!` as 200 text/plain.
     pub(crate) fn hello(&self, out: &mut Vec<u8>, conn: ConnInfo, is_head: bool) {
         if conn.keep_alive && conn.minor == 1 && !is_head {

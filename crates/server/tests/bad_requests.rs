@@ -37,11 +37,26 @@ fn smuggling_shapes_are_400() {
         b"GET / HTTP/1.1\nHost: t\n\n",
         b"GET / HTTP/1.1\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: t\r\n  folded\r\n\r\n",
-        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 tls hello\r\n\r\n",
         b"GET / HTTP/3.0\r\nHost: t\r\n\r\n",
     ] {
         refused(raw, 400);
     }
+}
+
+#[test]
+fn what_is_not_http_at_all_is_closed_without_an_answer() {
+    // A TLS hello (or an invalid HTTP/2 preface) could not read an HTTP/1.1 400 anyway.
+    let s = server();
+    let mut c = connect(s.local_addr());
+    std::io::Write::write_all(
+        &mut c,
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 tls hello\r\n\r\n",
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(&mut c, &mut got).unwrap();
+    assert_eq!(got, b"");
+    assert_eq!(get(s.local_addr(), "/").status, 200);
 }
 
 #[test]

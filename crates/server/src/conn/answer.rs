@@ -217,6 +217,22 @@ pub(super) fn headers_json(h: &RequestHead<'_, '_>) -> Vec<u8> {
     serde_json::to_vec(&v).unwrap_or_default()
 }
 
+/// `/headers` over HTTP/2: the same document, `version` "HTTP/2", the target from `:path`
+/// (pseudo-header fields left out, as they are no headers).
+pub(super) fn headers_json_h2(r: &barrage_wire::h2::server::Request<'_>) -> Vec<u8> {
+    let headers: Vec<serde_json::Value> = r
+        .headers()
+        .map(|(name, value)| serde_json::json!([name, String::from_utf8_lossy(value)]))
+        .collect();
+    let v = serde_json::json!({
+        "method": r.method,
+        "target": r.path,
+        "version": "HTTP/2",
+        "headers": headers,
+    });
+    serde_json::to_vec(&v).unwrap_or_default()
+}
+
 /// The faults `--fault-rate` may pick, exported for the worker's picker.
 pub(crate) fn random_fault(r: u64) -> Fault {
     RANDOM_FAULTS[(r % RANDOM_FAULTS.len() as u64) as usize]

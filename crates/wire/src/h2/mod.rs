@@ -10,12 +10,15 @@
 //!   header blocks, receive flow control), fed bytes, answering into a buffer.
 //!
 //! - [`hpack`]: header block coding (RFC 7541).
+//! - [`server`]: the server half as `barrage serve` drives it (stream states, request checks,
+//!   responses under flow control).
 //! - [`client`]: the client half of a connection as the load engine drives it (streams up to a
 //!   limit, one request encoded once, request bodies under flow control, each stream's end).
 
 pub mod client;
 pub mod frame;
 pub mod hpack;
+pub mod server;
 pub mod session;
 pub mod settings;
 

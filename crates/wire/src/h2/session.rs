@@ -146,7 +146,9 @@ impl Session {
         }
     }
 
-    fn frame(
+    /// Handles one parsed frame (what [`Session::feed`] does for each): the server checks a
+    /// frame's stream state first, then hands it here.
+    pub fn frame(
         &mut self,
         f: Frame<'_>,
         out: &mut Vec<u8>,
@@ -269,8 +271,13 @@ impl Session {
         Ok(())
     }
 
+    /// Whether a header block is waiting for its CONTINUATIONs (no other frame may come).
+    pub fn block_in_progress(&self) -> bool {
+        self.block.is_some()
+    }
+
     /// Flow control of received DATA: WINDOW_UPDATEs once half a window has arrived.
-    fn received(&mut self, stream: u32, flow_len: u32, end_stream: bool, out: &mut Vec<u8>) {
+    pub fn received(&mut self, stream: u32, flow_len: u32, end_stream: bool, out: &mut Vec<u8>) {
         if flow_len == 0 {
             return;
         }
