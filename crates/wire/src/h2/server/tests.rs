@@ -305,7 +305,8 @@ fn stream_states() {
         write_rst_stream(&mut v, s, ErrorCode::Cancel);
         v
     };
-    let cases: Vec<(&str, Vec<u8>, Result<(u32, u32), ErrorCode>)> = vec![
+    type Want = Result<(u32, u32), ErrorCode>;
+    let cases: Vec<(&str, Vec<u8>, Want)> = vec![
         (
             "DATA on an idle stream",
             data(5, b"x", false),
