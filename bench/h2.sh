@@ -10,7 +10,8 @@
 # over the responses), median max RSS, ratios to h2load, and nginx's own CPU per request under
 # that tool (from /proc/PID/stat), which tells a tool that costs the server more.
 #
-# Usage: bench/h2.sh     (ROUNDS=3 DURATION=5 CONNS=64 STREAMS=10 by default)
+# Usage: bench/h2.sh     (ROUNDS=3 DURATION=5 CONNS=64 STREAMS=10 TARGET=nginx by default;
+#        TARGET=h2o-tls: the same rounds against h2o 2.2 over TLS, h2 by ALPN)
 # Needs: nginx, h2load (apt install nghttp2-client), oha (cargo install oha --locked; skipped
 # when missing), /usr/bin/time (apt install time), taskset. Run it on an idle machine.
 set -euo pipefail
@@ -21,6 +22,9 @@ DURATION=${DURATION:-5}
 CONNS=${CONNS:-64}
 STREAMS=${STREAMS:-10}
 NGINX=${NGINX:-/usr/sbin/nginx}
+H2O=${H2O:-/usr/bin/h2o}
+# TARGET=nginx (h2c, the default) or h2o-tls (h2 by ALPN over TLS).
+TARGET=${TARGET:-nginx}
 H2LOAD=${H2LOAD:-$(command -v h2load || true)}
 OHA=${OHA:-$(command -v oha || echo "$HOME/.cargo/bin/oha")}
 
@@ -38,6 +42,30 @@ BARRAGE=$PWD/$target/release/barrage
 ulimit -n "$(ulimit -Hn)" || true
 WORK=$(mktemp -d /tmp/barrage-h2bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+if [ "$TARGET" = h2o-tls ]; then
+  # h2o 2.2 (Debian) over TLS, one thread, h2 by ALPN, a self-signed certificate; the tools skip
+  # verification (h2load never verifies; oha --insecure; barrage --insecure).
+  URL="https://127.0.0.1:$PORT/"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+    -keyout "$WORK/key.pem" -out "$WORK/cert.pem" >/dev/null 2>&1
+  mkdir -p "$WORK/www" && printf 'Hello, World!' >"$WORK/www/index.html" && chmod -R a+rX "$WORK"
+  cat >"$WORK/h2o.conf" <<CONF
+num-threads: 1
+http2-idle-timeout: 300
+listen:
+  host: 127.0.0.1
+  port: $PORT
+  ssl:
+    certificate-file: $WORK/cert.pem
+    key-file: $WORK/key.pem
+hosts:
+  default:
+    paths:
+      /:
+        file.dir: $WORK/www
+CONF
+  taskset -c 0 "$H2O" -c "$WORK/h2o.conf" >"$WORK/h2o.log" 2>&1 &
+else
 URL="http://127.0.0.1:$PORT/"
 cat >"$WORK/nginx.conf" <<CONF
 daemon off; master_process off; worker_processes 1;
@@ -52,6 +80,7 @@ http {
 }
 CONF
 taskset -c 0 "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+fi
 NGINX_PID=$!
 cleanup() { kill "$NGINX_PID" 2>/dev/null || true; wait "$NGINX_PID" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -66,8 +95,8 @@ run() {
   local cmd
   case "$tool" in
     h2load) cmd=("$H2LOAD" -t1 -c"$CONNS" -m"$STREAMS" -D"$DURATION" "$URL") ;;
-    oha) cmd=("$OHA" --http2 -z "${DURATION}s" -c "$CONNS" -p "$STREAMS" --no-tui "$URL") ;;
-    barrage) cmd=("$BARRAGE" load --http2 -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" "$URL") ;;
+    oha) cmd=("$OHA" --http2 --insecure -z "${DURATION}s" -c "$CONNS" -p "$STREAMS" --no-tui "$URL") ;;
+    barrage) cmd=("$BARRAGE" load --http2 --insecure -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" "$URL") ;;
   esac
   local before after
   before=$(awk '{print $14 + $15}' "/proc/$NGINX_PID/stat")
@@ -94,7 +123,9 @@ PY
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 
 echo "# bench/h2.sh on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-echo "nginx $("$NGINX" -v 2>&1 | cut -d/ -f2) (h2c), $("$H2LOAD" --version 2>&1 | head -1), $([ $HAVE_OHA = 1 ] && "$OHA" --version), $("$BARRAGE" --version)"
+server="nginx $("$NGINX" -v 2>&1 | cut -d/ -f2) (h2c)"
+[ "$TARGET" = h2o-tls ] && server="h2o $("$H2O" --version | head -1 | cut -d' ' -f3) (h2 over TLS)"
+echo "$server, $("$H2LOAD" --version 2>&1 | head -1), $([ $HAVE_OHA = 1 ] && "$OHA" --version), $("$BARRAGE" --version)"
 TOOLS=(h2load barrage)
 [ $HAVE_OHA = 1 ] && TOOLS=(h2load oha barrage)
 declare -A RPS CPU RSS SRV
@@ -107,7 +138,7 @@ for r in $(seq "$ROUNDS"); do
 done
 base_rps=$(median ${RPS[h2load]}); base_cpu=$(median ${CPU[h2load]})
 echo
-echo "| tool (h2c, 1 thread, $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs h2load | CPU vs h2load | nginx CPU µs/request |"
+echo "| tool ($TARGET, 1 thread, $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs h2load | CPU vs h2load | server CPU µs/request |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for t in "${TOOLS[@]}"; do
   rps=$(median ${RPS[$t]}); cpu=$(median ${CPU[$t]}); rss=$(median ${RSS[$t]}); srv=$(median ${SRV[$t]})
