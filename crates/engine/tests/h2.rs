@@ -113,20 +113,37 @@ fn goaway_streams_are_sent_again_and_counted() {
     let Some(ng) = start_nginx(" http2", &format!("keepalive_requests 50;\n    {HELLO}")) else {
         return;
     };
-    let c = Config {
-        requests: Some(2_000),
-        duration: None,
-        ..base(ng.port)
-    };
-    let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
-    assert_eq!(r.errors.total, 0, "{:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.requests, 2_000, "every request answered once");
-    let h = r.http2.as_ref().unwrap();
-    // 2,000 requests at 50 per connection: about 40 connections, each ended by a GOAWAY.
-    assert!(h.connections >= 39, "{h:?}");
-    assert!(r.connects >= 39, "{} connects", r.connects);
-    // One GOAWAY per connection that reached 50 (the last ones may not have).
-    assert!((38..=h.connections).contains(&h.goaways), "{h:?}");
+    // The closed loop, and the open loop, which sends handed-back requests again first, with
+    // their first intended times.
+    for rate in [None, Some(50_000.0)] {
+        let c = Config {
+            requests: Some(2_000),
+            duration: None,
+            rate,
+            ..base(ng.port)
+        };
+        let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
+        assert_eq!(
+            r.errors.total, 0,
+            "{rate:?}: {:?} {:?}",
+            r.errors, r.error_examples
+        );
+        assert_eq!(r.requests, 2_000, "{rate:?}: every request answered once");
+        assert_eq!(
+            r.latency_us.count, 2_000,
+            "{rate:?}: each latency recorded once"
+        );
+        assert_eq!(
+            r.requests_written, 2_000,
+            "{rate:?}: a retry is not a second request"
+        );
+        let h = r.http2.as_ref().unwrap();
+        // 2,000 requests at 50 per connection: about 40 connections, each ended by a GOAWAY.
+        assert!(h.connections >= 39, "{rate:?}: {h:?}");
+        assert!(r.connects >= 39, "{rate:?}: {} connects", r.connects);
+        // One GOAWAY per connection that reached 50 (the last ones may not have).
+        assert!((38..=h.connections).contains(&h.goaways), "{rate:?}: {h:?}");
+    }
 }
 
 #[test]

@@ -127,6 +127,8 @@ impl Worker<'_> {
         let (rec, iv) = (&mut self.rec, &mut self.iv);
         let mut ended = 0u64;
         let mut retry = 0u64;
+        // Open loop: the requests to send again (allocates only when a server refuses).
+        let mut requeue = Vec::new();
         let res = client.feed(
             &self.rbuf[..len],
             &h.request,
@@ -165,6 +167,9 @@ impl Worker<'_> {
                             rec.h2.retried += 1;
                         }
                         retry += 1;
+                        if open_loop {
+                            requeue.push(tag);
+                        }
                     }
                 }
             },
@@ -195,10 +200,13 @@ impl Worker<'_> {
         if retry > 0 && measuring {
             // The retried requests were counted as written; they will be again.
             self.rec.counts.written -= retry.min(self.rec.counts.written);
-            if let Some(b) = self.plan.budget.as_mut() {
-                *b += retry;
+            if !open_loop {
+                if let Some(b) = self.plan.budget.as_mut() {
+                    *b += retry;
+                }
             }
         }
+        self.retry.extend(requeue);
         if open_loop {
             let gen = self.conns[i].gen;
             for _ in 0..ended {

@@ -136,6 +136,10 @@ pub struct Worker<'a> {
     inflight_total: u64,
     /// Open loop: (connection, generation) for each free request slot.
     free: VecDeque<(u32, u32)>,
+    /// Open loop: HTTP/2 requests a server did not process (REFUSED_STREAM, above a GOAWAY's
+    /// last stream), sent again before any new one with their first intended times, so their
+    /// latency still counts from when they were due.
+    retry: VecDeque<Sent>,
     sent: u64,
     next_send: Option<Instant>,
     blocked: bool,
@@ -196,6 +200,7 @@ impl<'a> Worker<'a> {
             sec_index: 0,
             inflight_total: 0,
             free: VecDeque::with_capacity(free_cap),
+            retry: VecDeque::new(),
             sent: 0,
             next_send: None,
             blocked: false,
@@ -229,7 +234,11 @@ impl<'a> Worker<'a> {
             if self.sh.cancel.is_cancelled() || self.sh.end.is_some_and(|e| now >= e) {
                 break;
             }
-            if self.measuring && self.plan.budget == Some(0) && self.inflight_total == 0 {
+            if self.measuring
+                && self.plan.budget == Some(0)
+                && self.inflight_total == 0
+                && self.retry.is_empty()
+            {
                 break;
             }
             if self.sh.end.is_none()

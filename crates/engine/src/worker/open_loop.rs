@@ -11,6 +11,24 @@ impl Worker<'_> {
     pub(super) fn pace(&mut self, now: Instant) {
         let Some(pacer) = self.plan.pacer else { return };
         self.next_send = None;
+        // Requests a server handed back go first, keeping their intended times (their budget
+        // and their place in the schedule were taken when they were first sent).
+        while let Some(s) = self.retry.front().copied() {
+            let Some(i) = self.take_slot() else {
+                self.blocked = true;
+                return;
+            };
+            self.retry.pop_front();
+            self.wrote(1);
+            self.h2_send(
+                i,
+                Sent {
+                    sent: now,
+                    measured: s.measured && self.measuring,
+                    ..s
+                },
+            );
+        }
         loop {
             if self.measuring && self.plan.budget == Some(0) {
                 return;
