@@ -28,7 +28,7 @@ pub(crate) fn trial(
 ) -> crate::results::Trial {
     let origin = Instant::now();
     let addr = ctx.target.expect("client studies start the target server");
-    let mut vars = placeholders(ctx, c, addr, trial);
+    let mut vars = placeholders(ctx, c, addr, trial, None);
     for (k, v) in &point.client_params {
         vars.insert(k.clone(), v.to_string());
     }

@@ -36,13 +36,18 @@ pub fn engine_config(
     }
 }
 
+/// The placeholders of one run (docs/study.md). `load` is the point's load as the contender meets
+/// it first (a server study's first phase; None in client studies): it fills `{protocol}`
+/// (`http1` or `h2`), `{streams}` and `{pipeline}`, so a server that cannot serve both protocols
+/// on one port (nginx before 1.25 on cleartext) can be started for the one the point speaks.
 pub(crate) fn placeholders(
     ctx: &Ctx,
     c: &ContenderSpec,
     addr: SocketAddr,
     trial: u32,
+    load: Option<&barrage_engine::Config>,
 ) -> BTreeMap<String, String> {
-    let mut v = BTreeMap::new();
+    let mut v = load_placeholders(load);
     v.insert("barrage".into(), ctx.opts.barrage_exe.display().to_string());
     v.insert("host".into(), addr.ip().to_string());
     v.insert("port".into(), addr.port().to_string());
@@ -52,6 +57,18 @@ pub(crate) fn placeholders(
     v.insert("dir".into(), c.dir.display().to_string());
     v.insert("trial".into(), trial.to_string());
     v.insert("contender".into(), c.name.clone());
+    v
+}
+
+/// `{protocol}`, `{streams}` and `{pipeline}` of a point's load (none without one).
+fn load_placeholders(load: Option<&barrage_engine::Config>) -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    if let Some(l) = load {
+        let protocol = if l.http2 { "h2" } else { "http1" };
+        v.insert("protocol".into(), protocol.into());
+        v.insert("streams".into(), l.streams.to_string());
+        v.insert("pipeline".into(), l.pipeline.to_string());
+    }
     v
 }
 
@@ -165,7 +182,8 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     let origin = Instant::now();
     let port = util::free_port().unwrap_or(0);
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let vars = placeholders(ctx, c, addr, trial);
+    let load = point.phases.first().map(|p| &p.load);
+    let vars = placeholders(ctx, c, addr, trial, load);
     let spec = spec_for(ctx, c, &vars, Role::Server);
     let mut t = blank(point, c, trial, seq, spec.command.clone());
     let (mut proc, sampler) = match spawn_sampled(ctx, &spec, origin) {
@@ -441,5 +459,72 @@ mod max_errors_tests {
         assert_eq!(study("max_errors = 0").unwrap().max_errors, Some(0));
         let e = study("max_errors = -1").unwrap_err().to_string();
         assert!(e.contains("max_errors must be 0 or more"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::load_placeholders;
+    use crate::study::parse;
+    use crate::sweep::points;
+    use std::path::Path;
+
+    /// `{protocol}`, `{streams}` and `{pipeline}` follow each point's effective load: the base
+    /// [load], overlaid by its variant and swept values.
+    #[test]
+    fn protocol_streams_and_pipeline_follow_the_point() {
+        let src = r#"
+[study]
+name = "t"
+[load]
+connections = 16
+duration = "1s"
+[[load.variant]]
+name = "http1"
+pipeline = 1
+[[load.variant]]
+name = "http1-pipelined"
+pipeline = 16
+[[load.variant]]
+name = "h2"
+http2 = true
+streams = [1, 100]
+[[contender]]
+name = "s"
+start = "srv {port} {protocol}"
+"#;
+        let study = parse(src, "t.toml", Path::new(".")).unwrap();
+        let got: Vec<(String, Vec<(String, String)>)> = points(&study)
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let vars = load_placeholders(p.phases.first().map(|ph| &ph.load));
+                (p.label.clone(), vars.into_iter().collect())
+            })
+            .collect();
+        let row = |label: &str, protocol: &str, streams: &str, pipeline: &str| {
+            let vars = [
+                ("pipeline", pipeline),
+                ("protocol", protocol),
+                ("streams", streams),
+            ];
+            (
+                label.to_string(),
+                vars.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            got,
+            vec![
+                row("http1", "http1", "1", "1"),
+                row("http1-pipelined", "http1", "1", "16"),
+                row("h2 streams=1", "h2", "1", "1"),
+                row("h2 streams=100", "h2", "100", "1"),
+            ]
+        );
+        // Client studies (no load): none of the three, so `{protocol}` stays as written.
+        assert!(load_placeholders(None).is_empty());
     }
 }

@@ -1,0 +1,3 @@
+module barrage/studies/multiplexing/go-nethttp
+
+go 1.24
