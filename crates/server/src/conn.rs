@@ -19,9 +19,9 @@ use first_chunk::FirstChunk;
 use crate::respond::{push_chunk_header, BodyLen};
 use crate::route::{route, Fault, Route};
 use crate::stream::Stream;
+use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
-use mio::net::TcpStream;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -118,7 +118,7 @@ enum BodyKind {
 }
 
 pub(crate) struct Conn {
-    pub stream: TcpStream,
+    pub stream: Transport,
     /// Unique per worker; timers carry it so a reused slot ignores stale timers.
     pub id: u64,
     /// Sequence number of the one timer this connection may have armed.
@@ -133,7 +133,7 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub(crate) fn new(stream: TcpStream, id: u64, now: Instant) -> Self {
+    pub(crate) fn new(stream: Transport, id: u64, now: Instant) -> Self {
         Conn {
             stream,
             id,
@@ -213,7 +213,9 @@ impl Conn {
                 Ok(finished) => progress |= finished,
                 Err(_) => return Next::End(End::Close),
             }
-            let quiet = matches!(self.busy, Busy::None) && out.is_empty();
+            // Ciphertext still waiting for the socket is output too (TLS).
+            let quiet =
+                matches!(self.busy, Busy::None) && out.is_empty() && !self.stream.has_pending();
             if let Some(end) = self.closing {
                 if quiet {
                     return Next::End(end);
@@ -243,6 +245,7 @@ impl Conn {
                             progress = true;
                         }
                         Ok(n) => {
+                            // h2 by ALPN: the HTTP/2 mode takes over here (`alpn_h2`).
                             *len += n;
                             // A short read took everything the kernel had; new data raises a
                             // new edge, so the WouldBlock read can be skipped (one syscall
@@ -270,6 +273,8 @@ impl Conn {
 
     /// Writes pending output, then any streamed body. Returns true when a stream finished.
     fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
+        // TLS: ciphertext the socket did not take last time goes first.
+        self.stream.send_pending()?;
         let mut written = 0;
         while written < out.len() {
             match self.stream.write(&out[written..]) {
