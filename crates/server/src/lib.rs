@@ -198,7 +198,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     });
     let mut handle = ServerHandle {
         addr,
-        tls_fingerprint: tls.map(|t| t.fingerprint),
+        tls_fingerprint: tls.map(|t| tls::fingerprint(&t.leaf)),
         shared: shared.clone(),
         wakers: Vec::new(),
         threads: Vec::new(),

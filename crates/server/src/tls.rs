@@ -27,7 +27,8 @@ pub(crate) const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 /// What `start` keeps of the TLS setup.
 pub(crate) struct Setup {
     pub config: Arc<rustls::ServerConfig>,
-    pub fingerprint: String,
+    /// The certificate served (the chain's first).
+    pub leaf: CertificateDer<'static>,
 }
 
 /// Loads or makes the certificate and builds the shared rustls configuration.
@@ -36,7 +37,7 @@ pub(crate) fn setup(tls: &Tls) -> Result<Setup, ServerError> {
         Tls::Files { cert, key } => (read_chain(cert)?, read_key(key)?),
         Tls::SelfSigned => self_signed()?,
     };
-    let fingerprint = fingerprint(&chain[0]);
+    let leaf = chain[0].clone();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -55,7 +56,7 @@ pub(crate) fn setup(tls: &Tls) -> Result<Setup, ServerError> {
     config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
     Ok(Setup {
         config: Arc::new(config),
-        fingerprint,
+        leaf,
     })
 }
 
@@ -127,6 +128,6 @@ mod tests {
             s.config.alpn_protocols,
             [b"h2".to_vec(), b"http/1.1".to_vec()]
         );
-        assert_eq!(s.fingerprint.len(), 95);
+        assert_eq!(fingerprint(&s.leaf).len(), 95);
     }
 }

@@ -200,3 +200,139 @@ impl Write for Transport {
         self.send_pending()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tls::{setup, Tls};
+    use rustls::pki_types::{CertificateDer, ServerName};
+    use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+    use std::time::{Duration, Instant};
+
+    /// Handshakes a client offering `offer` with a server-side `Transport`, exchanging one
+    /// byte each way, and returns what `alpn_h2` said once the server had read the byte.
+    fn server_alpn_h2(offer: &[&[u8]]) -> bool {
+        let s = setup(&Tls::SelfSigned).unwrap();
+        let conn = client_conn(s.leaf.clone(), offer);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = std::thread::spawn(move || {
+            let sock = std::net::TcpStream::connect(addr).unwrap();
+            sock.set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut tls = StreamOwned::new(conn, sock);
+            tls.write_all(b"?").unwrap();
+            let mut one = [0u8; 1];
+            tls.read_exact(&mut one).unwrap();
+            one[0]
+        });
+        let (sock, _) = listener.accept().unwrap();
+        sock.set_nonblocking(true).unwrap();
+        let mut t = Transport::new(TcpStream::from_std(sock), Some(&s.config)).unwrap();
+        assert!(!t.alpn_h2(), "not before the handshake");
+        let mut buf = [0u8; 16];
+        assert_eq!(read_some(&mut t, &mut buf), 1);
+        let h2 = t.alpn_h2();
+        assert_eq!(t.write(if h2 { b"2" } else { b"1" }).unwrap(), 1);
+        while t.has_pending() {
+            t.send_pending().unwrap();
+        }
+        assert_eq!(client.join().unwrap(), if h2 { b'2' } else { b'1' });
+        h2
+    }
+
+    /// Ciphertext the socket cannot take waits in rustls after `write` has accepted the
+    /// plaintext; `has_pending` says so, and `send_pending` delivers it once the peer reads.
+    #[test]
+    fn written_bytes_are_never_stranded() {
+        const N: usize = 60 * 1024;
+        let s = setup(&Tls::SelfSigned).unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (go, wait_go) = std::sync::mpsc::channel::<()>();
+        let leaf = s.leaf.clone();
+        let client = std::thread::spawn(move || {
+            // A small receive buffer, so that the bytes in flight are far fewer than N.
+            let sock =
+                socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+            sock.set_recv_buffer_size(4096).unwrap();
+            sock.connect(&addr.into()).unwrap();
+            let sock: std::net::TcpStream = sock.into();
+            sock.set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut tls = StreamOwned::new(client_conn(leaf, &[b"http/1.1"]), sock);
+            tls.write_all(b"go").unwrap();
+            tls.flush().unwrap();
+            wait_go.recv().unwrap();
+            let mut got = Vec::new();
+            // read_to_end fails on a close without close_notify: the end must be clean.
+            tls.read_to_end(&mut got).unwrap();
+            got
+        });
+        let (sock, _) = listener.accept().unwrap();
+        socket2::SockRef::from(&sock)
+            .set_send_buffer_size(4096)
+            .unwrap();
+        sock.set_nonblocking(true).unwrap();
+        let mut t = Transport::new(TcpStream::from_std(sock), Some(&s.config)).unwrap();
+        let mut buf = [0u8; 2];
+        read_some(&mut t, &mut buf);
+        let data: Vec<u8> = (0..N).map(|i| (i % 251) as u8).collect();
+        assert_eq!(
+            t.write(&data).unwrap(),
+            N,
+            "rustls takes up to 64 KiB at once"
+        );
+        assert!(t.has_pending(), "the socket cannot have taken {N} bytes");
+        go.send(()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while t.has_pending() {
+            t.send_pending().unwrap();
+            assert!(Instant::now() < deadline, "pending ciphertext never left");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        t.close_notify();
+        while t.has_pending() {
+            t.send_pending().unwrap();
+        }
+        t.tcp().shutdown(std::net::Shutdown::Write).unwrap();
+        assert!(client.join().unwrap() == data);
+    }
+
+    /// Reads until at least one byte came (through the handshake).
+    fn read_some(t: &mut Transport, buf: &mut [u8]) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match t.read(buf) {
+                Ok(0) => panic!("eof"),
+                Ok(n) => return n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    assert!(Instant::now() < deadline, "nothing came");
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    fn client_conn(leaf: CertificateDer<'static>, offer: &[&[u8]]) -> ClientConnection {
+        let mut roots = RootCertStore::empty();
+        roots.add(leaf).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut cfg = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        cfg.alpn_protocols = offer.iter().map(|p| p.to_vec()).collect();
+        let name = ServerName::try_from("localhost").unwrap();
+        ClientConnection::new(Arc::new(cfg), name).unwrap()
+    }
+
+    #[test]
+    fn alpn_h2_follows_the_negotiation() {
+        assert!(server_alpn_h2(&[b"h2", b"http/1.1"]));
+        assert!(!server_alpn_h2(&[b"http/1.1"]));
+        assert!(!server_alpn_h2(&[]));
+    }
+}
