@@ -107,10 +107,13 @@ fn tls_echo_1mib() {
     assert_eq!(r.response(false).unwrap().text(), "hello");
 }
 
+/// The protocols a client offers by ALPN.
+type Offer<'a> = &'a [&'a [u8]];
+
 #[test]
 fn tls_alpn_offers_h2_and_http11() {
     let s = tls_server();
-    let cases: [(&[&[u8]], Option<&[u8]>); 4] = [
+    let cases: [(Offer, Option<&[u8]>); 4] = [
         (&[b"http/1.1"], Some(b"http/1.1")),
         (&[b"h2", b"http/1.1"], Some(b"h2")),
         (&[b"http/1.1", b"h2"], Some(b"h2")),
