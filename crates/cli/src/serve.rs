@@ -5,12 +5,15 @@
 //! can read the port when `--addr` asks for port 0. On SIGINT/SIGTERM it stops accepting and
 //! lets in-flight responses finish for up to `--grace`. `--parser` picks the request parser; one
 //! that this build lacks is refused in one line naming the cargo feature to build with.
+//! `--tls` serves HTTPS; the second line then gives the certificate's SHA-256 fingerprint, so a
+//! client of the self-signed certificate can pin it.
 
 use anyhow::Context;
 use barrage_model::units::{parse_duration, parse_size};
-use barrage_server::{Parser, ServerConfig};
+use barrage_server::{Parser, ServerConfig, Tls};
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -56,6 +59,18 @@ pub struct Args {
     /// streams allowed per connection (SETTINGS_MAX_CONCURRENT_STREAMS) [default: 256].
     #[arg(long, value_name = "N")]
     pub h2_max_streams: Option<u32>,
+    /// Serve HTTPS (TLS 1.2 and 1.3; HTTP/2 or HTTP/1.1 as ALPN chooses) with a self-signed certificate for localhost, 127.0.0.1 and ::1 made at start,
+    /// or with --cert and --key. The second line of stdout is then `tls: ..., sha256
+    /// fingerprint XX:XX:...`, the certificate's fingerprint (clients of the self-signed one
+    /// pin it, or skip verification: `barrage load -k`, `curl -k`).
+    #[arg(long)]
+    pub tls: bool,
+    /// With --tls: the certificate chain to serve, PEM, the server's own certificate first.
+    #[arg(long, value_name = "FILE", requires_all = ["tls", "key"])]
+    pub cert: Option<PathBuf>,
+    /// With --tls: the private key of --cert, PEM (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires_all = ["tls", "cert"])]
+    pub key: Option<PathBuf>,
 }
 
 impl Args {
@@ -83,6 +98,15 @@ impl Args {
             grace: self.grace.unwrap_or(d.grace),
             parser,
             h2_max_streams: self.h2_max_streams.unwrap_or(d.h2_max_streams),
+            tls: match (self.tls, &self.cert, &self.key) {
+                (false, ..) => None,
+                (true, Some(cert), Some(key)) => Some(Tls::Files {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                }),
+                // clap requires --cert and --key together.
+                (true, ..) => Some(Tls::SelfSigned),
+            },
         })
     }
 }
@@ -93,9 +117,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Block the signals before the workers start so they inherit the mask and only this thread
     // receives them, through sigwait.
     let signals = crate::signals::CtrlC::install()?;
+    let cfg_tls = cfg.tls.clone();
     let server = barrage_server::start(cfg).context("starting the server")?;
     let mut stdout = std::io::stdout().lock();
+    // Scripts read the first line for the address: it stays exactly this.
     writeln!(stdout, "listening on {}", server.local_addr())?;
+    if let (Some(tls), Some(fp)) = (&cfg_tls, server.tls_fingerprint()) {
+        match tls {
+            Tls::SelfSigned => writeln!(
+                stdout,
+                "tls: self-signed certificate, sha256 fingerprint {fp}"
+            )?,
+            Tls::Files { cert, .. } => writeln!(
+                stdout,
+                "tls: certificate {}, sha256 fingerprint {fp}",
+                cert.display()
+            )?,
+        }
+    }
     stdout.flush()?;
     drop(stdout);
     let sig = signals.wait()?;
@@ -126,6 +165,27 @@ mod tests {
         assert_eq!(cfg.addr.port(), 8080);
         assert_eq!(cfg.header_limit, ServerConfig::default().header_limit);
         assert_eq!(cfg.parser, Parser::Httparse);
+        assert_eq!(cfg.tls, None);
+    }
+
+    #[test]
+    fn tls_self_signed_or_files() {
+        let args = Args {
+            tls: true,
+            ..Args::default()
+        };
+        assert_eq!(args.config().unwrap().tls, Some(Tls::SelfSigned));
+        let args = Args {
+            tls: true,
+            cert: Some("c.pem".into()),
+            key: Some("k.pem".into()),
+            ..Args::default()
+        };
+        let want = Tls::Files {
+            cert: "c.pem".into(),
+            key: "k.pem".into(),
+        };
+        assert_eq!(args.config().unwrap().tls, Some(want));
     }
 
     #[test]

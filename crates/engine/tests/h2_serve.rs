@@ -187,3 +187,21 @@ fn faults_are_http2_errors_and_the_connection_goes_on() {
     });
     assert_eq!(r.errors.timeout, 8, "{:?}", r.errors);
 }
+
+#[test]
+fn over_tls_alpn_chooses_h2_and_every_stream_is_answered() {
+    let s = server(ServerConfig {
+        tls: Some(barrage_server::Tls::SelfSigned),
+        ..ServerConfig::default()
+    });
+    let r = load(Config {
+        url: format!("https://{}/", s.local_addr()),
+        insecure: true,
+        expect_body: Some(b"Hello, World!".to_vec()),
+        ..base(&s, "/")
+    });
+    assert!(r.requests > 0);
+    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.status["200"], r.requests);
+    assert_eq!(r.http2.as_ref().unwrap().protocol, "h2");
+}

@@ -20,10 +20,10 @@ use first_chunk::FirstChunk;
 use crate::respond::{push_chunk_header, BodyLen};
 use crate::route::{route, Fault, Route};
 use crate::stream::Stream;
+use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::h2::PREFACE;
 use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
-use mio::net::TcpStream;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -120,7 +120,7 @@ enum BodyKind {
 }
 
 pub(crate) struct Conn {
-    pub stream: TcpStream,
+    pub stream: Transport,
     /// Unique per worker; timers carry it so a reused slot ignores stale timers.
     pub id: u64,
     /// Sequence number of the one timer this connection may have armed.
@@ -139,7 +139,7 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub(crate) fn new(stream: TcpStream, id: u64, now: Instant) -> Self {
+    pub(crate) fn new(stream: Transport, id: u64, now: Instant) -> Self {
         Conn {
             stream,
             id,
@@ -228,7 +228,9 @@ impl Conn {
                 Ok(finished) => progress |= finished,
                 Err(_) => return Next::End(End::Close),
             }
-            let quiet = matches!(self.busy, Busy::None) && out.is_empty();
+            // Ciphertext still waiting for the socket is output too (TLS).
+            let quiet =
+                matches!(self.busy, Busy::None) && out.is_empty() && !self.stream.has_pending();
             if let Some(end) = self.closing {
                 if quiet {
                     return Next::End(end);
@@ -442,6 +444,11 @@ impl Conn {
                 self.h2 = Some(Box::new(h2));
                 self.fresh = false;
                 return PREFACE.len();
+            }
+            // A TLS client that chose h2 by ALPN must open with the preface (RFC 9113 §3.4).
+            if self.stream.alpn_h2() {
+                self.closing = Some(End::Close);
+                return inp.len();
             }
             // Neither HTTP/2's preface nor a request line ending in an HTTP version: not an
             // HTTP client at all (an invalid preface, h2spec 3.5/2; a TLS hello), so no

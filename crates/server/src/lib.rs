@@ -6,7 +6,9 @@
 //! mio event loop, see `worker`), and returns once the server is listening; the returned
 //! [`ServerHandle`] gives the bound address and shuts the server down (also on drop). The
 //! endpoints are listed in `docs/serve.md`; the `/bytes` body pattern is in [`pattern`]. Request
-//! heads are read by the [`Parser`] the config names (httparse by default).
+//! heads are read by the [`Parser`] the config names (httparse by default). With
+//! [`ServerConfig::tls`] every connection is HTTPS (rustls; ALPN offers h2 and http/1.1), see
+//! `transport` for how TLS meets the edge-triggered loop.
 
 mod conn;
 mod date;
@@ -16,13 +18,17 @@ pub use barrage_wire::pattern;
 mod respond;
 mod route;
 mod stream;
+mod tls;
+mod transport;
 mod worker;
 
 pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
+pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -59,6 +65,8 @@ pub struct ServerConfig {
     /// HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS announced on each connection (streams beyond it
     /// are refused with REFUSED_STREAM).
     pub h2_max_streams: u32,
+    /// Serve HTTPS with this certificate (None: plain HTTP).
+    pub tls: Option<Tls>,
 }
 
 impl Default for ServerConfig {
@@ -76,6 +84,7 @@ impl Default for ServerConfig {
             grace: Duration::from_secs(5),
             parser: Parser::Httparse,
             h2_max_streams: 256,
+            tls: None,
         }
     }
 }
@@ -94,6 +103,11 @@ pub enum ServerError {
     },
     #[error("cannot start a worker: {0}")]
     Worker(std::io::Error),
+    /// A certificate or key file that cannot be read or used; the message names the file.
+    #[error("TLS: {}: {reason}", path.display())]
+    TlsFile { path: PathBuf, reason: String },
+    #[error("TLS: cannot make a self-signed certificate: {0}")]
+    SelfSigned(String),
 }
 
 /// State shared by all workers.
@@ -102,11 +116,14 @@ pub(crate) struct Shared {
     pub stop: AtomicBool,
     pub active: AtomicUsize,
     pub fault_seq: AtomicU64,
+    /// The TLS configuration every connection shares, when serving HTTPS.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// A running server. Dropping it shuts the server down like [`ServerHandle::shutdown`].
 pub struct ServerHandle {
     addr: SocketAddr,
+    tls_fingerprint: Option<String>,
     shared: Arc<Shared>,
     wakers: Vec<Arc<mio::Waker>>,
     threads: Vec<JoinHandle<()>>,
@@ -116,6 +133,12 @@ impl ServerHandle {
     /// The address the server listens on (with the chosen port when port 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// With TLS, the SHA-256 fingerprint of the certificate served (the leaf's DER), as
+    /// uppercase hex pairs joined by ':'; a client of a self-signed server can pin it.
+    pub fn tls_fingerprint(&self) -> Option<String> {
+        self.tls_fingerprint.clone()
     }
 
     /// Stops accepting, lets in-flight responses finish (up to the grace period), and returns
@@ -158,6 +181,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         ));
     }
     cfg.parser.ensure_compiled()?;
+    let tls = cfg.tls.as_ref().map(tls::setup).transpose()?;
     let threads = if cfg.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -179,9 +203,11 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
+        tls: tls.as_ref().map(|t| t.config.clone()),
     });
     let mut handle = ServerHandle {
         addr,
+        tls_fingerprint: tls.map(|t| tls::fingerprint(&t.leaf)),
         shared: shared.clone(),
         wakers: Vec::new(),
         threads: Vec::new(),

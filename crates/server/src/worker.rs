@@ -3,6 +3,7 @@
 use crate::conn::{random_fault, Cause, Conn, End, Next, Scratch};
 use crate::respond::Templates;
 use crate::route::Fault;
+use crate::transport::Transport;
 use crate::{pattern, ServerConfig, Shared};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -180,7 +181,7 @@ impl Worker {
             let Some(listener) = self.listener.as_ref() else {
                 return;
             };
-            let (mut stream, _peer) = match listener.accept() {
+            let (stream, _peer) = match listener.accept() {
                 Ok(s) => s,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // WouldBlock, or out of descriptors: wait for the next readiness.
@@ -193,6 +194,10 @@ impl Worker {
                 continue;
             }
             let _ = stream.set_nodelay(true);
+            let Ok(mut stream) = Transport::new(stream, self.shared.tls.as_ref()) else {
+                self.shared.active.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            };
             let slot = self.free.pop().unwrap_or_else(|| {
                 self.conns.push(None);
                 self.conns.len() - 1
@@ -202,7 +207,7 @@ impl Worker {
             if self
                 .poll
                 .registry()
-                .register(&mut stream, token, interest)
+                .register(stream.tcp_mut(), token, interest)
                 .is_err()
             {
                 self.free.push(slot);
@@ -289,18 +294,21 @@ impl Worker {
     }
 
     fn close(&mut self, mut conn: Conn, end: End) {
-        let _ = self.poll.registry().deregister(&mut conn.stream);
+        let _ = self.poll.registry().deregister(conn.stream.tcp_mut());
         match end {
             End::Reset => {
-                let _ = socket2::SockRef::from(&conn.stream).set_linger(Some(Duration::ZERO));
+                let _ = socket2::SockRef::from(conn.stream.tcp()).set_linger(Some(Duration::ZERO));
             }
             End::Close => {
                 // Send FIN first, then take what the client already sent, so that unread input
                 // does not turn the close into a reset that could destroy our last response.
-                let _ = conn.stream.shutdown(std::net::Shutdown::Write);
+                // TLS says it is done first, so that the client can tell the end from a cut.
+                conn.stream.close_notify();
+                let tcp = conn.stream.tcp_mut();
+                let _ = tcp.shutdown(std::net::Shutdown::Write);
                 let mut sink = [0u8; 4096];
                 for _ in 0..16 {
-                    match conn.stream.read(&mut sink) {
+                    match tcp.read(&mut sink) {
                         Ok(n) if n > 0 => {}
                         _ => break,
                     }

@@ -1,5 +1,5 @@
-//! HTTP/2 (h2c with prior knowledge) checked by independent implementations: h2spec's 145
-//! conformance cases all pass, h2load's requests (and curl's, when installed) are all answered
+//! HTTP/2 checked by independent implementations: h2spec's 145 conformance cases all pass, over
+//! h2c with prior knowledge and over TLS (h2 by ALPN), h2load's requests (and curl's, when installed) are all answered
 //! 2xx, HTTP/1.1 keeps working on the same port, and a connection that opens with neither is
 //! closed without an HTTP/1.1 answer. h2spec (`go install github.com/summerwind/h2spec/cmd/
 //! h2spec@v2.2.1`) and h2load (Debian's nghttp2-client) are installed by scripts/test.
@@ -33,14 +33,27 @@ fn one_thread() -> barrage_server::ServerHandle {
 }
 
 #[test]
-fn h2spec_passes_every_case() {
-    let s = one_thread();
-    let out = Command::new(tool("h2spec"))
-        .args(["-h", "127.0.0.1", "-p"])
+fn h2spec_passes_every_case_over_h2c_and_tls() {
+    for tls in [false, true] {
+        h2spec(tls);
+    }
+}
+
+fn h2spec(tls: bool) {
+    let s = server_with(ServerConfig {
+        threads: 1,
+        tls: tls.then_some(barrage_server::Tls::SelfSigned),
+        ..ServerConfig::default()
+    });
+    let mut cmd = Command::new(tool("h2spec"));
+    cmd.args(["-h", "127.0.0.1", "-p"])
         .arg(s.local_addr().port().to_string())
-        .args(["-o", "2"])
-        .output()
-        .unwrap();
+        .args(["-o", "2"]);
+    if tls {
+        // h2 by ALPN over TLS; -k: the certificate is self-signed.
+        cmd.args(["-t", "-k"]);
+    }
+    let out = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let summary = text
         .lines()
@@ -51,8 +64,8 @@ fn h2spec_passes_every_case() {
         .split(", ")
         .map(|p| p.split(' ').next().unwrap().parse().unwrap())
         .collect();
-    assert_eq!(n[3], 0, "h2spec failures:\n{text}");
-    assert_eq!(n[2], 0, "h2spec skipped cases:\n{text}");
+    assert_eq!(n[3], 0, "tls {tls}: h2spec failures:\n{text}");
+    assert_eq!(n[2], 0, "tls {tls}: h2spec skipped cases:\n{text}");
     assert_eq!(n[0], n[1]);
     assert!(n[0] >= 145, "{summary}");
 }
@@ -93,6 +106,16 @@ fn h2load_gets_every_response_2xx() {
         // h2load says which protocol it spoke.
         assert!(text.contains("Application protocol: h2c"), "{text}");
     }
+    // Over TLS, h2 by ALPN.
+    let s = server_with(ServerConfig {
+        threads: 1,
+        tls: Some(barrage_server::Tls::SelfSigned),
+        ..ServerConfig::default()
+    });
+    let url = format!("https://{}/", s.local_addr());
+    let (ok, succeeded, text) = h2load(&url, &["-n", "5000", "-c", "4", "-m", "10"]);
+    assert_eq!((ok, succeeded), (5000, 5000), "{text}");
+    assert!(text.contains("Application protocol: h2\n"), "{text}");
 }
 
 #[test]

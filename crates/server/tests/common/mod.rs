@@ -1,5 +1,8 @@
-//! Test helpers: start a server on port 0, speak raw HTTP/1.1 to it over real sockets.
+//! Test helpers: start a server on port 0, speak raw HTTP/1.1 to it over real sockets (TLS
+//! ones: `tls_client`).
 #![allow(dead_code)]
+
+pub mod tls_client;
 
 use barrage_server::{start, ServerConfig, ServerHandle};
 use barrage_wire::{BodyDecoder, Framing};
@@ -45,14 +48,15 @@ impl Resp {
     }
 }
 
-/// Reads HTTP responses from one connection, keeping bytes that belong to the next one.
-pub struct Reader {
-    pub stream: TcpStream,
+/// Reads HTTP responses from one connection (TCP, or TLS), keeping bytes that belong to the
+/// next one.
+pub struct Reader<S = TcpStream> {
+    pub stream: S,
     buf: Vec<u8>,
 }
 
-impl Reader {
-    pub fn new(stream: TcpStream) -> Self {
+impl<S: Read + Write> Reader<S> {
+    pub fn new(stream: S) -> Self {
         Reader {
             stream,
             buf: Vec::new(),
