@@ -33,7 +33,9 @@ HAVE_OHA=1
 [ -x "$OHA" ] || { echo "bench/load.sh: oha not found ($OHA); skipping it" >&2; HAVE_OHA=0; }
 
 cargo build --release --locked -p barrage >/dev/null 2>&1 || cargo build --release -p barrage
-BARRAGE=$PWD/target/release/barrage
+target=${CARGO_TARGET_DIR:-target}
+BARRAGE=$target/release/barrage
+case "$BARRAGE" in /*) ;; *) BARRAGE=$PWD/$BARRAGE ;; esac
 
 ulimit -n "$(ulimit -Hn)" || true
 WORK=$(mktemp -d /tmp/barrage-bench.XXXXXX)
