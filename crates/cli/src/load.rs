@@ -13,7 +13,18 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use barrage_model::load::Stage;
 pub use parse::parse_duration;
+
+/// `--stages`' value: one argument holding the whole schedule (clap would take a bare `Vec`
+/// for a list of arguments).
+#[derive(Debug, Clone)]
+pub struct Stages(pub Vec<Stage>);
+
+/// `--stages`, in the one grammar (`barrage_model::units::parse_stages`).
+fn parse_stages(s: &str) -> Result<Stages, String> {
+    barrage_model::units::parse_stages(s).map(Stages)
+}
 
 /// Drive HTTP/1.1 or HTTP/2 load at a URL (closed loop like wrk and h2load, or open loop at a
 /// fixed rate like wrk2) and report throughput, latency (HDR), errors by class and status codes.
@@ -36,8 +47,15 @@ pub struct Args {
     pub requests: Option<u64>,
     /// Open loop: send R requests per second over all connections (fractions allowed); latency
     /// is measured from each request's intended send time.
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", conflicts_with = "stages")]
     pub rate: Option<f64>,
+    /// Open loop on a rate schedule, k6's stages: `30s:1000,1m:1000,30s:0` ramps from 0 to
+    /// 1000 req/s over 30 s, holds 1000 for a minute, ramps down to 0 over 30 s. Each stage goes
+    /// linearly from the previous stage's rate (0 before the first) to its own; the run lasts
+    /// their sum (the warmup is its first seconds). Latency counts from each request's
+    /// scheduled time; the per-second series shows the target beside the achieved rate.
+    #[arg(long, value_name = "STAGES", value_parser = parse_stages, conflicts_with_all = ["duration", "requests"])]
+    pub stages: Option<Stages>,
     /// Requests in flight per connection (HTTP/1.1 pipelining).
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub pipeline: usize,
@@ -106,9 +124,9 @@ impl Args {
                 .with_context(|| format!("cannot read --body-file {}", p.display()))?,
             (None, None) => Vec::new(),
         };
-        let duration = match (self.duration, self.requests) {
-            (None, None) => Some(Duration::from_secs(10)),
-            (d, _) => d,
+        let duration = match (self.duration, self.requests, &self.stages) {
+            (None, None, None) => Some(Duration::from_secs(10)),
+            (d, _, _) => d,
         };
         Ok(Config {
             url: self.url.clone(),
@@ -120,6 +138,7 @@ impl Args {
             duration,
             requests: self.requests,
             rate: self.rate,
+            stages: self.stages.clone().map(|s| s.0).unwrap_or_default(),
             pipeline: self.pipeline,
             keepalive: !self.no_keepalive,
             timeout: self.timeout.unwrap_or(Duration::from_secs(10)),

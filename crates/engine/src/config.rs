@@ -48,6 +48,14 @@ pub enum ConfigError {
     Http2WithoutKeepalive,
     #[error("the HTTP/2 window must be between 65,535 and 2^31-1 bytes")]
     Window,
+    #[error("--stages is a rate schedule of its own: give it without --rate")]
+    StagesWithRate,
+    #[error("--stages sets the run's length (the sum of its stages): give it without --duration or --requests")]
+    StagesWithStop,
+    #[error("each stage needs a duration above 0 and a rate of 0 or more, and one rate above 0")]
+    Stage,
+    #[error("the warmup must be shorter than the stages (the schedule starts with the warmup)")]
+    StagesWarmup,
 }
 
 /// Where requests go, taken apart from the URL.
@@ -106,8 +114,25 @@ impl Validate for Config {
                 return Err(ConfigError::Rate);
             }
         }
+        if !self.stages.is_empty() {
+            if self.rate.is_some() {
+                return Err(ConfigError::StagesWithRate);
+            }
+            if self.duration.is_some() || self.requests.is_some() {
+                return Err(ConfigError::StagesWithStop);
+            }
+            let bad = |s: &barrage_model::load::Stage| {
+                s.duration.is_zero() || !(s.target.is_finite() && s.target >= 0.0)
+            };
+            if self.stages.iter().any(bad) || self.stages.iter().all(|s| s.target == 0.0) {
+                return Err(ConfigError::Stage);
+            }
+            if self.warmup >= self.stages.iter().map(|s| s.duration).sum() {
+                return Err(ConfigError::StagesWarmup);
+            }
+        }
         match (self.duration, self.requests) {
-            (None, None) => return Err(ConfigError::NoStop),
+            (None, None) if self.stages.is_empty() => return Err(ConfigError::NoStop),
             (Some(d), _) if d.is_zero() => return Err(ConfigError::ZeroDuration),
             _ => {}
         }

@@ -22,7 +22,7 @@ mod worker;
 
 pub use config::{parse_url, Config, ConfigError, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
-pub use pacer::{Pace, Pacer};
+pub use pacer::{Pace, Pacer, Rate, Stages};
 pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
 pub use sink::{NullSink, Phase, SecondStats, Sink};

@@ -1,21 +1,124 @@
 //! Open-loop pacing: a pure schedule of intended send times.
 //!
-//! Request `k` of a worker is due at `(k + phase) / rate` seconds after the schedule's start. The
-//! pacer never looks at how the target is doing: when the worker falls behind (all connections
-//! busy, or the generator too slow), the due requests go out as soon as possible with their
-//! original intended times, so the lateness shows in the corrected latencies instead of the rate
-//! quietly dropping (the coordinated-omission correction of wrk2).
+//! The run's rate over time is a [`Rate`]: constant, or k6-style stages that ramp it linearly
+//! from one target to the next. `N(t)`, the number of requests the schedule has made due by `t`
+//! seconds after its start, is the rate's integral; request `n` of the run is due when
+//! `N(t) = n`. With `W` workers, worker `i` sends the run's requests `i, i + W, i + 2W, ...`, so
+//! the workers interleave and together send exactly the schedule. The pacer never looks at how
+//! the target is doing: when the worker falls behind (all connections busy, or the generator too
+//! slow), the due requests go out as soon as possible with their original intended times, so the
+//! lateness shows in the corrected latencies instead of the rate quietly dropping (the
+//! coordinated-omission correction of wrk2).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-/// One worker's share of the schedule.
+/// The run's rate over time (requests per second, all workers together).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rate {
+    Constant(f64),
+    Stages(Arc<Stages>),
+}
+
+/// k6's stages: each ramps the rate linearly from the previous stage's target (0 before the
+/// first) to its own over its duration; after the last one nothing more is due.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stages {
+    segs: Vec<Seg>,
+}
+
+/// One stage, in seconds from the schedule's start: from `t0` to `t1` the rate goes from `r0`
+/// to `r1`; `n0` requests were due before it.
 #[derive(Debug, Clone, Copy, PartialEq)]
+struct Seg {
+    t0: f64,
+    t1: f64,
+    r0: f64,
+    r1: f64,
+    n0: f64,
+}
+
+impl Seg {
+    /// Requests due within the stage `x` seconds into it.
+    fn count(&self, x: f64) -> f64 {
+        let d = self.t1 - self.t0;
+        let x = x.clamp(0.0, d);
+        self.r0 * x + (self.r1 - self.r0) / (2.0 * d) * x * x
+    }
+}
+
+impl Stages {
+    /// Stages as (duration, target rate). Durations must be positive and rates finite and not
+    /// negative (the config checks; here they are clamped).
+    pub fn new(stages: &[(Duration, f64)]) -> Stages {
+        let mut segs = Vec::with_capacity(stages.len());
+        let (mut t, mut r, mut n) = (0.0, 0.0, 0.0);
+        for &(d, target) in stages {
+            let d = d.as_secs_f64().max(1e-9);
+            let seg = Seg {
+                t0: t,
+                t1: t + d,
+                r0: r,
+                r1: target.max(0.0),
+                n0: n,
+            };
+            n += seg.count(d);
+            t += d;
+            r = seg.r1;
+            segs.push(seg);
+        }
+        Stages { segs }
+    }
+
+    /// The schedule's length.
+    pub fn duration(&self) -> Duration {
+        Duration::from_secs_f64(self.segs.last().map_or(0.0, |s| s.t1))
+    }
+
+    /// The rate at `t` seconds.
+    pub fn rate_at(&self, t: f64) -> f64 {
+        self.segs.iter().find(|s| t < s.t1).map_or(0.0, |s| {
+            s.r0 + (s.r1 - s.r0) * (t - s.t0).max(0.0) / (s.t1 - s.t0)
+        })
+    }
+
+    /// `N(t)`: requests due by `t` seconds (all of them after the last stage).
+    pub fn count(&self, t: f64) -> f64 {
+        match self.segs.iter().find(|s| t < s.t1) {
+            Some(s) => s.n0 + s.count(t - s.t0),
+            None => self.total(),
+        }
+    }
+
+    /// All the requests of the schedule.
+    pub fn total(&self) -> f64 {
+        self.segs
+            .last()
+            .map_or(0.0, |s| s.n0 + s.count(s.t1 - s.t0))
+    }
+
+    /// When `N(t)` reaches `n` (None: the schedule ends first).
+    pub fn time_of(&self, n: f64) -> Option<f64> {
+        let s = self.segs.iter().find(|s| n < s.n0 + s.count(s.t1 - s.t0))?;
+        let c = n - s.n0;
+        let d = s.t1 - s.t0;
+        // r0 x + a x^2 = c with a = (r1 - r0) / 2d, solved in the form that stays exact when a
+        // is 0 (a constant stage) and when r0 is 0 (a ramp from nothing).
+        let a = (s.r1 - s.r0) / (2.0 * d);
+        let disc = (s.r0 * s.r0 + 4.0 * a * c).max(0.0);
+        let den = s.r0 + disc.sqrt();
+        let x = if den > 0.0 { 2.0 * c / den } else { 0.0 };
+        Some(s.t0 + x.clamp(0.0, d))
+    }
+}
+
+/// One worker's share of the schedule.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pacer {
-    /// Requests per second for this worker.
-    pub rate: f64,
-    /// Offset of this worker's schedule in units of its own interval, in [0, 1), so that several
-    /// workers interleave their sends instead of firing together.
-    pub phase: f64,
+    pub rate: Rate,
+    /// Of every `workers` requests of the run, number `index` is this worker's.
+    pub workers: u32,
+    pub index: u32,
 }
 
 /// What the pacer says to do next.
@@ -25,37 +128,55 @@ pub enum Pace {
     SendNow { intended: Duration },
     /// Nothing is due before this time.
     WaitUntil(Duration),
+    /// The schedule has no more requests for this worker.
+    Done,
 }
 
 impl Pacer {
-    /// Splits a total rate over `workers` workers; worker `index` gets an equal share with its
-    /// own phase.
-    pub fn split(total_rate: f64, workers: usize, index: usize) -> Pacer {
-        let workers = workers.max(1);
+    /// Worker `index` of `workers` sharing the run's rate.
+    pub fn split(rate: Rate, workers: usize, index: usize) -> Pacer {
         Pacer {
-            rate: total_rate / workers as f64,
-            phase: index as f64 / workers as f64,
+            rate,
+            workers: workers.max(1) as u32,
+            index: index as u32,
         }
     }
 
-    /// When request number `k` (counting from 0) is due, measured from the schedule's start.
-    pub fn intended(&self, k: u64) -> Duration {
-        Duration::from_secs_f64((k as f64 + self.phase) / self.rate)
+    /// The run's request number of this worker's request `k`.
+    fn nth(&self, k: u64) -> f64 {
+        k as f64 * f64::from(self.workers) + f64::from(self.index)
     }
 
-    /// Given the time since the start and how many requests went out, what to do now.
+    /// When this worker's request `k` (counting from 0) is due, from the schedule's start
+    /// (None: never, the schedule ends first).
+    pub fn intended(&self, k: u64) -> Option<Duration> {
+        let n = self.nth(k);
+        let t = match &self.rate {
+            Rate::Constant(r) => n / r,
+            Rate::Stages(s) => s.time_of(n)?,
+        };
+        Some(Duration::from_secs_f64(t))
+    }
+
+    /// Given the time since the start and how many requests this worker sent, what to do now.
     pub fn next(&self, elapsed: Duration, sent: u64) -> Pace {
-        let intended = self.intended(sent);
-        if intended <= elapsed {
-            Pace::SendNow { intended }
-        } else {
-            Pace::WaitUntil(intended)
+        match self.intended(sent) {
+            None => Pace::Done,
+            Some(intended) if intended <= elapsed => Pace::SendNow { intended },
+            Some(intended) => Pace::WaitUntil(intended),
         }
     }
 
-    /// How many requests are due by `elapsed` (the schedule's count, not what was sent).
+    /// How many of this worker's requests are due by `elapsed` (the schedule's count, not what
+    /// was sent): those whose run number `n` is at most `N(elapsed)` (and, with stages, below
+    /// the schedule's total).
     pub fn due(&self, elapsed: Duration) -> u64 {
-        let x = elapsed.as_secs_f64() * self.rate - self.phase;
+        let t = elapsed.as_secs_f64();
+        let last = match &self.rate {
+            Rate::Constant(r) => (t * r).floor(),
+            Rate::Stages(s) => s.count(t).floor().min(s.total().ceil() - 1.0),
+        };
+        let x = (last - f64::from(self.index)) / f64::from(self.workers);
         if x < 0.0 {
             0
         } else {
@@ -65,82 +186,4 @@ impl Pacer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    #[test]
-    fn table() {
-        let p = Pacer {
-            rate: 100.0,
-            phase: 0.0,
-        };
-        let cases = [
-            (ms(0), 0, Pace::SendNow { intended: ms(0) }),
-            (ms(0), 1, Pace::WaitUntil(ms(10))),
-            (ms(9), 1, Pace::WaitUntil(ms(10))),
-            (ms(10), 1, Pace::SendNow { intended: ms(10) }),
-            (ms(55), 1, Pace::SendNow { intended: ms(10) }),
-            (ms(55), 5, Pace::SendNow { intended: ms(50) }),
-            (ms(55), 6, Pace::WaitUntil(ms(60))),
-            (ms(1000), 100, Pace::SendNow { intended: ms(1000) }),
-        ];
-        for (elapsed, sent, want) in cases {
-            assert_eq!(p.next(elapsed, sent), want, "{elapsed:?} {sent}");
-        }
-    }
-
-    #[test]
-    fn fractional_rate_and_phase() {
-        let p = Pacer {
-            rate: 0.5,
-            phase: 0.5,
-        };
-        assert_eq!(p.next(ms(0), 0), Pace::WaitUntil(ms(1000)));
-        assert_eq!(p.next(ms(1000), 0), Pace::SendNow { intended: ms(1000) });
-        assert_eq!(p.next(ms(1000), 1), Pace::WaitUntil(ms(3000)));
-        assert_eq!(p.due(ms(999)), 0);
-        assert_eq!(p.due(ms(1000)), 1);
-        assert_eq!(p.due(ms(3000)), 2);
-    }
-
-    #[test]
-    fn split_interleaves_and_sums() {
-        let total = 1000.0;
-        let ps: Vec<Pacer> = (0..4).map(|i| Pacer::split(total, 4, i)).collect();
-        let mut times: Vec<Duration> = ps
-            .iter()
-            .flat_map(|p| (0..250).map(|k| p.intended(k)))
-            .collect();
-        times.sort();
-        // All 1000 sends of one second, one per millisecond.
-        assert_eq!(times.len(), 1000);
-        for (i, t) in times.iter().enumerate() {
-            let want = i as f64 / total;
-            assert!((t.as_secs_f64() - want).abs() < 1e-9, "{i}: {t:?}");
-        }
-        let due: u64 = ps.iter().map(|p| p.due(Duration::from_secs(10))).sum();
-        assert_eq!(due, 10_001);
-    }
-
-    proptest::proptest! {
-        /// Sending whenever the pacer says so sends exactly the schedule's count, never early.
-        #[test]
-        fn sends_match_the_schedule(rate in 0.1f64..100_000.0, phase in 0.0f64..1.0, ms in 0u64..5_000) {
-            let p = Pacer { rate, phase };
-            let elapsed = Duration::from_millis(ms);
-            let mut sent = 0u64;
-            while let Pace::SendNow { intended } = p.next(elapsed, sent) {
-                proptest::prop_assert!(intended <= elapsed);
-                sent += 1;
-                proptest::prop_assert!(sent <= 1_000_000);
-            }
-            let due = p.due(elapsed);
-            // Float rounding may put one send on either side of an exact boundary.
-            proptest::prop_assert!(sent.abs_diff(due) <= 1, "sent {} due {}", sent, due);
-        }
-    }
-}
+mod tests;

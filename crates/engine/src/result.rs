@@ -133,8 +133,18 @@ impl RunResult {
         let secs = dur.as_secs_f64();
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
         let c = &rec.counts;
-        let open = cfg.rate.is_some();
-        let rate = cfg.rate.map(|target_rps| RateReport {
+        // Stages: the target is the schedule's mean rate over the measured window.
+        let scheduled = if cfg.stages.is_empty() {
+            cfg.rate
+        } else {
+            let v: Vec<_> = cfg.stages.iter().map(|s| (s.duration, s.target)).collect();
+            let st = crate::pacer::Stages::new(&v);
+            let w = cfg.warmup.as_secs_f64();
+            let span = st.duration().as_secs_f64() - w;
+            Some((st.total() - st.count(w)) / span.max(f64::MIN_POSITIVE))
+        };
+        let open = scheduled.is_some();
+        let rate = scheduled.map(|target_rps| RateReport {
             target_rps,
             achieved_rps: per_s(c.written),
             lateness_us: LatencySummary::of(&rec.lateness),

@@ -2,6 +2,7 @@
 //! per-second intervals into [`SecondStats`] for the sink, and builds the [`RunResult`].
 
 use crate::config::ValidConfig;
+use crate::pacer::{Rate, Stages};
 use crate::result::{Parts, RunResult, Timing};
 use crate::sink::{Phase, SecondStats, Sink};
 use crate::stats::{Interval, Recorder};
@@ -76,6 +77,19 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let threads = cfg.threads;
     let start = Instant::now();
     let measure_start = start + c.warmup;
+    // The open loop's schedule, shared by the workers: a constant rate, or stages that start
+    // with the run (the warmup is their first seconds) and end it.
+    let rate = if c.stages.is_empty() {
+        c.rate.map(Rate::Constant)
+    } else {
+        let stages: Vec<(Duration, f64)> =
+            c.stages.iter().map(|s| (s.duration, s.target)).collect();
+        Some(Rate::Stages(Arc::new(Stages::new(&stages))))
+    };
+    let end = match &rate {
+        Some(Rate::Stages(s)) => Some(start + s.duration()),
+        _ => c.duration.map(|d| measure_start + d),
+    };
     let shared = Shared {
         addr,
         tls,
@@ -89,7 +103,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         expect_body: c.expect_body.clone(),
         start,
         measure_start,
-        end: c.duration.map(|d| measure_start + d),
+        end,
         cancel: cancel.clone(),
         h2,
     };
@@ -97,7 +111,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         .map(|w| Plan {
             connections: share(c.connections as u64, threads, w) as usize,
             budget: c.requests.map(|n| share(n, threads, w)),
-            pacer: c.rate.map(|r| Pacer::split(r, threads, w)),
+            pacer: rate.clone().map(|r| Pacer::split(r, threads, w)),
         })
         .collect();
 
@@ -118,7 +132,18 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
             );
         }
         drop(tx);
-        let collected = collect(rx, threads, sink, measure_start, c.warmup.is_zero());
+        let schedule = Schedule {
+            rate: rate.as_ref(),
+            warmup: c.warmup,
+        };
+        let collected = collect(
+            rx,
+            threads,
+            sink,
+            measure_start,
+            c.warmup.is_zero(),
+            schedule,
+        );
         for h in handles {
             h.join().map_err(|_| EngineError::WorkerPanic)?;
         }
@@ -169,12 +194,38 @@ struct Pending {
     span: Duration,
 }
 
+/// What the per-second series needs of the open loop's schedule: each second's target rate.
+#[derive(Clone, Copy)]
+struct Schedule<'a> {
+    rate: Option<&'a Rate>,
+    warmup: Duration,
+}
+
+impl Schedule<'_> {
+    /// The rate the schedule asked for over a second of the series (warmup seconds count from
+    /// the run's start, measured ones from the end of the warmup).
+    fn target(&self, measured: bool, index: u64, span: Duration) -> Option<f64> {
+        let from = if measured {
+            self.warmup.as_secs_f64()
+        } else {
+            0.0
+        } + index as f64;
+        let span = span.as_secs_f64();
+        match self.rate? {
+            Rate::Constant(r) => Some(*r),
+            Rate::Stages(s) if span > 0.0 => Some((s.count(from + span) - s.count(from)) / span),
+            Rate::Stages(_) => None,
+        }
+    }
+}
+
 fn collect(
     rx: mpsc::Receiver<(usize, Report)>,
     workers: usize,
     sink: &dyn Sink,
     measure_start: Instant,
     measure_marked: bool,
+    schedule: Schedule<'_>,
 ) -> Collected {
     let mut out = Collected {
         rec: Recorder::default(),
@@ -216,6 +267,7 @@ fn collect(
             bytes_read: p.interval.bytes_read,
             p50_us: q(0.5),
             p99_us: q(0.99),
+            target_rps: schedule.target(key.0 == 1, key.1, p.span),
             span_s: p.span.as_secs_f64(),
         };
         sink.second(&s);

@@ -109,6 +109,14 @@ pub struct Config {
     pub requests: Option<u64>,
     /// Open loop: requests per second over all connections.
     pub rate: Option<f64>,
+    /// Open loop with a rate schedule (k6's stages): each stage ramps the rate linearly from
+    /// the previous stage's target (0 before the first) to its own; the run lasts their sum.
+    /// Read as a list of stages or as text, `"30s:1000,1m:1000,30s:0"`.
+    #[serde(
+        deserialize_with = "crate::units::stages_or_text",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub stages: Vec<Stage>,
     /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
     pub pipeline: usize,
     pub keepalive: bool,
@@ -140,6 +148,7 @@ impl Default for Config {
             duration: None,
             requests: None,
             rate: None,
+            stages: Vec::new(),
             pipeline: 1,
             keepalive: true,
             timeout: Duration::from_secs(10),
@@ -206,6 +215,15 @@ pub struct Latency {
     pub p9999: u64,
 }
 
+/// One stage of a rate schedule: over `duration`, the rate goes linearly to `target`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    #[serde(with = "crate::units::secs_or_text::required")]
+    pub duration: Duration,
+    /// Requests per second at the stage's end.
+    pub target: f64,
+}
+
 /// Open-loop schedule keeping.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -244,6 +262,10 @@ pub struct Second {
     pub bytes_read: u64,
     pub p50_us: u64,
     pub p99_us: u64,
+    /// Open loop: the rate the schedule asked for over this second (requests/s), beside what
+    /// the responses achieved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_rps: Option<f64>,
     /// Length of this record in seconds (the last may be partial); 0 is read as 1.
     #[serde(deserialize_with = "lenient")]
     pub span_s: f64,
@@ -304,6 +326,13 @@ impl LoadDoc {
         }
         if let Some(r) = c.get("rate").and_then(|v| v.as_f64()) {
             parts.push(format!("rate={r}/s"));
+        }
+        let stages: Vec<Stage> = c
+            .get("stages")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default();
+        if !stages.is_empty() {
+            parts.push(format!("stages={}", crate::units::format_stages(&stages)));
         }
         parts.join(" ")
     }

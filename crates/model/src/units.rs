@@ -285,6 +285,61 @@ pub mod secs_or_text {
     }
 }
 
+/// A rate schedule in the one grammar: comma-separated `DURATION:RATE` stages (k6's stages),
+/// `"30s:1000,1m:1000,30s:0"`: each stage ramps linearly from the previous stage's rate (0
+/// before the first) to its own over its duration.
+pub fn parse_stages(s: &str) -> Result<Vec<crate::load::Stage>, String> {
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let (d, r) = part
+            .split_once(':')
+            .ok_or_else(|| format!("stage {part:?}: expected DURATION:RATE, e.g. 30s:1000"))?;
+        let duration = parse_duration(d.trim()).map_err(|e| format!("stage {part:?}: {e}"))?;
+        if duration.is_zero() {
+            return Err(format!("stage {part:?}: its duration must be above 0"));
+        }
+        let target: f64 = r
+            .trim()
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                format!("stage {part:?}: the rate must be a number of requests/s, 0 or more")
+            })?;
+        v.push(crate::load::Stage { duration, target });
+    }
+    if v.iter().all(|s| s.target == 0.0) {
+        return Err("stages: at least one stage must have a rate above 0".into());
+    }
+    Ok(v)
+}
+
+/// Stages written back in [`parse_stages`]' grammar: `30s:1000,1m:1000,30s:0`.
+pub fn format_stages(stages: &[crate::load::Stage]) -> String {
+    stages
+        .iter()
+        .map(|s| format!("{}:{}", format_duration(s.duration), s.target))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Stages read as a list (documents) or as text in [`parse_stages`]' grammar (study files, the
+/// command line). Use with `deserialize_with`.
+pub fn stages_or_text<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<crate::load::Stage>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        List(Vec<crate::load::Stage>),
+        Text(String),
+    }
+    match <Raw as serde::Deserialize>::deserialize(d)? {
+        Raw::List(v) => Ok(v),
+        Raw::Text(t) => parse_stages(&t).map_err(serde::de::Error::custom),
+    }
+}
+
 /// Bytes read as a JSON array of numbers (documents) or as text (study files). Use with
 /// `deserialize_with`.
 pub mod bytes_or_text {
@@ -316,6 +371,46 @@ pub mod bytes_or_text {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stages() {
+        let st = |d: u64, t: f64| crate::load::Stage {
+            duration: Duration::from_millis(d),
+            target: t,
+        };
+        assert_eq!(
+            parse_stages("30s:1000, 1m:1000,500ms:0").unwrap(),
+            vec![st(30_000, 1000.0), st(60_000, 1000.0), st(500, 0.0)]
+        );
+        assert_eq!(parse_stages("2s:12.5").unwrap(), vec![st(2000, 12.5)]);
+        for text in ["30s:1000,60s:1000,500ms:0", "2s:12.5"] {
+            assert_eq!(format_stages(&parse_stages(text).unwrap()), text);
+        }
+        for (bad, says) in [
+            ("30s", "expected DURATION:RATE"),
+            ("30s:x", "the rate must be"),
+            ("30s:-1", "the rate must be"),
+            ("0s:10", "duration must be above 0"),
+            ("x:10", "stage \"x:10\""),
+            ("1s:0,2s:0", "at least one stage"),
+            ("", "expected DURATION:RATE"),
+        ] {
+            let e = parse_stages(bad).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
+        // Documents write a list; study files and flags the text.
+        #[derive(serde::Deserialize)]
+        struct W {
+            #[serde(deserialize_with = "stages_or_text")]
+            s: Vec<crate::load::Stage>,
+        }
+        let a: W = serde_json::from_str(r#"{"s":"1s:10,1s:0"}"#).unwrap();
+        let b: W = serde_json::from_str(
+            r#"{"s":[{"duration":1,"target":10},{"duration":"1s","target":0}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.s, b.s);
+    }
 
     #[test]
     fn durations() {

@@ -371,6 +371,16 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
         let few = tl.len() < 40;
         rps.lines
             .push(line(l.clone(), &|s| rate(s.responses, s.span_s), few));
+        // An open loop's schedule (a constant rate, or stages) beside what was answered, dashed.
+        if tl.iter().any(|(_, s)| s.target_rps.is_some()) {
+            let mut target = line(
+                format!("{l} target"),
+                &|s| s.target_rps.unwrap_or(0.0),
+                false,
+            );
+            target.dashed = true;
+            rps.lines.push(target);
+        }
         errs.lines
             .push(line(l.clone(), &|s| rate(s.errors, s.span_s), few));
         // p99 and p50 in different colours (not only a dash apart).
@@ -420,6 +430,56 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
 mod tests {
     use super::*;
     use barrage_model::load::Http2;
+
+    #[test]
+    fn an_open_loops_target_is_plotted_beside_the_responses() {
+        let second = |i: u64, responses: u64, target: Option<f64>| barrage_model::load::Second {
+            second: i,
+            responses,
+            target_rps: target,
+            span_s: 1.0,
+            ..Default::default()
+        };
+        let d = LoadDoc {
+            series: vec![
+                second(0, 240, Some(250.0)),
+                second(1, 760, Some(750.0)),
+                second(2, 1000, Some(1000.0)),
+            ],
+            ..LoadDoc::default()
+        };
+        let g = series_group(&[("run".to_string(), &d)]);
+        let Plot::Line(c) = &g.plots[0] else {
+            panic!("the throughput chart is a line chart")
+        };
+        let pts = |name: &str| {
+            c.lines
+                .iter()
+                .find(|l| l.name == name)
+                .map(|l| l.points.clone())
+                .unwrap_or_else(|| panic!("no line {name}"))
+        };
+        assert_eq!(pts("run"), vec![(1.0, 240.0), (2.0, 760.0), (3.0, 1000.0)]);
+        assert_eq!(
+            pts("run target"),
+            vec![(1.0, 250.0), (2.0, 750.0), (3.0, 1000.0)]
+        );
+        assert!(
+            c.lines
+                .iter()
+                .find(|l| l.name == "run target")
+                .unwrap()
+                .dashed
+        );
+        // A closed loop has no target line.
+        let closed = LoadDoc {
+            series: vec![second(0, 240, None)],
+            ..LoadDoc::default()
+        };
+        let g = series_group(&[("run".to_string(), &closed)]);
+        let Plot::Line(c) = &g.plots[0] else { panic!() };
+        assert_eq!(c.lines.len(), 1);
+    }
 
     #[test]
     fn the_http2_verdict_says_each_figure() {

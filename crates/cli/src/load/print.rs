@@ -8,6 +8,11 @@ pub fn summary(r: &RunResult) -> String {
     let mut o = String::new();
     let c = &r.config;
     let mode = match &r.rate {
+        Some(rate) if !c.stages.is_empty() => format!(
+            "open loop on stages {} ({} req/s on average over the measured window)",
+            barrage_model::units::format_stages(&c.stages),
+            num(rate.target_rps)
+        ),
         Some(rate) => format!("open loop at {} req/s", num(rate.target_rps)),
         None => "closed loop".to_string(),
     };

@@ -9,7 +9,10 @@ use std::time::Instant;
 impl Worker<'_> {
     /// Open loop: sends every request that is due, each on a free connection slot.
     pub(super) fn pace(&mut self, now: Instant) {
-        let Some(pacer) = self.plan.pacer else { return };
+        // A clone of an Arc at most (stages), once per loop turn, not per request.
+        let Some(pacer) = self.plan.pacer.clone() else {
+            return;
+        };
         self.next_send = None;
         // Requests a server handed back go first, keeping their intended times (their budget
         // and their place in the schedule were taken when they were first sent).
@@ -40,6 +43,10 @@ impl Worker<'_> {
                     return;
                 }
                 Pace::SendNow { intended } => self.sh.start + intended,
+                Pace::Done => {
+                    self.blocked = false;
+                    return;
+                }
             };
             let Some(i) = self.take_slot() else {
                 // Every connection is busy: the request waits (its lateness will show).
