@@ -12,6 +12,7 @@
 mod answer;
 mod first_chunk;
 mod h2;
+mod socket;
 
 use answer::headers_json;
 pub(crate) use answer::random_fault;
@@ -24,7 +25,7 @@ use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::h2::PREFACE;
 use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 /// Stop parsing requests while this much output is waiting for the socket (backpressure).
@@ -258,135 +259,6 @@ impl Conn {
             *len -= pos;
         }
         Next::Keep
-    }
-
-    /// Reads more input unless the peer is gone, the socket is drained, or output is backed up.
-    /// Returns whether anything happened (bytes, EOF, an interrupted read).
-    #[allow(clippy::too_many_arguments)]
-    fn read_more(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        pos: &mut usize,
-        out: &[u8],
-        drain: bool,
-        exhausted: &mut bool,
-    ) -> Result<bool, ()> {
-        if *exhausted || self.peer_eof || out.len() >= HIGH_WATER {
-            return Ok(false);
-        }
-        if *pos > 0 {
-            buf.copy_within(*pos..*len, 0);
-            *len -= *pos;
-            *pos = 0;
-        }
-        let room = buf.len() - *len;
-        if room == 0 {
-            return Ok(false);
-        }
-        match self.stream.read(&mut buf[*len..]) {
-            Ok(0) => {
-                self.peer_eof = true;
-                *exhausted = true;
-                Ok(true)
-            }
-            Ok(n) => {
-                *len += n;
-                // A short read took everything the kernel had; new data raises a new edge, so
-                // the WouldBlock read can be skipped (one syscall less per request). Not when
-                // the peer closed: no edge follows.
-                *exhausted = n < room && !drain;
-                self.last_active = ctx.now;
-                Ok(true)
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                *exhausted = true;
-                Ok(false)
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(true),
-            Err(_) => Err(()),
-        }
-    }
-
-    /// The HTTP/2 loop: frames in, answers and bodies out, as the HTTP/1.1 loop above.
-    fn run_h2(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        mut pos: usize,
-        out: &mut Vec<u8>,
-        drain: bool,
-    ) -> Next {
-        let mut exhausted = false;
-        loop {
-            let h2 = self.h2.as_mut().expect("in HTTP/2 mode");
-            if ctx.draining && !h2.draining() {
-                h2.drain(out);
-            }
-            let mut progress = false;
-            if h2.closing.is_none() {
-                let used = h2.feed(ctx, &buf[pos..*len], out);
-                pos += used;
-                progress |= used > 0;
-                h2.pump(out);
-            }
-            if let Some(at) = h2.timer_wanted() {
-                self.timer_seq += 1;
-                ctx.arm_timer(at, self.id, self.timer_seq);
-            }
-            let had = out.len();
-            match self.write_out(ctx, out) {
-                Ok(all) => progress |= all && had > 0,
-                Err(_) => return Next::End(End::Close),
-            }
-            let h2 = self.h2.as_ref().expect("in HTTP/2 mode");
-            if out.is_empty() {
-                if let Some(end) = h2.closing {
-                    return Next::End(end);
-                }
-                if (h2.draining() || self.peer_eof) && h2.idle() && !progress {
-                    return Next::End(End::Close);
-                }
-            }
-            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
-                Ok(read) => progress |= read,
-                Err(()) => return Next::End(End::Close),
-            }
-            if !progress {
-                break;
-            }
-        }
-        if pos > 0 {
-            buf.copy_within(pos..*len, 0);
-            *len -= pos;
-        }
-        Next::Keep
-    }
-
-    /// Writes what it can of `out`; true when all of it went.
-    fn write_out(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
-        let mut written = 0;
-        while written < out.len() {
-            match self.stream.write(&out[written..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => written += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if written > 0 {
-            self.last_active = ctx.now;
-        }
-        if written == out.len() {
-            out.clear();
-            Ok(true)
-        } else {
-            out.drain(..written);
-            Ok(false)
-        }
     }
 
     /// Writes pending output, then any streamed body. Returns true when a stream finished.

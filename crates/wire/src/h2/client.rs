@@ -476,10 +476,12 @@ impl<T: Copy> Client<T> {
             }
             self.session.forget(stream);
         }
-        let used = used?;
+        // The overflow came before anything the session failed on after it (its frame was
+        // whole and earlier), so it is the error, whether the input came whole or split.
         if let Some(e) = overflow {
             return Err(e);
         }
+        let used = used?;
         let peer_table = self.session.peer.header_table_size as usize;
         if peer_table < DEFAULT_TABLE && matches!(self.table, Table::Fresh | Table::Indexed) {
             self.table = Table::Shrink(peer_table as u32);

@@ -10,10 +10,14 @@
 //! a window. Nothing here allocates per request once the buffers have grown.
 
 use super::frame::{self, ErrorCode, Frame, H2Error};
-use super::hpack;
 use super::session::{Event as SessionEvent, Session};
 use super::settings::Settings;
 use super::{FRAME_HEADER_LEN, MAX_WINDOW};
+
+mod request;
+mod send;
+pub use request::Request;
+use request::{check_field, Block, Fields};
 
 /// What the server announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,34 +44,6 @@ impl Default for Config {
     }
 }
 
-/// A request whose header block is complete and valid.
-#[derive(Debug)]
-pub struct Request<'a> {
-    pub stream: u32,
-    pub method: &'a str,
-    /// `:path`, query included.
-    pub path: &'a str,
-    pub authority: &'a str,
-    /// The request has no body (END_STREAM on its HEADERS).
-    pub end_stream: bool,
-    pub content_length: Option<u64>,
-    fields: &'a Fields,
-}
-
-impl<'a> Request<'a> {
-    /// The regular header fields in order (pseudo-header fields left out).
-    pub fn headers(&self) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
-        let f = self.fields;
-        f.idx
-            .iter()
-            .map(move |&(n0, n1, v1)| {
-                let name = std::str::from_utf8(&f.bytes[n0 as usize..n1 as usize]).unwrap_or("");
-                (name, &f.bytes[n1 as usize..v1 as usize])
-            })
-            .filter(|(n, _)| !n.starts_with(':'))
-    }
-}
-
 /// What a frame meant for the caller.
 #[derive(Debug)]
 pub enum Event<'s, 'b> {
@@ -89,14 +65,6 @@ pub enum Event<'s, 'b> {
     },
 }
 
-/// The header fields of the block being decoded: names and values back to back in `bytes`,
-/// `idx` holding (name start, name end = value start, value end) per field.
-#[derive(Debug, Default)]
-struct Fields {
-    bytes: Vec<u8>,
-    idx: Vec<(u32, u32, u32)>,
-}
-
 /// One stream of this connection while either half of it is open.
 #[derive(Debug)]
 struct Stream {
@@ -109,27 +77,6 @@ struct Stream {
     window: i64,
     content_length: Option<u64>,
     received: u64,
-}
-
-/// The checks of the header block being decoded (§8.3.1).
-#[derive(Debug, Default)]
-struct Block {
-    stream: u32,
-    end_stream: bool,
-    /// A trailer block (the stream's request head came before).
-    trailers: bool,
-    /// Decode it to keep HPACK in step, then reset the stream with this code (no request).
-    discard: Option<ErrorCode>,
-    /// Ignore it altogether (a new stream after our GOAWAY).
-    ignore: bool,
-    malformed: bool,
-    regular_seen: bool,
-    method: Option<(u32, u32)>,
-    path: Option<(u32, u32)>,
-    scheme: bool,
-    authority: Option<(u32, u32)>,
-    content_length: Option<u64>,
-    size: u64,
 }
 
 /// Owned form of an event found inside [`Server::next`]'s loop (the borrowed one is built after
@@ -592,132 +539,6 @@ impl Server {
         }
         Some(Found::Request(stream))
     }
-
-    /// How many body bytes `stream` may send now.
-    pub fn send_room(&self, stream: u32) -> usize {
-        self.streams
-            .iter()
-            .find(|s| s.id == stream && s.send_open)
-            .map_or(0, |s| s.window.min(self.window).max(0) as usize)
-    }
-
-    /// Whether `stream` is still open for sending (not reset, not ended).
-    pub fn can_send(&self, stream: u32) -> bool {
-        self.streams.iter().any(|s| s.id == stream && s.send_open)
-    }
-
-    /// Appends a response head: `:status` and `headers` (names lowercase), END_STREAM when
-    /// there is no body.
-    pub fn respond(
-        &mut self,
-        out: &mut Vec<u8>,
-        stream: u32,
-        status: u16,
-        headers: &[(&str, &[u8])],
-        end_stream: bool,
-    ) {
-        if !self.can_send(stream) {
-            return;
-        }
-        let mut block = std::mem::take(&mut self.hpack_buf);
-        block.clear();
-        encode_status(&mut block, status);
-        for (name, value) in headers {
-            match hpack::static_index(name.as_bytes(), value) {
-                Some((i, true)) => hpack::encode_indexed(&mut block, i),
-                Some((i, false)) => {
-                    hpack::encode_literal(&mut block, i, b"", value, hpack::Indexing::Without)
-                }
-                None => hpack::encode_literal(
-                    &mut block,
-                    0,
-                    name.as_bytes(),
-                    value,
-                    hpack::Indexing::Without,
-                ),
-            }
-        }
-        frame::write_headers(
-            out,
-            stream,
-            &block,
-            end_stream,
-            self.session.peer.max_frame_size,
-        );
-        self.hpack_buf = block;
-        if end_stream {
-            self.sent_end(out, stream);
-        }
-    }
-
-    /// Appends as much of `data` as the windows allow, in DATA frames no larger than the client
-    /// allows; END_STREAM on the last when `end_stream` and all of it went. Returns the bytes
-    /// taken (the caller keeps the rest for when a window opens).
-    pub fn send_data(
-        &mut self,
-        out: &mut Vec<u8>,
-        stream: u32,
-        data: &[u8],
-        end_stream: bool,
-    ) -> usize {
-        let max_frame = self.session.peer.max_frame_size as usize;
-        let Some(i) = self
-            .streams
-            .iter()
-            .position(|s| s.id == stream && s.send_open)
-        else {
-            return 0;
-        };
-        let mut sent = 0;
-        loop {
-            let s = &mut self.streams[i];
-            let room = s.window.min(self.window).max(0) as usize;
-            let n = (data.len() - sent).min(room).min(max_frame);
-            let last = sent + n == data.len();
-            if n == 0 && !(last && end_stream) {
-                break;
-            }
-            frame::write_data_header(out, stream, n, last && end_stream);
-            out.extend_from_slice(&data[sent..sent + n]);
-            s.window -= n as i64;
-            self.window -= n as i64;
-            sent += n;
-            if last {
-                if end_stream {
-                    self.sent_end(out, stream);
-                }
-                break;
-            }
-        }
-        sent
-    }
-
-    /// Our half of `stream` ended; a client still sending a body is told to stop (§8.1).
-    fn sent_end(&mut self, out: &mut Vec<u8>, stream: u32) {
-        let Some(i) = self.streams.iter().position(|s| s.id == stream) else {
-            return;
-        };
-        if self.streams[i].recv_open {
-            frame::write_rst_stream(out, stream, ErrorCode::NoError);
-            self.session.forget(stream);
-        }
-        self.streams.swap_remove(i);
-    }
-
-    /// Resets a stream from this side (a fault, or a body we will not read); the caller drops
-    /// its own state for it.
-    pub fn cancel(&mut self, out: &mut Vec<u8>, stream: u32, code: ErrorCode) {
-        let _ = self.reset(out, stream, code);
-    }
-
-    /// Appends a GOAWAY naming the last stream this side will handle; new streams are ignored
-    /// from now on.
-    pub fn goaway(&mut self, out: &mut Vec<u8>, code: ErrorCode, debug: &[u8]) {
-        if !self.going_away || code != ErrorCode::NoError {
-            frame::write_goaway(out, self.last_id, code, debug);
-        }
-        self.going_away = true;
-    }
 }
 
 fn conn_err(code: ErrorCode, what: &'static str) -> H2Error {
@@ -725,93 +546,6 @@ fn conn_err(code: ErrorCode, what: &'static str) -> H2Error {
         code,
         stream: None,
         what,
-    }
-}
-
-/// Appends `:status`: indexed when the static table has it (200, 204, 206, 304, 400, 404, 500).
-fn encode_status(out: &mut Vec<u8>, status: u16) {
-    let mut digits = [0u8; 3];
-    let s = status.clamp(100, 999);
-    digits[0] = b'0' + (s / 100) as u8;
-    digits[1] = b'0' + (s / 10 % 10) as u8;
-    digits[2] = b'0' + (s % 10) as u8;
-    match hpack::static_index(b":status", &digits) {
-        Some((i, true)) => hpack::encode_indexed(out, i),
-        _ => hpack::encode_literal(out, 8, b"", &digits, hpack::Indexing::Without),
-    }
-}
-
-/// Header fields that belong to one HTTP/1.1 connection and may not appear in HTTP/2 (§8.2.2).
-fn connection_specific(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding" | b"upgrade"
-    )
-}
-
-/// Checks one decoded field of the block in progress and keeps it (§8.2, §8.3.1).
-fn check_field(block: &mut Block, fields: &mut Fields, name: &[u8], value: &[u8], limit: u32) {
-    if block.ignore || block.discard.is_some() {
-        return;
-    }
-    block.size += hpack::entry_size(name, value) as u64;
-    if block.size > u64::from(limit) {
-        // Too large: stop keeping fields (the stream is answered 431), but go on checking.
-        return;
-    }
-    let bad = name.is_empty()
-        || name.iter().any(|c| c.is_ascii_uppercase())
-        || value.iter().any(|&c| c == 0 || c == b'\r' || c == b'\n');
-    if bad {
-        block.malformed = true;
-        return;
-    }
-    let start = fields.bytes.len() as u32;
-    fields.bytes.extend_from_slice(name);
-    let mid = fields.bytes.len() as u32;
-    fields.bytes.extend_from_slice(value);
-    let end = fields.bytes.len() as u32;
-    fields.idx.push((start, mid, end));
-    if name[0] == b':' {
-        if block.regular_seen || block.trailers {
-            block.malformed = true;
-            return;
-        }
-        let slot = match name {
-            b":method" => &mut block.method,
-            b":path" => &mut block.path,
-            b":authority" => &mut block.authority,
-            b":scheme" => {
-                if block.scheme {
-                    block.malformed = true;
-                }
-                block.scheme = true;
-                return;
-            }
-            _ => {
-                block.malformed = true;
-                return;
-            }
-        };
-        if slot.is_some() {
-            block.malformed = true;
-        }
-        *slot = Some((mid, end));
-        return;
-    }
-    block.regular_seen = true;
-    if connection_specific(name) || (name == b"te" && value != b"trailers") {
-        block.malformed = true;
-    } else if name == b"content-length" {
-        let n = std::str::from_utf8(value)
-            .ok()
-            .filter(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()))
-            .and_then(|v| v.parse::<u64>().ok());
-        match (n, block.content_length) {
-            (Some(n), None) => block.content_length = Some(n),
-            (Some(n), Some(m)) if n == m => {}
-            _ => block.malformed = true,
-        }
     }
 }
 

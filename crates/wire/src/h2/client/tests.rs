@@ -479,3 +479,35 @@ fn a_refused_stream_was_not_processed_and_goes_out_again() {
     );
     assert_eq!(c.room(), 1);
 }
+
+/// Found by the fuzz target: a connection window overflow followed by a frame too large gave
+/// FLOW_CONTROL_ERROR when the two arrived in separate reads and FRAME_SIZE_ERROR when together.
+/// The overflow comes first, so it is the error either way.
+#[test]
+fn the_first_connection_error_wins_whole_or_split() {
+    let mut input = Vec::new();
+    crate::h2::frame::write_window_update(&mut input, 0, MAX_WINDOW);
+    let cut = input.len();
+    // A DATA frame header announcing 2^24-1 bytes: beyond any SETTINGS_MAX_FRAME_SIZE here.
+    input.extend_from_slice(&[0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 1]);
+    let run = |parts: &[&[u8]]| {
+        let mut c: Client<u32> = Client::new(cfg(1));
+        c.open(&get(), 0);
+        let mut carry = Vec::new();
+        for p in parts {
+            carry.extend_from_slice(p);
+            match c.feed(&carry, &get(), None, &mut |_| {}) {
+                Ok(n) => {
+                    carry.drain(..n);
+                }
+                Err(e) => return Some(e.code),
+            }
+        }
+        None
+    };
+    assert_eq!(run(&[&input]), Some(ErrorCode::FlowControl));
+    assert_eq!(
+        run(&[&input[..cut], &input[cut..]]),
+        Some(ErrorCode::FlowControl)
+    );
+}

@@ -1,0 +1,144 @@
+//! A request's header block as the server checks it (RFC 9113 §8.2, §8.3): each decoded field
+//! is validated and kept in one reusable buffer ([`Fields`]) while [`Block`] tracks what the
+//! block has shown so far (pseudo-header fields, content-length); a complete, valid block is
+//! handed out as a [`Request`] borrowing that buffer.
+
+use super::super::hpack;
+use super::ErrorCode;
+
+/// A request whose header block is complete and valid.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub stream: u32,
+    pub method: &'a str,
+    /// `:path`, query included.
+    pub path: &'a str,
+    pub authority: &'a str,
+    /// The request has no body (END_STREAM on its HEADERS).
+    pub end_stream: bool,
+    pub content_length: Option<u64>,
+    pub(super) fields: &'a Fields,
+}
+
+impl<'a> Request<'a> {
+    /// The regular header fields in order (pseudo-header fields left out).
+    pub fn headers(&self) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+        let f = self.fields;
+        f.idx
+            .iter()
+            .map(move |&(n0, n1, v1)| {
+                let name = std::str::from_utf8(&f.bytes[n0 as usize..n1 as usize]).unwrap_or("");
+                (name, &f.bytes[n1 as usize..v1 as usize])
+            })
+            .filter(|(n, _)| !n.starts_with(':'))
+    }
+}
+
+/// The header fields of the block being decoded: names and values back to back in `bytes`,
+/// `idx` holding (name start, name end = value start, value end) per field.
+#[derive(Debug, Default)]
+pub(super) struct Fields {
+    pub(super) bytes: Vec<u8>,
+    pub(super) idx: Vec<(u32, u32, u32)>,
+}
+
+/// The checks of the header block being decoded (§8.3.1).
+#[derive(Debug, Default)]
+pub(super) struct Block {
+    pub(super) stream: u32,
+    pub(super) end_stream: bool,
+    /// A trailer block (the stream's request head came before).
+    pub(super) trailers: bool,
+    /// Decode it to keep HPACK in step, then reset the stream with this code (no request).
+    pub(super) discard: Option<ErrorCode>,
+    /// Ignore it altogether (a new stream after our GOAWAY).
+    pub(super) ignore: bool,
+    pub(super) malformed: bool,
+    pub(super) regular_seen: bool,
+    pub(super) method: Option<(u32, u32)>,
+    pub(super) path: Option<(u32, u32)>,
+    pub(super) scheme: bool,
+    pub(super) authority: Option<(u32, u32)>,
+    pub(super) content_length: Option<u64>,
+    pub(super) size: u64,
+}
+
+/// Header fields that belong to one HTTP/1.1 connection and may not appear in HTTP/2 (§8.2.2).
+fn connection_specific(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding" | b"upgrade"
+    )
+}
+
+/// Checks one decoded field of the block in progress and keeps it (§8.2, §8.3.1).
+pub(super) fn check_field(
+    block: &mut Block,
+    fields: &mut Fields,
+    name: &[u8],
+    value: &[u8],
+    limit: u32,
+) {
+    if block.ignore || block.discard.is_some() {
+        return;
+    }
+    block.size += hpack::entry_size(name, value) as u64;
+    if block.size > u64::from(limit) {
+        // Too large: stop keeping fields (the stream is answered 431), but go on checking.
+        return;
+    }
+    let bad = name.is_empty()
+        || name.iter().any(|c| c.is_ascii_uppercase())
+        || value.iter().any(|&c| c == 0 || c == b'\r' || c == b'\n');
+    if bad {
+        block.malformed = true;
+        return;
+    }
+    let start = fields.bytes.len() as u32;
+    fields.bytes.extend_from_slice(name);
+    let mid = fields.bytes.len() as u32;
+    fields.bytes.extend_from_slice(value);
+    let end = fields.bytes.len() as u32;
+    fields.idx.push((start, mid, end));
+    if name[0] == b':' {
+        if block.regular_seen || block.trailers {
+            block.malformed = true;
+            return;
+        }
+        let slot = match name {
+            b":method" => &mut block.method,
+            b":path" => &mut block.path,
+            b":authority" => &mut block.authority,
+            b":scheme" => {
+                if block.scheme {
+                    block.malformed = true;
+                }
+                block.scheme = true;
+                return;
+            }
+            _ => {
+                block.malformed = true;
+                return;
+            }
+        };
+        if slot.is_some() {
+            block.malformed = true;
+        }
+        *slot = Some((mid, end));
+        return;
+    }
+    block.regular_seen = true;
+    if connection_specific(name) || (name == b"te" && value != b"trailers") {
+        block.malformed = true;
+    } else if name == b"content-length" {
+        let n = std::str::from_utf8(value)
+            .ok()
+            .filter(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|v| v.parse::<u64>().ok());
+        match (n, block.content_length) {
+            (Some(n), None) => block.content_length = Some(n),
+            (Some(n), Some(m)) if n == m => {}
+            _ => block.malformed = true,
+        }
+    }
+}
