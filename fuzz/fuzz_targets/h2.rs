@@ -37,13 +37,13 @@ fn client(parts: &[&[u8]]) -> (Vec<End<u32>>, Option<String>) {
     };
     let mut c: Client<u32> = Client::new(cfg);
     for tag in 0..3 {
-        c.open(&req, tag);
+        c.open(std::slice::from_ref(&req), 0, tag);
     }
     let mut ends = Vec::new();
     let mut carry = Vec::new();
     for p in parts {
         carry.extend_from_slice(p);
-        match c.feed(&carry, &req, Some(b"pong"), &mut |e| ends.push(e)) {
+        match c.feed(&carry, std::slice::from_ref(&req), Some(b"pong"), &mut |e| ends.push(e)) {
             Ok(n) => {
                 carry.drain(..n);
             }

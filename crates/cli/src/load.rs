@@ -30,9 +30,10 @@ fn parse_stages(s: &str) -> Result<Stages, String> {
 /// fixed rate like wrk2) and report throughput, latency (HDR), errors by class and status codes.
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
-    /// Target URL (http:// or https://).
-    #[arg(value_name = "URL")]
-    pub url: String,
+    /// Target URL (http:// or https://). With --targets, the origin of targets written as
+    /// paths (optional when the file has absolute URLs).
+    #[arg(value_name = "URL", required_unless_present = "targets")]
+    pub url: Option<String>,
     /// Connections to keep open.
     #[arg(short = 'c', long, value_name = "N", default_value_t = 10)]
     pub connections: usize,
@@ -56,6 +57,31 @@ pub struct Args {
     /// scheduled time; the per-second series shows the target beside the achieved rate.
     #[arg(long, value_name = "STAGES", value_parser = parse_stages, conflicts_with_all = ["duration", "requests"])]
     pub stages: Option<Stages>,
+    /// Closed loop: open the connections evenly over this time (e.g. 10s) instead of all at
+    /// once.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with_all = ["rate", "stages"])]
+    pub ramp_up: Option<Duration>,
+    /// Send the requests of a targets file instead of one: vegeta's http format (`METHOD URL`,
+    /// header lines, an optional `@body-file` relative to the file, a blank line between
+    /// targets; URLs may be paths on URL's origin) or JSON lines (`{"method", "url",
+    /// "header": {name: [values]}, "body": base64}`). One origin per run. Each target gets
+    /// its own figures in the summary and the JSON.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["body", "body_file", "body_lines"])]
+    pub targets: Option<String>,
+    /// The targets file's format [default: json for .json, .jsonl and .ndjson, else http].
+    #[arg(long, value_name = "FORMAT", value_parser = ["http", "json"], requires = "targets")]
+    pub targets_format: Option<String>,
+    /// Order of requests over the targets: each in turn (round-robin), or a shuffled order
+    /// (random) drawn from --seed, repeated, so every target still gets an equal share.
+    #[arg(long, value_name = "ORDER", value_parser = ["round-robin", "random"], default_value = "round-robin", requires = "targets")]
+    pub targets_order: String,
+    /// Seed of --targets-order random (the same seed gives the same order) [default: drawn,
+    /// and recorded in the JSON's config].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Request bodies from a file, one per line, sent in turn (oha's -Z).
+    #[arg(short = 'Z', long, value_name = "FILE", conflicts_with_all = ["body", "body_file"])]
+    pub body_lines: Option<String>,
     /// Requests in flight per connection (HTTP/1.1 pipelining).
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub pipeline: usize,
@@ -128,8 +154,12 @@ impl Args {
             (None, None, None) => Some(Duration::from_secs(10)),
             (d, _, _) => d,
         };
+        let targets_order = match self.targets_order.as_str() {
+            "random" => barrage_model::load::Order::Random,
+            _ => barrage_model::load::Order::RoundRobin,
+        };
         Ok(Config {
-            url: self.url.clone(),
+            url: self.url.clone().unwrap_or_default(),
             method: self.method.clone(),
             headers: self.headers.clone(),
             body,
@@ -149,6 +179,12 @@ impl Args {
             http2: self.http2,
             streams: self.streams,
             h2_window: self.h2_window.unwrap_or(Config::default().h2_window),
+            targets: self.targets.clone(),
+            targets_format: self.targets_format.clone(),
+            targets_order,
+            seed: self.seed,
+            body_lines: self.body_lines.clone(),
+            ramp_up: self.ramp_up,
         })
     }
 }
@@ -193,7 +229,7 @@ mod tests {
 
     fn args(url: &str) -> Args {
         Args {
-            url: url.into(),
+            url: Some(url.into()),
             connections: 2,
             pipeline: 1,
             streams: 1,

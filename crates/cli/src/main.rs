@@ -24,8 +24,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Drive HTTP/1.1 load at a URL and report throughput, latency and errors.
-    Load(load::Args),
+    /// Drive HTTP/1.1 or HTTP/2 load at a URL (or a targets file) and report throughput,
+    /// latency and errors.
+    Load(Box<load::Args>),
     /// Run the target server (test endpoints, fault injection).
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
@@ -37,7 +38,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Load(args)) => load::main(args),
+        Some(Command::Load(args)) => load::main(*args),
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),

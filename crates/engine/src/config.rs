@@ -56,6 +56,13 @@ pub enum ConfigError {
     Stage,
     #[error("the warmup must be shorter than the stages (the schedule starts with the warmup)")]
     StagesWarmup,
+    /// A targets or body-lines file that cannot be used: `FILE:LINE: why`.
+    #[error("{0}")]
+    Targets(String),
+    #[error("--targets and --body-lines are two ways to vary the request: give one")]
+    TargetsWithBodyLines,
+    #[error("--ramp-up opens the closed loop's connections gradually; an open loop (--rate, --stages) paces requests instead")]
+    RampUpOpenLoop,
 }
 
 /// Where requests go, taken apart from the URL.
@@ -71,12 +78,29 @@ pub struct Target {
     pub authority: String,
 }
 
+/// One request the run sends, resolved against the run's origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub method: String,
+    /// Path and query, starting with `/`.
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
 /// A configuration that passed [`Config::validate`]; the engine runs only these.
 #[derive(Debug, Clone)]
 pub struct ValidConfig {
     pub(crate) cfg: Config,
     pub(crate) target: Target,
     pub(crate) threads: usize,
+    /// The requests, in the targets file's or body file's order (one without either).
+    pub(crate) requests: Vec<Planned>,
+    /// `--targets` runs: each request is a target with figures of its own, written as (method,
+    /// URL, line).
+    pub(crate) targets: Vec<(String, String, usize)>,
+    /// The order requests go in, repeated: indices into `requests`.
+    pub(crate) order: Vec<u32>,
 }
 
 impl ValidConfig {
@@ -90,6 +114,14 @@ impl ValidConfig {
     pub fn threads(&self) -> usize {
         self.threads
     }
+    /// The requests the run sends, in their file's order.
+    pub fn requests(&self) -> &[Planned] {
+        &self.requests
+    }
+    /// The order requests go in (indices into [`ValidConfig::requests`]), repeated.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
 }
 
 /// Validation of a [`Config`] (the engine's part of the plain-data description).
@@ -99,7 +131,8 @@ pub trait Validate {
 
 impl Validate for Config {
     fn validate(&self) -> Result<ValidConfig, ConfigError> {
-        let target = parse_url(&self.url)?;
+        let mut cfg = self.clone();
+        let (target, requests, targets) = crate::plan::requests(&mut cfg)?;
         if self.connections == 0 {
             return Err(ConfigError::NoConnections);
         }
@@ -143,10 +176,10 @@ impl Validate for Config {
             return Err(ConfigError::Method(self.method.clone()));
         }
         for (n, v) in &self.headers {
-            let bad_value = v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0);
-            if n.is_empty() || !n.bytes().all(is_tchar) || bad_value {
-                return Err(ConfigError::Header(format!("{n}: {v}")));
-            }
+            check_header(n, v).map_err(ConfigError::Header)?;
+        }
+        if self.ramp_up.is_some() && (self.rate.is_some() || !self.stages.is_empty()) {
+            return Err(ConfigError::RampUpOpenLoop);
         }
         if let Some(s) = self.expect_status {
             if !(100..=999).contains(&s) {
@@ -174,17 +207,43 @@ impl Validate for Config {
         } else {
             self.threads
         };
+        let order = match self.targets_order {
+            barrage_model::load::Order::RoundRobin => (0..requests.len() as u32).collect(),
+            barrage_model::load::Order::Random => {
+                // Drawn when not given, and recorded in the result's config.
+                let seed = *cfg.seed.get_or_insert_with(draw_seed);
+                crate::targets::shuffled(requests.len(), seed)
+            }
+        };
         Ok(ValidConfig {
-            cfg: self.clone(),
+            cfg,
             target,
             threads: threads.min(self.connections).max(1),
+            requests,
+            targets,
+            order,
         })
     }
 }
 
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+/// A seed for a shuffle nobody seeded: the clock's nanoseconds.
+fn draw_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
+
+/// A header line as the wire allows it: a token name, a value without CR, LF or NUL; the
+/// error is `name: value`.
+pub(crate) fn check_header(n: &str, v: &str) -> Result<(), String> {
+    let bad_value = v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0);
+    if n.is_empty() || !n.bytes().all(is_tchar) || bad_value {
+        return Err(format!("{n}: {v}"));
+    }
+    Ok(())
+}
+
+pub(crate) use crate::targets::is_tchar;
 
 /// Parses `http://host[:port][/path]` and `https://...`; IPv6 literals in brackets.
 pub fn parse_url(url: &str) -> Result<Target, ConfigError> {

@@ -1,6 +1,7 @@
-//! barrage's load engine: HTTP/1.1 load in closed loop (like wrk) or open loop (constant rate,
-//! coordinated omission corrected, like wrk2), with pipelining, keep-alive on or off, timeouts
-//! with reconnects, and HDR latency histograms.
+//! barrage's load engine: HTTP/1.1 and HTTP/2 load in closed loop (like wrk) or open loop (a
+//! constant rate or a schedule of stages, coordinated omission corrected, like wrk2 and k6),
+//! with pipelining, keep-alive on or off, timeouts with reconnects, many targets (vegeta's
+//! targets files) and HDR latency histograms.
 //!
 //! Architecture: one thread per worker, each owning its connections and a mio event loop (no
 //! locks on the hot path); the calling thread coordinates, merging each worker's per-second
@@ -8,19 +9,22 @@
 //! `barrage-wire`'s.
 
 mod config;
+mod encoded;
 mod error;
 mod pacer;
 mod parser;
+mod plan;
 mod result;
 mod run;
 mod sink;
 pub mod stats;
+pub mod targets;
 mod timer;
 mod tls;
 mod transport;
 mod worker;
 
-pub use config::{parse_url, Config, ConfigError, Target, ValidConfig, Validate};
+pub use config::{parse_url, Config, ConfigError, Planned, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer, Rate, Stages};
 pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};

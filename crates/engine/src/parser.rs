@@ -55,15 +55,18 @@ impl Parser {
 
     /// Consumes `buf` (the carried partial head followed by newly read bytes), calling `on_done`
     /// for each complete response; `on_done` may stop parsing (the connection is closing).
+    /// `was_head(k)` says whether the request of the k-th response completed by this call
+    /// (0-based) was a HEAD, whose response has no body.
     pub fn feed(
         &mut self,
         buf: &[u8],
-        request_was_head: bool,
+        was_head: impl Fn(usize) -> bool,
         expect: Option<&[u8]>,
         mut on_done: impl FnMut(Done) -> ControlFlow<()>,
     ) -> Result<(), ParseFail> {
         self.carry.clear();
         let mut pos = 0;
+        let mut completed = 0;
         loop {
             if let Some(dec) = self.body.as_mut() {
                 let off = &mut self.body_off;
@@ -80,6 +83,7 @@ impl Parser {
                     return Ok(());
                 }
                 let done = self.finish(expect);
+                completed += 1;
                 if on_done(done).is_break() {
                     return Ok(());
                 }
@@ -88,7 +92,8 @@ impl Parser {
             if pos == buf.len() {
                 return Ok(());
             }
-            match parse_response_head(&buf[pos..], request_was_head).map_err(ParseFail::Wire)? {
+            let head = parse_response_head(&buf[pos..], was_head(completed));
+            match head.map_err(ParseFail::Wire)? {
                 None => {
                     let rest = &buf[pos..];
                     if rest.len() > MAX_HEAD {
@@ -159,6 +164,16 @@ mod tests {
     use super::*;
 
     fn run(wire: &[u8], cuts: &[usize], expect: Option<&[u8]>) -> Result<Vec<Done>, ParseFail> {
+        run_heads(wire, cuts, expect, &[])
+    }
+
+    /// Parses `wire` cut at `cuts`; `heads[k]`: the k-th request was a HEAD.
+    fn run_heads(
+        wire: &[u8],
+        cuts: &[usize],
+        expect: Option<&[u8]>,
+        heads: &[bool],
+    ) -> Result<Vec<Done>, ParseFail> {
         let mut p = Parser::default();
         let mut out = Vec::new();
         let mut points: Vec<usize> = cuts.to_vec();
@@ -170,7 +185,9 @@ mod tests {
             let mut buf = std::mem::take(&mut p.carry);
             buf.extend_from_slice(&wire[pos..c]);
             pos = c;
-            p.feed(&buf, false, expect, |d| {
+            let before = out.len();
+            let was_head = |k: usize| heads.get(before + k).copied().unwrap_or(false);
+            p.feed(&buf, was_head, expect, |d| {
                 out.push(d);
                 ControlFlow::Continue(())
             })?;
@@ -200,6 +217,27 @@ HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok";
         for a in 0..WIRE.len() {
             assert_eq!(run(WIRE, &[a], Some(b"ok")).unwrap(), whole, "cut {a}");
         }
+    }
+
+    #[test]
+    fn head_responses_have_no_body_at_every_split() {
+        // A HEAD's response says the length of the body a GET would get, and sends none.
+        let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n\
+HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok\
+HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n";
+        let heads = [true, false, true];
+        let whole = run_heads(wire, &[], None, &heads).unwrap();
+        let got: Vec<u16> = whole.iter().map(|d| d.status).collect();
+        assert_eq!(got, vec![200, 200, 204]);
+        for a in 0..wire.len() {
+            assert_eq!(
+                run_heads(wire, &[a], None, &heads).unwrap(),
+                whole,
+                "cut {a}"
+            );
+        }
+        // Read as answers to GETs, the first response swallows the second's head as its body.
+        assert_ne!(run_heads(wire, &[], None, &[]).ok(), Some(whole));
     }
 
     #[test]

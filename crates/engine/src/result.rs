@@ -6,7 +6,7 @@ use crate::config::{Config, Target};
 use crate::error::ErrorKind;
 use crate::sink::SecondStats;
 use crate::stats::{encode_hdr, Counts, LatencySummary, Recorder};
-use barrage_model::load::LoadDoc;
+use barrage_model::load::{LoadDoc, TargetFigures};
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
@@ -66,6 +66,33 @@ fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model
     }
 }
 
+/// Each target's figures, from its record.
+fn target_figures(infos: Vec<(String, String, usize)>, rec: &Recorder) -> Vec<TargetFigures> {
+    infos
+        .into_iter()
+        .zip(&rec.targets)
+        .map(|((method, url, line), t)| {
+            let mut c = Counts {
+                errors: t.errors,
+                ..Counts::default()
+            };
+            c.responses = t.responses;
+            let mut status: Vec<_> = t.status.clone();
+            status.sort_unstable();
+            TargetFigures {
+                method,
+                url,
+                line,
+                requests: t.responses,
+                errors: error_counts(&c),
+                status: status.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+                latency_us: LatencySummary::of(&t.latency),
+                hdr: Some(encode_hdr(&t.latency)),
+            }
+        })
+        .collect()
+}
+
 /// Where the phases of the run fell, on the monotonic clock (for the lab's sample timeline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
@@ -112,6 +139,8 @@ pub(crate) struct Parts {
     pub cancelled: bool,
     /// `--http2` runs: the protocol spoken (`h2`, `h2c`, or `http/1.1` when ALPN chose it).
     pub protocol: Option<String>,
+    /// `--targets` runs: (method, URL, line) of each target, as `rec.targets`.
+    pub targets: Vec<(String, String, usize)>,
 }
 
 impl RunResult {
@@ -126,6 +155,7 @@ impl RunResult {
             threads,
             cancelled,
             protocol,
+            targets,
         } = p;
         let dur = timing
             .measure_end
@@ -191,6 +221,7 @@ impl RunResult {
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
+            targets: target_figures(targets, &rec),
         };
         RunResult {
             doc,

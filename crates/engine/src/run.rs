@@ -2,6 +2,7 @@
 //! per-second intervals into [`SecondStats`] for the sink, and builds the [`RunResult`].
 
 use crate::config::ValidConfig;
+use crate::encoded::Encoded;
 use crate::pacer::{Rate, Stages};
 use crate::result::{Parts, RunResult, Timing};
 use crate::sink::{Phase, SecondStats, Sink};
@@ -47,15 +48,29 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         (true, true, Some(b"h2")) => Some("h2"),
         (true, true, _) => Some("http/1.1"),
     };
+    let scheme = if target.tls { "https" } else { "http" };
+    let several = cfg.requests.len() > 1;
     let h2 = matches!(protocol, Some("h2" | "h2c")).then(|| H2Setup {
-        request: h2client::Request::new(
-            &c.method,
-            if target.tls { "https" } else { "http" },
-            &target.authority,
-            &target.path,
-            &c.headers,
-            &c.body,
-        ),
+        requests: cfg
+            .requests
+            .iter()
+            .map(|r| {
+                let req = h2client::Request::new(
+                    &r.method,
+                    scheme,
+                    &target.authority,
+                    &r.path,
+                    &r.headers,
+                    &r.body,
+                );
+                // Different requests on one connection cannot share HPACK table entries.
+                if several {
+                    req.without_indexing()
+                } else {
+                    req
+                }
+            })
+            .collect(),
         client: h2client::Config {
             max_streams: c.streams as u32,
             stream_window: c.h2_window,
@@ -65,15 +80,23 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.
     let per_conn = if h2.is_some() { c.streams } else { c.pipeline };
 
-    let request = RequestSpec {
-        method: c.method.clone(),
-        host: target.authority.clone(),
-        path: target.path.clone(),
-        headers: c.headers.clone(),
-        body: c.body.clone(),
-        keep_alive: c.keepalive,
-    }
-    .encode();
+    // Every request encoded once, laid out in sending order (HTTP/2 encodes its own above).
+    let encoded: Vec<Vec<u8>> = cfg
+        .requests
+        .iter()
+        .map(|r| {
+            RequestSpec {
+                method: r.method.clone(),
+                host: target.authority.clone(),
+                path: r.path.clone(),
+                headers: r.headers.clone(),
+                body: r.body.clone(),
+                keep_alive: c.keepalive,
+            }
+            .encode()
+        })
+        .collect();
+    let encoded = Encoded::new(&encoded, &cfg.order, c.pipeline.max(1));
     let threads = cfg.threads;
     let start = Instant::now();
     let measure_start = start + c.warmup;
@@ -93,12 +116,16 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let shared = Shared {
         addr,
         tls,
-        batch: request.repeat(c.pipeline),
-        req_len: request.len(),
+        encoded,
+        is_head: cfg
+            .requests
+            .iter()
+            .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
+            .collect(),
+        per_target: !cfg.targets.is_empty(),
         pipeline: per_conn,
         keepalive: c.keepalive,
         timeout: c.timeout,
-        is_head: c.method.eq_ignore_ascii_case("HEAD"),
         expect_status: c.expect_status,
         expect_body: c.expect_body.clone(),
         start,
@@ -107,11 +134,17 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         cancel: cancel.clone(),
         h2,
     };
+    let round = cfg.order.len();
     let plans: Vec<Plan> = (0..threads)
-        .map(|w| Plan {
-            connections: share(c.connections as u64, threads, w) as usize,
-            budget: c.requests.map(|n| share(n, threads, w)),
-            pacer: rate.clone().map(|r| Pacer::split(r, threads, w)),
+        .map(|w| {
+            let connections = share(c.connections as u64, threads, w) as usize;
+            Plan {
+                connections,
+                budget: c.requests.map(|n| share(n, threads, w)),
+                pacer: rate.clone().map(|r| Pacer::split(r, threads, w)),
+                ramp: ramp_offsets(c.ramp_up, c.connections, threads, w, connections),
+                first: round * w / threads,
+            }
         })
         .collect();
 
@@ -168,7 +201,26 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         threads,
         cancelled: cancel.is_cancelled(),
         protocol: protocol.map(str::to_string),
+        targets: cfg.targets.clone(),
     }))
+}
+
+/// `--ramp-up`: when worker `w`'s connections open. Connections are dealt to workers in turn,
+/// so connection `i` of worker `w` is the run's `i * workers + w`-th, and the run's `j`-th of
+/// `total` opens at `ramp * j / total`.
+fn ramp_offsets(
+    ramp: Option<Duration>,
+    total: usize,
+    workers: usize,
+    w: usize,
+    mine: usize,
+) -> Vec<Duration> {
+    let Some(ramp) = ramp else {
+        return Vec::new();
+    };
+    (0..mine)
+        .map(|i| ramp.mul_f64((i * workers + w) as f64 / total as f64))
+        .collect()
 }
 
 /// Worker `w`'s share of `n` among `workers` (the first ones take the remainder).
@@ -411,6 +463,20 @@ fn raise_fd_limit(want: u64) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ramp_spreads_connections_evenly() {
+        use std::time::Duration;
+        let ramp = Some(Duration::from_secs(10));
+        // 5 connections over 2 workers: worker 0 has the run's 0th, 2nd, 4th; worker 1 the 1st
+        // and 3rd.
+        let w0 = super::ramp_offsets(ramp, 5, 2, 0, 3);
+        let w1 = super::ramp_offsets(ramp, 5, 2, 1, 2);
+        let secs = |v: Vec<Duration>| v.iter().map(|d| d.as_secs_f64()).collect::<Vec<_>>();
+        assert_eq!(secs(w0), vec![0.0, 4.0, 8.0]);
+        assert_eq!(secs(w1), vec![2.0, 6.0]);
+        assert!(super::ramp_offsets(None, 5, 2, 0, 3).is_empty());
+    }
+
     #[test]
     fn shares_add_up() {
         for n in [0u64, 1, 7, 100, 1001] {

@@ -120,6 +120,53 @@ pub struct Recorder {
     pub examples: [Option<String>; 8],
     /// HTTP/2 only.
     pub h2: H2Counts,
+    /// `--targets` runs: each target's figures (indexed as the run's requests; empty else).
+    pub targets: Vec<TargetRec>,
+}
+
+/// What one target of a `--targets` run got.
+#[derive(Debug, Clone)]
+pub struct TargetRec {
+    /// Valid responses.
+    pub responses: u64,
+    pub errors: [u64; 8],
+    /// (status, responses), in the order first seen: a target sees few codes.
+    pub status: Vec<(u16, u64)>,
+    /// Latency of valid responses, µs, 2 significant figures, growing as needed: a thousand
+    /// targets per worker stay a few MiB.
+    pub latency: Histogram<u64>,
+}
+
+impl Default for TargetRec {
+    fn default() -> Self {
+        TargetRec {
+            responses: 0,
+            errors: [0; 8],
+            status: Vec::new(),
+            latency: Histogram::new(2).expect("2 significant figures are valid"),
+        }
+    }
+}
+
+impl TargetRec {
+    fn add(&mut self, o: &TargetRec) {
+        self.responses += o.responses;
+        for (a, b) in self.errors.iter_mut().zip(o.errors) {
+            *a += b;
+        }
+        for &(code, n) in &o.status {
+            self.count_status(code, n);
+        }
+        // Auto-resizing histograms grow to take any other's values.
+        let _ = self.latency.add(&o.latency);
+    }
+
+    fn count_status(&mut self, code: u16, n: u64) {
+        match self.status.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, m)) => *m += n,
+            None => self.status.push((code, n)),
+        }
+    }
 }
 
 impl Default for Recorder {
@@ -133,6 +180,7 @@ impl Default for Recorder {
             status: vec![0; 1000],
             examples: Default::default(),
             h2: H2Counts::default(),
+            targets: Vec::new(),
         }
     }
 }
@@ -147,6 +195,39 @@ impl Recorder {
         self.status.iter_mut().for_each(|s| *s = 0);
         self.examples = Default::default();
         self.h2 = H2Counts::default();
+        let n = self.targets.len();
+        self.targets.clear();
+        self.targets.resize_with(n, TargetRec::default);
+    }
+
+    /// A recorder keeping figures for `n` targets.
+    pub fn with_targets(n: usize) -> Recorder {
+        let mut r = Recorder::default();
+        r.targets.resize_with(n, TargetRec::default);
+        r
+    }
+
+    /// A measured request of target `t` failed (no-op without per-target figures).
+    pub fn target_error(&mut self, t: u32, kind: ErrorKind) {
+        if let Some(r) = self.targets.get_mut(t as usize) {
+            r.errors[kind.index()] += 1;
+        }
+    }
+
+    /// A measured response to target `t`: its status, and its latency when valid (`error`
+    /// None).
+    pub fn target_done(&mut self, t: u32, status: u16, error: Option<ErrorKind>, lat: u64) {
+        let Some(r) = self.targets.get_mut(t as usize) else {
+            return;
+        };
+        r.count_status(status, 1);
+        match error {
+            Some(k) => r.errors[k.index()] += 1,
+            None => {
+                r.responses += 1;
+                let _ = r.latency.record(lat);
+            }
+        }
     }
 
     pub fn error(&mut self, kind: ErrorKind, n: u64, why: impl FnOnce() -> String) {
@@ -168,6 +249,13 @@ impl Recorder {
             *a += b;
         }
         self.h2.add(&o.h2);
+        if self.targets.len() < o.targets.len() {
+            self.targets
+                .resize_with(o.targets.len(), TargetRec::default);
+        }
+        for (a, b) in self.targets.iter_mut().zip(&o.targets) {
+            a.add(b);
+        }
         for (a, b) in self.examples.iter_mut().zip(&o.examples) {
             if a.is_none() {
                 a.clone_from(b);
@@ -267,5 +355,31 @@ mod tests {
         assert_eq!(a.examples[ErrorKind::Timeout.index()].as_deref(), Some("t"));
         assert_eq!(a.status[200], 3);
         assert_eq!(a.latency.len(), 1);
+    }
+
+    #[test]
+    fn targets_merge_exactly() {
+        let mut a = Recorder::with_targets(2);
+        let mut b = Recorder::with_targets(2);
+        a.target_done(0, 200, None, 100);
+        a.target_done(1, 500, Some(ErrorKind::Status), 5);
+        b.target_done(1, 200, None, 3_000_000);
+        b.target_done(1, 500, Some(ErrorKind::Status), 5);
+        b.target_error(1, ErrorKind::Timeout);
+        b.target_error(7, ErrorKind::Timeout); // no such target: ignored
+        a.merge(&b);
+        let t1 = &a.targets[1];
+        assert_eq!(t1.responses, 1);
+        assert_eq!(t1.status, vec![(500, 2), (200, 1)]);
+        assert_eq!(t1.errors[ErrorKind::Status.index()], 2);
+        assert_eq!(t1.errors[ErrorKind::Timeout.index()], 1);
+        // 2 significant figures: within 1% of the value recorded.
+        let max = t1.latency.max();
+        assert!(max.abs_diff(3_000_000) <= 30_000, "{max}");
+        assert_eq!(a.targets[0].latency.len(), 1);
+        a.reset();
+        assert_eq!(a.targets.len(), 2);
+        assert_eq!(a.targets[1].responses, 0);
+        assert!(a.targets[1].latency.is_empty());
     }
 }

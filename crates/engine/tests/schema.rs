@@ -60,12 +60,34 @@ fn real_runs_validate() {
     let open = document(Config {
         rate: Some(100.0),
         expect_body: Some(b"nope".to_vec()),
-        ..base
+        ..base.clone()
     });
     assert_valid(&v, &open);
     assert!(open["rate"]["target_rps"].as_f64().unwrap() == 100.0);
     assert!(open["errors"]["body"].as_u64().unwrap() > 0);
     assert!(open["error_examples"]["body"].is_string());
+
+    // A targets run: per-target figures, random order with its drawn seed, a ramp-up.
+    let dir = std::env::temp_dir().join(format!("barrage-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.txt");
+    std::fs::write(&file, "GET /a\n\nPOST /b\nX-B: 1\n").unwrap();
+    let targets = document(Config {
+        targets: Some(file.display().to_string()),
+        targets_order: barrage_model::load::Order::Random,
+        ramp_up: Some(Duration::from_millis(100)),
+        ..base.clone()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_valid(&v, &targets);
+    let ts = targets["targets"].as_array().unwrap();
+    assert_eq!(ts.len(), 2);
+    let sum: u64 = ts.iter().map(|t| t["requests"].as_u64().unwrap()).sum();
+    assert_eq!(sum, targets["requests"].as_u64().unwrap());
+    assert!(targets["config"]["seed"].is_u64());
+    let mut broken = targets;
+    broken["targets"][0]["line"] = 0.into();
+    assert!(!v.is_valid(&broken));
 
     let mut broken = closed.clone();
     broken["schema"] = "barrage.load/2".into();

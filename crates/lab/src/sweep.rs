@@ -23,6 +23,13 @@ const FIELDS: &[(&str, &str)] = &[
     ("threads", "threads"),
     ("connections", "c"),
     ("rate", "rate"),
+    ("stages", "stages"),
+    ("targets", "targets"),
+    ("targets_format", "targets_format"),
+    ("targets_order", "order"),
+    ("seed", "seed"),
+    ("body_lines", "body_lines"),
+    ("ramp_up", "ramp_up"),
     ("duration", "d"),
     ("requests", "n"),
     ("timeout", "timeout"),
@@ -57,7 +64,7 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
     } else {
         for (name, fields) in &load.variants {
             let mut m = base.clone();
-            m.extend(to_map(fields));
+            overlay(&mut m, to_map(fields));
             groups.push((Some(name.clone()), m));
         }
     }
@@ -90,12 +97,7 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
                 let mut ps = Vec::new();
                 for (i, (name, pf)) in load.phases.iter().enumerate() {
                     let mut pm = m.clone();
-                    let over = to_map(pf);
-                    // A phase that sets requests but not duration must not inherit the duration.
-                    if over.contains_key("requests") && !over.contains_key("duration") {
-                        pm.remove("duration");
-                    }
-                    pm.extend(over);
+                    overlay(&mut pm, to_map(pf));
                     ps.push(Phase {
                         name: name.clone().unwrap_or_else(|| format!("phase{}", i + 1)),
                         load: scalar_load(&pm)?,
@@ -130,6 +132,26 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
     Ok(out)
 }
 
+/// `over` (a variant's or a phase's fields) laid over `base`, with the stop conditions as a
+/// whole: one that sets requests but not a duration does not inherit the duration, one with
+/// stages inherits neither (stages set the length), and one with a duration or requests does
+/// not inherit stages.
+fn overlay(base: &mut Map<String, Value>, over: Map<String, Value>) {
+    let sets = |k: &str| over.contains_key(k);
+    if sets("requests") && !sets("duration") {
+        base.remove("duration");
+    }
+    if sets("stages") {
+        base.remove("duration");
+        base.remove("requests");
+        base.remove("rate");
+    }
+    if sets("duration") || sets("requests") || sets("rate") {
+        base.remove("stages");
+    }
+    base.extend(over);
+}
+
 /// The load of a point: the study's scalar fields read straight into the engine's `Config`
 /// (it reads a study's `path`, text bodies and "15s" durations), with the study's defaults.
 fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
@@ -162,8 +184,21 @@ fn check_load(l: &Config) -> Result<(), String> {
     if l.http2 && (l.pipeline > 1 || !l.keepalive) {
         return Err("http2 = true takes streams, not pipeline or keepalive = false".into());
     }
+    if !l.stages.is_empty() && (l.duration.is_some() || l.requests.is_some() || l.rate.is_some()) {
+        return Err(
+            "stages set the load's length and rate: give them without duration, requests or rate"
+                .into(),
+        );
+    }
+    if l.ramp_up.is_some() && (l.rate.is_some() || !l.stages.is_empty()) {
+        return Err(
+            "ramp_up opens a closed loop's connections gradually: not with rate or stages".into(),
+        );
+    }
     match (l.duration, l.requests) {
-        (None, None) => return Err("the load needs a duration or a number of requests".into()),
+        (None, None) if l.stages.is_empty() => {
+            return Err("the load needs a duration, a number of requests or stages".into())
+        }
         (Some(d), _) if d.is_zero() => return Err("duration must be longer than zero".into()),
         _ => {}
     }

@@ -243,3 +243,78 @@ fn study_client_figures_are_declared_and_checked() {
         "{e}"
     );
 }
+
+#[test]
+fn study_targets_and_stages_in_variants_and_phases() {
+    // Files are relative to the study's directory; a bad one is refused at parse time with
+    // its own FILE:LINE.
+    let dir = std::env::temp_dir().join(format!("barrage-study-targets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("api.txt"), "GET /a\n\nPOST /b\n").unwrap();
+    std::fs::write(dir.join("bad.txt"), "GET /a\nX-Token abc\n").unwrap();
+    let src = r#"
+[study]
+name = "t"
+[load]
+duration = "5s"
+targets = "api.txt"
+[[load.variant]]
+name = "ramp"
+stages = ["2s:100,2s:100", "4s:300"]
+[[load.variant]]
+name = "closed"
+[[load.phase]]
+name = "first"
+[[load.phase]]
+name = "second"
+stages = "1s:50"
+[[contender]]
+name = "a"
+start = "true {port}"
+"#;
+    let s = study::parse(src, "t.toml", &dir).unwrap();
+    let points = sweep::points(&s).unwrap();
+    // Each point's label and, per phase, (duration in s, stages).
+    type Shape = Vec<(String, Vec<(Option<u64>, String)>)>;
+    let shape: Shape = points
+        .iter()
+        .map(|p| {
+            let phases = p
+                .phases
+                .iter()
+                .map(|ph| {
+                    let l = &ph.load;
+                    let stages = barrage_model::units::format_stages(&l.stages);
+                    (l.duration.map(|d| d.as_secs()), stages)
+                })
+                .collect();
+            (p.label.clone(), phases)
+        })
+        .collect();
+    let st = |s: &str| s.to_string();
+    assert_eq!(
+        shape,
+        vec![
+            (
+                st("ramp stages=2s:100,2s:100"),
+                vec![(None, st("2s:100,2s:100")), (None, st("1s:50"))]
+            ),
+            (
+                st("ramp stages=4s:300"),
+                vec![(None, st("4s:300")), (None, st("1s:50"))]
+            ),
+            (st("closed"), vec![(Some(5), st("")), (None, st("1s:50"))]),
+        ]
+    );
+    let targets = points[0].phases[0].load.targets.clone().unwrap();
+    assert_eq!(Path::new(&targets), dir.join("api.txt"));
+    assert_eq!(points[0].planned_duration().as_secs(), 5);
+
+    let bad = src.replace("api.txt", "bad.txt");
+    let e = study::parse(&bad, "t.toml", &dir).unwrap_err().to_string();
+    assert!(
+        e.contains("bad.txt:2: header \"X-Token abc\" has no colon"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,28 @@ pub struct LoadDoc {
     /// HTTP/2 runs only: what h2load reports that HTTP/1.1 lacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http2: Option<Http2>,
+    /// `--targets` runs only: each target's figures, in the file's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetFigures>,
+}
+
+/// One target of a `--targets` file and what it got: the run's figures for its requests alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TargetFigures {
+    pub method: String,
+    pub url: String,
+    /// Where the target starts in its file (1-based).
+    pub line: usize,
+    /// Valid responses, as the run's `requests`.
+    pub requests: u64,
+    pub errors: Errors,
+    /// Status code (as a string key) -> responses.
+    pub status: BTreeMap<String, u64>,
+    pub latency_us: Latency,
+    /// `latency_us`'s histogram (HdrHistogram V2 compressed, base64; 2 significant figures,
+    /// so a thousand targets stay small), so targets and runs merge exactly.
+    pub hdr: Option<String>,
 }
 
 /// What an HTTP/2 run saw of the protocol.
@@ -134,6 +156,47 @@ pub struct Config {
     pub streams: usize,
     /// HTTP/2: the receive window announced for each stream and opened for the connection.
     pub h2_window: u32,
+    /// A file of requests to send instead of one (`--targets`): vegeta's `http` format, or JSON
+    /// lines. A relative path is the caller's to resolve (a study resolves it against its
+    /// directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<String>,
+    /// `http` or `json`; None: by the file's extension (`.json`, `.jsonl`, `.ndjson` are JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets_format: Option<String>,
+    /// How requests go over the targets.
+    #[serde(skip_serializing_if = "Order::is_round_robin")]
+    pub targets_order: Order,
+    /// The seed of `targets_order = random`; None: one is drawn, and the result records it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// A file of request bodies, one per line, sent in turn (oha's `-Z`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_lines: Option<String>,
+    /// Closed loop: open the connections evenly over this time instead of all at once.
+    #[serde(
+        with = "crate::units::secs_or_text::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ramp_up: Option<Duration>,
+}
+
+/// The order requests take over the targets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// Each target in turn, in the file's order.
+    #[default]
+    RoundRobin,
+    /// The targets in a shuffled order (drawn from the seed), that order repeated: every
+    /// target still gets an equal share.
+    Random,
+}
+
+impl Order {
+    fn is_round_robin(&self) -> bool {
+        *self == Order::RoundRobin
+    }
 }
 
 impl Default for Config {
@@ -160,6 +223,12 @@ impl Default for Config {
             streams: 1,
             // As h2load and oha: large enough that flow control never throttles a benchmark.
             h2_window: (1 << 30) - 1,
+            targets: None,
+            targets_format: None,
+            targets_order: Order::RoundRobin,
+            seed: None,
+            body_lines: None,
+            ramp_up: None,
         }
     }
 }
@@ -333,6 +402,12 @@ impl LoadDoc {
             .unwrap_or_default();
         if !stages.is_empty() {
             parts.push(format!("stages={}", crate::units::format_stages(&stages)));
+        }
+        if let Some(t) = c.get("targets").and_then(|v| v.as_str()) {
+            parts.push(format!("targets={t}"));
+        }
+        if let Some(t) = c.get("body_lines").and_then(|v| v.as_str()) {
+            parts.push(format!("body-lines={t}"));
         }
         parts.join(" ")
     }

@@ -336,7 +336,14 @@ pub struct Point {
 impl Point {
     /// Total planned load time of one trial (sum of the phase durations; 0 if request-bounded).
     pub fn planned_duration(&self) -> Duration {
-        self.phases.iter().filter_map(|p| p.load.duration).sum()
+        self.phases
+            .iter()
+            .map(|p| match p.load.duration {
+                Some(d) => d,
+                // A schedule's length is its stages' (the warmup is their first seconds).
+                None => p.load.stages.iter().map(|s| s.duration).sum(),
+            })
+            .sum()
     }
 }
 

@@ -16,14 +16,23 @@ pub fn summary(r: &RunResult) -> String {
         Some(rate) => format!("open loop at {} req/s", num(rate.target_rps)),
         None => "closed loop".to_string(),
     };
+    let what = match (&c.targets, &c.body_lines) {
+        (Some(file), _) => {
+            let order = match (c.targets_order, c.seed) {
+                (barrage_model::load::Order::Random, Some(seed)) => {
+                    format!("in a shuffled order, seed {seed}")
+                }
+                _ => "round-robin".to_string(),
+            };
+            format!("targets {file} ({} targets, {order})", r.targets.len())
+        }
+        (None, Some(file)) => format!("{} {} with bodies from {file}", c.method, c.url),
+        (None, None) => format!("{} {}", c.method, c.url),
+    };
+    let _ = writeln!(o, "barrage load {what} for {:.2}s", r.duration_s);
     let _ = writeln!(
         o,
-        "barrage load {} {} for {:.2}s",
-        c.method, c.url, r.duration_s
-    );
-    let _ = writeln!(
-        o,
-        "  {} connections, {} threads, {mode}{}{}{}",
+        "  {} connections, {} threads, {mode}{}{}{}{}",
         c.connections,
         r.threads,
         if c.pipeline > 1 {
@@ -32,6 +41,13 @@ pub fn summary(r: &RunResult) -> String {
             String::new()
         },
         if c.keepalive { "" } else { ", no keep-alive" },
+        match c.ramp_up {
+            Some(d) => format!(
+                ", connections opened over {}",
+                barrage_model::units::format_duration(d)
+            ),
+            None => String::new(),
+        },
         if r.cancelled { " (cancelled)" } else { "" },
     );
     if let Some(h) = &r.http2 {
@@ -118,6 +134,9 @@ pub fn summary(r: &RunResult) -> String {
     if r.in_flight > 0 {
         let _ = writeln!(o, "In flight at the stop: {}", r.in_flight);
     }
+    if r.targets.len() > 1 {
+        targets(&mut o, &r.targets);
+    }
     let _ = writeln!(
         o,
         "r:{} w:{} e:{} t:{:.2}ms",
@@ -127,6 +146,43 @@ pub fn summary(r: &RunResult) -> String {
         lat.mean / 1000.0
     );
     o
+}
+
+/// Rows of the per-target table shown; the JSON has every target.
+const TARGET_ROWS: usize = 20;
+
+/// One row per target: its responses, errors, status codes and latency.
+fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
+    let _ = writeln!(o, "Targets:");
+    let _ = writeln!(
+        o,
+        "  {:>5}  {:<7} {:<40} {:>9} {:>7} {:>9} {:>9} {:>9}  status",
+        "line", "method", "url", "requests", "errors", "p50", "p99", "max"
+    );
+    for t in ts.iter().take(TARGET_ROWS) {
+        let l = &t.latency_us;
+        let codes: Vec<String> = t.status.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let _ = writeln!(
+            o,
+            "  {:>5}  {:<7} {:<40} {:>9} {:>7} {:>9} {:>9} {:>9}  {}",
+            t.line,
+            t.method,
+            t.url,
+            t.requests,
+            t.errors.total,
+            ms(l.p50 as f64),
+            ms(l.p99 as f64),
+            ms(l.max as f64),
+            codes.join(" ")
+        );
+    }
+    if ts.len() > TARGET_ROWS {
+        let _ = writeln!(
+            o,
+            "  ... {} more targets (every target is in the --json document)",
+            ts.len() - TARGET_ROWS
+        );
+    }
 }
 
 /// The HTTP/2 lines: protocol and streams, HPACK's saving, resets and GOAWAYs.

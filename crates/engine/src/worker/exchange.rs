@@ -33,15 +33,18 @@ impl Worker<'_> {
         if k == 0 {
             return;
         }
-        for _ in 0..k {
+        let pos = self.cursor;
+        self.cursor = (pos + k as usize) % self.sh.encoded.round();
+        let enc = &self.sh.encoded;
+        for j in 0..k as usize {
             c.inflight.push_back(Sent {
                 intended: now,
                 sent: now,
                 measured: self.measuring,
+                req: enc.request_at(pos + j),
             });
         }
-        c.wpos = 0;
-        c.wend = k as usize * self.sh.req_len;
+        (c.wpos, c.wend) = enc.span(pos, k as usize);
         self.wrote(k);
         self.write_pending(i);
     }
@@ -50,7 +53,7 @@ impl Worker<'_> {
         let c = &mut self.conns[i];
         let Some(t) = c.t.as_mut() else { return };
         while c.wpos < c.wend {
-            match t.write(&self.sh.batch[c.wpos..c.wend]) {
+            match t.write(&self.sh.encoded.bytes()[c.wpos..c.wend]) {
                 Ok(n) => {
                     c.wpos += n;
                     if self.measuring {
@@ -114,37 +117,47 @@ impl Worker<'_> {
         }
         let sh = self.sh;
         let c = &mut self.conns[i];
-        let (parser, inflight) = (&mut c.parser, &mut c.inflight);
-        let mut close = false;
-        let mut unexpected = false;
-        let mut freed = 0;
+        let (parser, inflight, done) = (&mut c.parser, &c.inflight, &mut self.done);
+        done.clear();
+        // Responses are collected first and matched with their requests after: the parser
+        // asks, for each response, whether its request was a HEAD (no body follows).
         let res = parser.feed(
             &self.rbuf[..len],
-            sh.is_head,
+            |k| inflight.get(k).is_some_and(|s| sh.is_head[s.req as usize]),
             sh.expect_body.as_deref(),
             |d| {
-                let Some(s) = inflight.pop_front() else {
-                    unexpected = true;
-                    return ControlFlow::Break(());
-                };
-                complete(
-                    &mut self.rec,
-                    &mut self.iv,
-                    sh,
-                    (self.plan.pacer.is_some(), self.measuring),
-                    d,
-                    s,
-                    now,
-                );
-                c.served += 1;
-                if !d.keep_alive || !sh.keepalive {
-                    close = true;
-                    return ControlFlow::Break(());
+                done.push(d);
+                let stop = done.len() > inflight.len() || !d.keep_alive || !sh.keepalive;
+                if stop {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
                 }
-                freed += 1;
-                ControlFlow::Continue(())
             },
         );
+        let unexpected = self.done.len() > self.conns[i].inflight.len();
+        let mut close = false;
+        let mut freed = 0;
+        for k in 0..self.done.len().min(self.conns[i].inflight.len()) {
+            let d = self.done[k];
+            let c = &mut self.conns[i];
+            let s = c.inflight.pop_front().expect("counted above");
+            complete(
+                &mut self.rec,
+                &mut self.iv,
+                sh,
+                (self.plan.pacer.is_some(), self.measuring),
+                d,
+                s,
+                now,
+            );
+            c.served += 1;
+            if !d.keep_alive || !sh.keepalive {
+                close = true;
+            } else {
+                freed += 1;
+            }
+        }
         self.inflight_total -= freed + u64::from(close);
         if freed + u64::from(close) > 0 {
             // A response: the target works, so the next failure starts the backoff afresh.
@@ -241,6 +254,9 @@ pub(super) fn complete(
         return;
     }
     rec.status[usize::from(d.status).min(999)] += 1;
+    if sh.per_target {
+        rec.target_done(s.req, d.status, kind, lat);
+    }
     match kind {
         Some(ErrorKind::Status) => {
             let want = sh.expect_status.unwrap_or_default();

@@ -43,6 +43,7 @@ impl Worker<'_> {
         }
         let Some(client) = c.h2.as_mut() else { return };
         let mut opened = 0;
+        let round = sh.encoded.round();
         while client.room() > 0 {
             if self.measuring {
                 match self.plan.budget.as_mut() {
@@ -51,14 +52,17 @@ impl Worker<'_> {
                     None => {}
                 }
             }
+            let req = sh.encoded.request_at(self.cursor);
             let sent = Sent {
                 intended: now,
                 sent: now,
                 measured: self.measuring,
+                req,
             };
-            if client.open(&h.request, sent).is_none() {
+            if client.open(&h.requests, req as usize, sent).is_none() {
                 break;
             }
+            self.cursor = (self.cursor + 1) % round;
             opened += 1;
         }
         self.h2_opened(opened);
@@ -72,7 +76,7 @@ impl Worker<'_> {
         let (Some(h), Some(client)) = (sh.h2.as_ref(), self.conns[i].h2.as_mut()) else {
             return;
         };
-        let opened = client.open(&h.request, sent).is_some();
+        let opened = client.open(&h.requests, sent.req as usize, sent).is_some();
         debug_assert!(opened, "take_slot checked the room");
         if self.measuring {
             self.rec.h2.streams += 1;
@@ -131,7 +135,7 @@ impl Worker<'_> {
         let mut requeue = Vec::new();
         let res = client.feed(
             &self.rbuf[..len],
-            &h.request,
+            &h.requests,
             sh.expect_body.as_deref(),
             &mut |end| {
                 ended += 1;
@@ -154,12 +158,16 @@ impl Worker<'_> {
                         count_lost(rec, iv, measuring, ErrorKind::StreamReset, lost, &why);
                         if tag.measured {
                             rec.h2.rst_by_code[(code.to_u32() as usize).min(14)] += 1;
+                            rec.target_error(tag.req, ErrorKind::StreamReset);
                         }
                     }
                     End::Malformed { tag, code } => {
                         let why = format_args!("malformed response stream ({})", code.name());
                         let lost = (1, u64::from(tag.measured));
                         count_lost(rec, iv, measuring, ErrorKind::Protocol, lost, &why);
+                        if tag.measured {
+                            rec.target_error(tag.req, ErrorKind::Protocol);
+                        }
                     }
                     End::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
@@ -263,6 +271,9 @@ impl Worker<'_> {
             self.inflight_total -= 1;
             let why = format_args!("no response within {timeout:?} (stream cancelled)");
             self.count_error(ErrorKind::Timeout, (1, u64::from(tag.measured)), &why);
+            if tag.measured {
+                self.rec.target_error(tag.req, ErrorKind::Timeout);
+            }
             if self.plan.pacer.is_some() {
                 let gen = self.conns[i].gen;
                 self.free.push_back((i as u32, gen));

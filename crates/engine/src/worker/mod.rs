@@ -1,9 +1,10 @@
 //! One worker: a thread that owns its connections and a mio event loop. No locks, no allocation
-//! per request: request bytes are pre-encoded (D copies for pipelining) and written from one
-//! buffer, responses are parsed in place from one read buffer shared by the worker's connections
+//! per request: request bytes are pre-encoded in sending order ([`Encoded`]) and written from
+//! one buffer, responses are parsed in place from one read buffer shared by the worker's connections
 //! (a partial head is carried per connection), bodies are discarded as they stream by.
 
-use crate::parser::Parser;
+use crate::encoded::Encoded;
+use crate::parser::{Done, Parser};
 use crate::sink::Phase;
 use crate::stats::{micros, Interval, Recorder};
 mod exchange;
@@ -37,13 +38,15 @@ const GENERATOR_SLACK: Duration = Duration::from_millis(1);
 pub struct Shared {
     pub addr: SocketAddr,
     pub tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
-    /// `pipeline` copies of the encoded request, back to back.
-    pub batch: Vec<u8>,
-    pub req_len: usize,
+    /// The HTTP/1.1 requests in sending order.
+    pub encoded: Encoded,
+    /// Request i is a HEAD request (its response has no body).
+    pub is_head: Vec<bool>,
+    /// `--targets` runs: each request keeps figures of its own.
+    pub per_target: bool,
     pub pipeline: usize,
     pub keepalive: bool,
     pub timeout: Duration,
-    pub is_head: bool,
     pub expect_status: Option<u16>,
     pub expect_body: Option<Vec<u8>>,
     pub start: Instant,
@@ -57,7 +60,8 @@ pub struct Shared {
 
 /// What every HTTP/2 connection of a run shares.
 pub struct H2Setup {
-    pub request: h2client::Request,
+    /// Request i encoded for a stream (indexed as `Shared::is_head`).
+    pub requests: Vec<h2client::Request>,
     pub client: h2client::Config,
 }
 
@@ -67,6 +71,11 @@ pub struct Plan {
     /// Requests to write in the measured window (None: until the end time).
     pub budget: Option<u64>,
     pub pacer: Option<Pacer>,
+    /// `--ramp-up`: when each connection opens, after the start (empty: all at once).
+    pub ramp: Vec<Duration>,
+    /// Where this worker starts in the round of requests (workers start apart, so that
+    /// together they go over the targets evenly from the first request).
+    pub first: usize,
 }
 
 pub enum Report {
@@ -99,6 +108,8 @@ struct Sent {
     intended: Instant,
     sent: Instant,
     measured: bool,
+    /// The request (an index into the run's requests).
+    req: u32,
 }
 
 struct Conn {
@@ -108,7 +119,7 @@ struct Conn {
     since: Instant,
     gen: u32,
     inflight: VecDeque<Sent>,
-    /// Pending part of a write from `Shared::batch`.
+    /// Pending part of a write from `Shared::encoded`.
     wpos: usize,
     wend: usize,
     parser: Parser,
@@ -149,6 +160,10 @@ pub struct Worker<'a> {
     /// when the target has been unreachable for a while (it would never end otherwise).
     last_progress: Instant,
     tick: Duration,
+    /// The next position in the round of requests.
+    cursor: usize,
+    /// Responses parsed from one read, before they are matched with their requests (reused).
+    done: Vec<Done>,
 }
 
 impl<'a> Worker<'a> {
@@ -160,10 +175,10 @@ impl<'a> Worker<'a> {
     ) -> io::Result<Self> {
         let now = Instant::now();
         let conns = (0..plan.connections)
-            .map(|_| Conn {
+            .map(|i| Conn {
                 t: None,
                 state: State::Backoff,
-                since: now,
+                since: now + plan.ramp.get(i).copied().unwrap_or_default(),
                 gen: 0,
                 inflight: VecDeque::with_capacity(sh.pipeline),
                 wpos: 0,
@@ -193,7 +208,7 @@ impl<'a> Worker<'a> {
             poll,
             conns,
             rbuf: vec![0; READ_BUF],
-            rec: Recorder::default(),
+            rec: Recorder::with_targets(if sh.per_target { sh.is_head.len() } else { 0 }),
             iv: Interval::default(),
             measuring,
             sec_start: sh.start,
@@ -208,6 +223,8 @@ impl<'a> Worker<'a> {
             last_progress: now,
             // Timeouts and reconnects are checked on a coarse tick, not on every wakeup.
             tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
+            cursor: plan.first % sh.encoded.round(),
+            done: Vec::with_capacity(sh.pipeline + 1),
             plan,
         })
     }
@@ -216,7 +233,10 @@ impl<'a> Worker<'a> {
         let mut events = Events::with_capacity(1024);
         let now = Instant::now();
         for i in 0..self.conns.len() {
-            self.connect(i, now);
+            // With --ramp-up the later ones wait for their time (`scan` opens them).
+            if self.conns[i].since <= now {
+                self.connect(i, now);
+            }
         }
         let mut next_tick = now + self.tick;
         loop {
@@ -435,7 +455,7 @@ impl<'a> Worker<'a> {
     /// A normal end of a connection (the peer or the request said close): requests still
     /// outstanding are lost (reset), and a new connection starts at once.
     fn close_and_reconnect(&mut self, i: usize, now: Instant) {
-        let lost = self.drop_conn(i);
+        let lost = self.drop_conn(i, ErrorKind::Reset);
         self.count_error(
             ErrorKind::Reset,
             lost,
@@ -445,11 +465,17 @@ impl<'a> Worker<'a> {
         self.connect(i, now);
     }
 
-    /// Closes the socket and forgets its requests; returns how many were lost, and how many of
-    /// those were measured.
-    fn drop_conn(&mut self, i: usize) -> (u64, u64) {
+    /// Closes the socket and forgets its requests, each a `kind` error of its target; returns
+    /// how many were lost, and how many of those were measured.
+    fn drop_conn(&mut self, i: usize, kind: ErrorKind) -> (u64, u64) {
         self.h2_account(i);
         let c = &mut self.conns[i];
+        if self.sh.per_target {
+            let h2 = c.h2.iter().flat_map(|h| h.streams().map(|(_, s)| s));
+            for s in c.inflight.iter().chain(h2).filter(|s| s.measured) {
+                self.rec.target_error(s.req, kind);
+            }
+        }
         c.t = None;
         c.gen = c.gen.wrapping_add(1);
         c.parser.reset();
@@ -470,6 +496,14 @@ impl<'a> Worker<'a> {
         (all, measured)
     }
 
+    /// Takes the next `k` positions of the round of requests (`k` at most the pipeline depth
+    /// or 1); returns the first.
+    fn take_requests(&mut self, k: usize) -> usize {
+        let pos = self.cursor;
+        self.cursor = (pos + k) % self.sh.encoded.round();
+        pos
+    }
+
     /// Counts `k` requests just written (pipelined, paced or as HTTP/2 streams) as in flight,
     /// in the second's interval, and in the run's recorder while measuring.
     fn wrote(&mut self, k: u64) {
@@ -488,7 +522,7 @@ impl<'a> Worker<'a> {
     /// A failure: counts it (the connect attempt, or every measured request outstanding), closes
     /// the connection and schedules a reconnect after a capped exponential backoff.
     fn fail(&mut self, i: usize, kind: ErrorKind, why: &dyn std::fmt::Display, now: Instant) {
-        let lost = self.drop_conn(i);
+        let lost = self.drop_conn(i, kind);
         let n = if kind == ErrorKind::Connect {
             (1, u64::from(self.measuring))
         } else {

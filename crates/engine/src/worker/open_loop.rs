@@ -65,10 +65,12 @@ impl Worker<'_> {
             }
             self.sent += 1;
             self.wrote(1);
+            let pos = self.take_requests(1);
             let sent = Sent {
                 intended,
                 sent: now,
                 measured: self.measuring,
+                req: self.sh.encoded.request_at(pos),
             };
             if self.conns[i].h2.is_some() {
                 // A stream; its end frees the slot.
@@ -77,8 +79,7 @@ impl Worker<'_> {
             }
             let c = &mut self.conns[i];
             c.inflight.push_back(sent);
-            c.wpos = 0;
-            c.wend = self.sh.req_len;
+            (c.wpos, c.wend) = self.sh.encoded.span(pos, 1);
             self.write_pending(i);
         }
     }

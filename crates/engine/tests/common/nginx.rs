@@ -42,6 +42,21 @@ pub fn nginx_binary() -> Option<PathBuf> {
 /// Starts nginx on a free loopback port with `server` inside its `server {}` block (after
 /// the `listen` line, which `listen` completes, e.g. `""` or `" http2"`).
 pub fn start_nginx(listen: &str, server: &str) -> Option<Nginx> {
+    start_nginx_with("", listen, server)
+}
+
+/// A free loopback port (for a second `server` block of the test's).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// [`start_nginx`] with `http` added inside the `http {}` block (a `log_format`, another
+/// `server`).
+pub fn start_nginx_with(http: &str, listen: &str, server: &str) -> Option<Nginx> {
     let Some(bin) = nginx_binary() else {
         if std::env::var_os("CI").is_some() {
             panic!("nginx is not installed (scripts/test installs nginx-light)");
@@ -49,11 +64,7 @@ pub fn start_nginx(listen: &str, server: &str) -> Option<Nginx> {
         eprintln!("SKIPPED: nginx is not installed; install nginx-light to run this test");
         return None;
     };
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let dir = std::env::temp_dir().join(format!("barrage-nginx-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let d = dir.display();
@@ -62,7 +73,7 @@ pub fn start_nginx(listen: &str, server: &str) -> Option<Nginx> {
          error_log {d}/error.log;\nevents {{ worker_connections 1024; }}\n\
          http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
            fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
-           keepalive_requests 1000000;\n\
+           keepalive_requests 1000000;\n  {http}\n\
            server {{\n    listen 127.0.0.1:{port}{listen};\n    {server}\n  }}\n}}\n"
     );
     let conf_path = dir.join("nginx.conf");

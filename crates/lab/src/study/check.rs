@@ -150,7 +150,7 @@ pub(super) fn validate(
         ));
     }
     let load = match &f.load {
-        Some(l) => Some(load_spec(l, err)?),
+        Some(l) => Some(load_spec(l, base_dir, err)?),
         None => None,
     };
     let client = match &f.client {
@@ -258,7 +258,23 @@ fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {
     d.as_ref().map_or(default, |s| s.get_ref().get())
 }
 
-fn load_spec(l: &Spanned<raw::Load>, err: Err) -> Result<LoadSpec, StudyError> {
+/// A study's files (`targets`, `body_lines`) are relative to the study's directory.
+fn resolve_files(mut f: LoadFields, base_dir: &Path) -> LoadFields {
+    let abs = |v: &mut String| {
+        if Path::new(v.as_str()).is_relative() {
+            *v = base_dir.join(v.as_str()).display().to_string();
+        }
+    };
+    for file in [&mut f.targets, &mut f.body_lines].into_iter().flatten() {
+        match file {
+            OneOrMany::One(v) => abs(v),
+            OneOrMany::Many(vs) => vs.iter_mut().for_each(abs),
+        }
+    }
+    f
+}
+
+fn load_spec(l: &Spanned<raw::Load>, base_dir: &Path, err: Err) -> Result<LoadSpec, StudyError> {
     let r = l.get_ref();
     let mut variants = Vec::new();
     for v in &r.variants {
@@ -269,11 +285,11 @@ fn load_spec(l: &Spanned<raw::Load>, err: Err) -> Result<LoadSpec, StudyError> {
                 format!("variant names must be unique and not empty ({name:?})"),
             ));
         }
-        variants.push((name, v.get_ref().fields()));
+        variants.push((name, resolve_files(v.get_ref().fields(), base_dir)));
     }
     let mut phases = Vec::new();
     for p in &r.phases {
-        let fields = p.get_ref().fields();
+        let fields = resolve_files(p.get_ref().fields(), base_dir);
         let json = serde_json::to_value(&fields).unwrap_or_default();
         if let Some((k, _)) = json
             .as_object()
@@ -292,7 +308,7 @@ fn load_spec(l: &Spanned<raw::Load>, err: Err) -> Result<LoadSpec, StudyError> {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
-        base: r.fields(),
+        base: resolve_files(r.fields(), base_dir),
         variants,
         phases,
     })

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
-pub use value::{format_duration, parse_duration, Dur, OneOrMany, Param};
+pub use value::{format_duration, parse_duration, Dur, OneOrMany, Param, StagesText};
 
 pub use check::shell_quote;
 pub use raw::LoadFields;

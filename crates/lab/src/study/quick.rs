@@ -1,7 +1,7 @@
 //! Quick mode (`barrage run --quick`): any study shrunk to a small grid that proves it runs end to
 //! end in well under a minute, not to measure anything. See `docs/study.md`.
 
-use super::{ContenderSpec, Dur, LoadFields, OneOrMany, Param, Study};
+use super::{ContenderSpec, Dur, LoadFields, OneOrMany, Param, StagesText, Study};
 use std::time::Duration;
 
 /// Contenders kept in quick mode.
@@ -74,13 +74,6 @@ fn first(v: &OneOrMany<Param>) -> Param {
     }
 }
 
-/// The first two values of a list (a single value stays one).
-fn two<T: Clone>(v: &mut Option<OneOrMany<T>>) {
-    if let Some(OneOrMany::Many(vs)) = v {
-        vs.truncate(2);
-    }
-}
-
 fn quick_fields(f: &mut LoadFields) {
     if let Some(OneOrMany::Many(cs)) = &mut f.connections {
         let small: Vec<u32> = cs
@@ -109,18 +102,38 @@ fn quick_fields(f: &mut LoadFields) {
     if f.duration.is_some() || f.requests.is_some() {
         f.duration = Some(OneOrMany::One(Dur(DURATION)));
     }
-    two(&mut f.method);
-    two(&mut f.path);
-    two(&mut f.body);
-    two(&mut f.expect_status);
-    two(&mut f.expect_body);
-    two(&mut f.threads);
-    two(&mut f.rate);
-    two(&mut f.pipeline);
-    two(&mut f.keepalive);
-    two(&mut f.http2);
-    two(&mut f.streams);
-    two(&mut f.timeout);
+    // A schedule keeps its shape and rates, squeezed into the same 1 s.
+    if let Some(st) = &mut f.stages {
+        match st {
+            OneOrMany::One(s) => *s = squeeze(s),
+            OneOrMany::Many(v) => v.iter_mut().for_each(|s| *s = squeeze(s)),
+        }
+    }
+    if let Some(r) = &mut f.ramp_up {
+        match r {
+            OneOrMany::One(d) => d.0 = d.0.min(DURATION / 2),
+            OneOrMany::Many(v) => v.iter_mut().for_each(|d| d.0 = d.0.min(DURATION / 2)),
+        }
+    }
+    // Every other swept field: its first two values.
+    f.shorten(2);
+}
+
+/// `s`'s stages with their durations scaled so that they last [`DURATION`] together.
+fn squeeze(s: &StagesText) -> StagesText {
+    use barrage_model::units::{format_stages, parse_stages};
+    let Ok(mut stages) = parse_stages(&s.0) else {
+        return s.clone();
+    };
+    let total: Duration = stages.iter().map(|s| s.duration).sum();
+    let k = DURATION.as_secs_f64() / total.as_secs_f64().max(f64::MIN_POSITIVE);
+    for st in &mut stages {
+        // Whole milliseconds, so the text reads back the same.
+        st.duration = Duration::from_millis(
+            ((st.duration.as_secs_f64() * k) * 1000.0).round().max(1.0) as u64,
+        );
+    }
+    StagesText(format_stages(&stages))
 }
 
 #[cfg(test)]
@@ -190,6 +203,32 @@ start = "d {port}"
         let none = s.quick_with(&|_| false);
         let names: Vec<&str> = none.contenders.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn quick_squeezes_stages_into_a_second_and_keeps_their_rates() {
+        let src = r#"
+[study]
+name = "s"
+[load]
+[[load.variant]]
+name = "open"
+stages = ["30s:1000,1m:1000,30s:0", "10s:500"]
+[[load.variant]]
+name = "closed"
+duration = "10s"
+ramp_up = "5s"
+[[contender]]
+name = "x"
+start = "x {port}"
+"#;
+        let q = parse(src, "s.toml", Path::new(".")).unwrap().quick();
+        let vs = &q.load.as_ref().unwrap().variants;
+        let st = vs[0].1.stages.clone();
+        let got: Vec<String> = st.unwrap().values().iter().map(|s| s.0.clone()).collect();
+        assert_eq!(got, ["250ms:1000,500ms:1000,250ms:0", "1s:500"]);
+        let r = vs[1].1.ramp_up.clone();
+        assert_eq!(r.map(|r| r.values()[0].0), Some(Duration::from_millis(500)));
     }
 
     #[test]

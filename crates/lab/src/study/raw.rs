@@ -1,7 +1,7 @@
 //! The study file as TOML says it (serde structs with spans), before validation turns it into a
 //! [`super::Study`]. Unknown keys are errors: a typo must not silently become a default.
 
-use super::value::{Bytes, Dur, OneOrMany, Param};
+use super::value::{Bytes, Dur, OneOrMany, Param, StagesText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -35,91 +35,86 @@ pub struct StudyTable {
     pub max_errors: Option<Spanned<i64>>,
 }
 
-/// The engine fields a `[load]` table, a `[[load.variant]]` or a `[[load.phase]]` may set; a list
-/// value makes the field a sweep axis (not allowed in phases).
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoadFields {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<OneOrMany<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<OneOrMany<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<OneOrMany<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expect_status: Option<OneOrMany<u16>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expect_body: Option<OneOrMany<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connections: Option<OneOrMany<u32>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub threads: Option<OneOrMany<u32>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duration: Option<OneOrMany<Dur>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub requests: Option<OneOrMany<u64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rate: Option<OneOrMany<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pipeline: Option<OneOrMany<u32>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keepalive: Option<OneOrMany<bool>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http2: Option<OneOrMany<bool>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub streams: Option<OneOrMany<u32>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<OneOrMany<Dur>>,
+/// Calls `$then!` with the study's load fields, `name: type` (each read as one value or a
+/// list): the one place they are declared. [`LoadFields`] and the tables that add keys to them
+/// (`[load]`, variants, phases) are generated from it; `flatten` cannot be combined with
+/// `deny_unknown_fields`, which keeps typos from becoming defaults.
+macro_rules! load_fields {
+    ($then:ident! { $($head:tt)* }) => {
+        $then! { $($head)* ;
+            method: String,
+            path: String,
+            body: String,
+            expect_status: u16,
+            expect_body: String,
+            connections: u32,
+            threads: u32,
+            duration: Dur,
+            requests: u64,
+            rate: f64,
+            stages: StagesText,
+            pipeline: u32,
+            keepalive: bool,
+            http2: bool,
+            streams: u32,
+            timeout: Dur,
+            targets: String,
+            targets_format: String,
+            targets_order: String,
+            seed: u64,
+            body_lines: String,
+            ramp_up: Dur,
+        }
+    };
 }
 
-// `flatten` cannot be combined with `deny_unknown_fields`, so the tables that add keys to the
-// load fields list them again; `split` takes the common part back out.
+macro_rules! define_load_fields {
+    ( ; $($lf:ident : $lt:ty,)*) => {
+        /// The engine fields a `[load]` table, a `[[load.variant]]` or a `[[load.phase]]` may
+        /// set; a list value makes the field a sweep axis (not allowed in phases).
+        #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct LoadFields {
+            $(
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $lf: Option<OneOrMany<$lt>>,
+            )*
+        }
+
+        impl LoadFields {
+            /// Every list cut to its first `n` values.
+            pub fn shorten(&mut self, n: usize) {
+                $(
+                    if let Some(OneOrMany::Many(v)) = &mut self.$lf {
+                        v.truncate(n);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+load_fields!(define_load_fields! {});
+
 macro_rules! with_load_fields {
-    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }) => {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } ;
+     $($lf:ident : $lt:ty,)*) => {
         $(#[$m])*
         pub struct $name {
             $($(#[$fm])* pub $f: $t,)*
-            pub method: Option<OneOrMany<String>>,
-            pub path: Option<OneOrMany<String>>,
-            pub body: Option<OneOrMany<String>>,
-            pub expect_status: Option<OneOrMany<u16>>,
-            pub expect_body: Option<OneOrMany<String>>,
-            pub connections: Option<OneOrMany<u32>>,
-            pub threads: Option<OneOrMany<u32>>,
-            pub duration: Option<OneOrMany<Dur>>,
-            pub requests: Option<OneOrMany<u64>>,
-            pub rate: Option<OneOrMany<f64>>,
-            pub pipeline: Option<OneOrMany<u32>>,
-            pub keepalive: Option<OneOrMany<bool>>,
-            pub http2: Option<OneOrMany<bool>>,
-            pub streams: Option<OneOrMany<u32>>,
-            pub timeout: Option<OneOrMany<Dur>>,
+            $(pub $lf: Option<OneOrMany<$lt>>,)*
         }
         impl $name {
             pub fn fields(&self) -> LoadFields {
                 LoadFields {
-                    method: self.method.clone(),
-                    path: self.path.clone(),
-                    body: self.body.clone(),
-                    expect_status: self.expect_status.clone(),
-                    expect_body: self.expect_body.clone(),
-                    connections: self.connections.clone(),
-                    threads: self.threads.clone(),
-                    duration: self.duration.clone(),
-                    requests: self.requests.clone(),
-                    rate: self.rate.clone(),
-                    pipeline: self.pipeline.clone(),
-                    keepalive: self.keepalive.clone(),
-                    http2: self.http2.clone(),
-                    streams: self.streams.clone(),
-                    timeout: self.timeout.clone(),
+                    $($lf: self.$lf.clone(),)*
                 }
             }
         }
     };
 }
 
-with_load_fields! {
+load_fields!(with_load_fields! {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Load {
@@ -130,23 +125,23 @@ with_load_fields! {
         #[serde(default, rename = "phase")]
         pub phases: Vec<Spanned<Phase>>,
     }
-}
+});
 
-with_load_fields! {
+load_fields!(with_load_fields! {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Variant {
         pub name: Spanned<String>,
     }
-}
+});
 
-with_load_fields! {
+load_fields!(with_load_fields! {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Phase {
         pub name: Option<String>,
     }
-}
+});
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

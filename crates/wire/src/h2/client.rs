@@ -115,6 +115,16 @@ impl Request {
             body: body.to_vec(),
         }
     }
+
+    /// The same request with every field a literal without indexing: what a connection that
+    /// sends several different requests uses, since one request's `rest` would name entries
+    /// another's `first` never added.
+    pub fn without_indexing(mut self) -> Request {
+        self.first.clone_from(&self.plain);
+        self.rest.clone_from(&self.plain);
+        self.table_bytes = 0;
+        self
+    }
 }
 
 /// How a connection's client sends its header blocks.
@@ -165,7 +175,9 @@ struct Stream<T> {
     status: u16,
     body_at: usize,
     body_ok: bool,
-    /// Request body bytes sent, and the stream's send window.
+    /// The request (an index into the caller's requests), its body bytes sent, and the
+    /// stream's send window.
+    req: usize,
     sent: usize,
     window: i64,
 }
@@ -258,11 +270,13 @@ impl<T: Copy> Client<T> {
         self.streams.iter().map(|s| (s.id, &s.tag))
     }
 
-    /// Sends `req` on a new stream; None when there is no room (see [`Client::room`]).
-    pub fn open(&mut self, req: &Request, tag: T) -> Option<u32> {
+    /// Sends `reqs[which]` on a new stream; None when there is no room (see [`Client::room`]).
+    /// `reqs` is the same list on every call (bodies go out later, as windows open).
+    pub fn open(&mut self, reqs: &[Request], which: usize, tag: T) -> Option<u32> {
         if self.room() == 0 {
             return None;
         }
+        let req = &reqs[which];
         let id = self.next_id;
         self.next_id += 2;
         let block: &[u8] = match self.table {
@@ -288,19 +302,21 @@ impl<T: Copy> Client<T> {
             status: 0,
             body_at: 0,
             body_ok: true,
+            req: which,
             sent: 0,
             window: i64::from(self.session.peer.initial_window_size),
         });
         if !req.body.is_empty() {
-            self.send_bodies(req);
+            self.send_bodies(reqs);
         }
         Some(id)
     }
 
     /// Writes as much of each open stream's request body as the windows allow.
-    fn send_bodies(&mut self, req: &Request) {
+    fn send_bodies(&mut self, reqs: &[Request]) {
         let max_frame = self.session.peer.max_frame_size as usize;
         for s in &mut self.streams {
+            let req = &reqs[s.req];
             while s.sent < req.body.len() && self.window > 0 && s.window > 0 {
                 let n = (req.body.len() - s.sent)
                     .min(max_frame)
@@ -337,7 +353,7 @@ impl<T: Copy> Client<T> {
     pub fn feed(
         &mut self,
         buf: &[u8],
-        req: &Request,
+        reqs: &[Request],
         expect_body: Option<&[u8]>,
         on: &mut dyn FnMut(End<T>),
     ) -> Result<usize, H2Error> {
@@ -486,8 +502,8 @@ impl<T: Copy> Client<T> {
         if peer_table < DEFAULT_TABLE && matches!(self.table, Table::Fresh | Table::Indexed) {
             self.table = Table::Shrink(peer_table as u32);
         }
-        if credit && !req.body.is_empty() {
-            self.send_bodies(req);
+        if credit && reqs.iter().any(|r| !r.body.is_empty()) {
+            self.send_bodies(reqs);
         }
         Ok(used)
     }
