@@ -183,3 +183,52 @@ fn shuffles_are_permutations_fixed_by_the_seed() {
     }
     assert!(first.iter().all(|&c| (850..1150).contains(&c)), "{first:?}");
 }
+
+mod properties {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    fn target() -> impl Strategy<Value = TargetSpec> {
+        (
+            prop::sample::select(vec!["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]),
+            "/[a-z0-9/?=&._-]{0,20}",
+            prop::collection::vec(("X-[A-Za-z0-9-]{1,10}", "[ -~]{0,20}"), 0..4),
+        )
+            .prop_map(|(m, url, headers)| TargetSpec {
+                method: m.to_string(),
+                url,
+                // Values are read trimmed, as vegeta does.
+                headers: headers
+                    .into_iter()
+                    .map(|(n, v)| (n, v.trim().to_string()))
+                    .collect(),
+                body: Vec::new(),
+                line: 0,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_targets_or_an_error_never_a_panic(text in "[ -~\n\r\t@#:]{0,300}") {
+            let _ = parse_http(&text, |_| Ok(Vec::new()));
+            let _ = parse_json(&text);
+        }
+
+        #[test]
+        fn written_targets_read_back_the_same(ts in prop::collection::vec(target(), 1..8)) {
+            let mut text = String::new();
+            for t in &ts {
+                text.push_str(&format!("{} {}\n", t.method, t.url));
+                for (n, v) in &t.headers {
+                    text.push_str(&format!("{n}: {v}\n"));
+                }
+                text.push('\n');
+            }
+            let got = parse_http(&text, |_| Ok(Vec::new())).unwrap();
+            let strip = |v: &[TargetSpec]| -> Vec<TargetSpec> {
+                v.iter().cloned().map(|t| TargetSpec { line: 0, ..t }).collect()
+            };
+            prop_assert_eq!(strip(&got), strip(&ts));
+        }
+    }
+}
