@@ -4,6 +4,7 @@
 mod parse;
 mod print;
 mod progress;
+mod thresholds;
 
 use anyhow::Context;
 use barrage_engine::Validate as _;
@@ -135,6 +136,15 @@ pub struct Args {
     /// Accept any TLS certificate.
     #[arg(short = 'k', long)]
     pub insecure: bool,
+    /// A threshold the run must meet (repeatable; k6's): `p99 < 10ms`, `p99.9 <= 50ms`,
+    /// `max < 1s`, `mean < 5ms`, `rps >= 10k`, `errors < 1%`, `errors <= 0`, `status_5xx <
+    /// 0.1%`. Each is listed with its measured value; any failure exits 99.
+    #[arg(long = "threshold", value_name = "EXPR", value_parser = thresholds::parse)]
+    pub thresholds: Vec<barrage_model::threshold::Threshold>,
+    /// Stop the run as soon as a threshold can no longer pass (an error count past its bound,
+    /// a latency above a bound on `max`); the result of what ran is still reported.
+    #[arg(long, requires = "thresholds")]
+    pub abort_on_fail: bool,
     /// Write the result as a `barrage.load/1` JSON document to PATH (`-` for stdout; the human
     /// summary then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
@@ -196,14 +206,25 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let progress = progress::Progress::new();
     let signals = crate::signals::CtrlC::install()?;
     let cancel = Cancel::new();
+    let abort = thresholds::AbortOnFail::new(&progress, &args.thresholds, cancel.clone());
+    let sink: &dyn barrage_engine::Sink = if args.abort_on_fail { &abort } else { &progress };
     let result = {
         let _watch = signals.watch(cancel.clone());
-        barrage_engine::run(&valid, &progress, &cancel)
+        barrage_engine::run(&valid, sink, &cancel)
     };
     progress.clear();
     drop(signals);
-    let result = result?;
-    let summary = print::summary(&result);
+    let mut result = result?;
+    let aborted = abort.broke.lock().ok().and_then(|b| b.clone());
+    result.doc.thresholds = args
+        .thresholds
+        .iter()
+        .map(|t| barrage_model::threshold::evaluate(t, &result.doc))
+        .collect();
+    let mut summary = print::summary(&result);
+    if !result.thresholds.is_empty() {
+        summary.push_str(&thresholds::lines(&result.thresholds, aborted.as_deref()));
+    }
     if to_stdout {
         eprint!("{summary}");
     } else {
@@ -218,6 +239,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     std::io::stdout().flush().ok();
+    let failed: Vec<&str> = result
+        .thresholds
+        .iter()
+        .filter(|t| !t.pass)
+        .map(|t| t.expr.as_str())
+        .collect();
+    if !failed.is_empty() {
+        eprintln!("barrage: threshold failed: {}", failed.join(", "));
+        return Ok(ExitCode::from(thresholds::EXIT_THRESHOLD));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

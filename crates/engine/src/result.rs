@@ -222,6 +222,7 @@ impl RunResult {
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
             targets: target_figures(targets, &rec),
+            thresholds: Vec::new(),
         };
         RunResult {
             doc,

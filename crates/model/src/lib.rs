@@ -7,6 +7,7 @@
 //!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
+//! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
 //! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times.
 //!
@@ -20,6 +21,7 @@ pub mod process;
 pub mod stats;
 pub mod study;
 pub mod summary;
+pub mod threshold;
 pub mod time;
 pub mod units;
 pub mod verdict;

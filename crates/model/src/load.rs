@@ -57,6 +57,9 @@ pub struct LoadDoc {
     /// `--targets` runs only: each target's figures, in the file's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetFigures>,
+    /// `--threshold` runs only: each threshold, what was measured, and whether it held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::threshold::Outcome>,
 }
 
 /// One target of a `--targets` file and what it got: the run's figures for its requests alone.

@@ -1,0 +1,126 @@
+//! `barrage load --threshold` as a process against `barrage serve`'s `/sleep/{ms}`: thresholds
+//! that hold exit 0, a broken one exits 99 (k6's code) with a line naming it, the JSON records
+//! each with its measured value, and `--abort-on-fail` stops a run whose error count is past its
+//! bound.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve() -> Serve {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_barrage"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("barrage serve starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first.trim().trim_start_matches("listening on ").to_string();
+    Serve { child, addr }
+}
+
+fn load(args: &[&str]) -> (Output, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_barrage"))
+        .arg("load")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .expect("barrage load runs");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    (out, doc)
+}
+
+fn outcomes(doc: &serde_json::Value) -> Vec<(String, bool, f64)> {
+    doc["thresholds"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    let e = t["expr"].as_str().unwrap().to_string();
+                    (e, t["pass"].as_bool().unwrap(), t["measured"].as_f64().unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
+    let s = serve();
+    let url = format!("http://{}/sleep/5", s.addr);
+    let common = ["-c", "4", "-t", "1", "-n", "200", "--expect-status", "200"];
+    let (out, doc) = load(
+        &[
+            &common[..],
+            &[&url, "--threshold", "p50 < 500ms", "--threshold", "errors <= 0"],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = outcomes(&doc);
+    assert_eq!(got.len(), 2);
+    // Every request sleeps 5 ms: the median is at least that, and under the bound.
+    assert!(got[0].1 && got[0].2 >= 5_000.0 && got[0].2 < 500_000.0, "{got:?}");
+    assert_eq!((got[1].1, got[1].2), (true, 0.0));
+
+    let (out, doc) = load(&[&common[..], &[&url, "--threshold", "p50 < 2ms"]].concat());
+    assert_eq!(out.status.code(), Some(99));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("barrage: threshold failed: p50 < 2ms"), "{err}");
+    assert!(err.contains("FAIL p50 < 2ms (measured"), "the summary lists it: {err}");
+    let got = outcomes(&doc);
+    assert!(!got[0].1 && got[0].2 >= 5_000.0, "{got:?}");
+    // The run itself completed: 200 answers, all counted.
+    assert_eq!(doc["requests"], 200);
+}
+
+#[test]
+fn abort_on_fail_stops_a_run_that_cannot_pass() {
+    let s = serve();
+    // Every answer is a 500, an error of class status: the count passes 10 in the first second.
+    let url = format!("http://{}/status/500", s.addr);
+    let (out, doc) = load(&[
+        &url,
+        "-c",
+        "2",
+        "-d",
+        "60s",
+        "--expect-status",
+        "200",
+        "--threshold",
+        "errors < 10",
+        "--abort-on-fail",
+    ]);
+    assert_eq!(out.status.code(), Some(99));
+    assert_eq!(doc["cancelled"], true, "stopped before its 60 s");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("errors < 10 could no longer pass (--abort-on-fail)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_threshold_is_a_one_line_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_barrage"))
+        .args(["load", "http://127.0.0.1:1/", "--threshold", "p99 < fast"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("threshold \"p99 < fast\""), "{err}");
+}
