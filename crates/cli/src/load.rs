@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use barrage_model::load::Stage;
 pub use parse::parse_duration;
+pub use thresholds::EXIT_THRESHOLD;
 
 /// `--stages`' value: one argument holding the whole schedule (clap would take a bare `Vec`
 /// for a list of arguments).
@@ -207,7 +208,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let signals = crate::signals::CtrlC::install()?;
     let cancel = Cancel::new();
     let abort = thresholds::AbortOnFail::new(&progress, &args.thresholds, cancel.clone());
-    let sink: &dyn barrage_engine::Sink = if args.abort_on_fail { &abort } else { &progress };
+    let sink: &dyn barrage_engine::Sink = if args.abort_on_fail {
+        &abort
+    } else {
+        &progress
+    };
     let result = {
         let _watch = signals.watch(cancel.clone());
         barrage_engine::run(&valid, sink, &cancel)

@@ -200,5 +200,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(130));
     }
+    if !results.thresholds.is_empty() {
+        println!("Thresholds:");
+        for t in &results.thresholds {
+            println!("  {t}");
+        }
+        let failed = results.thresholds.iter().filter(|t| !t.pass).count();
+        if failed > 0 {
+            eprintln!(
+                "barrage: {failed} of {} thresholds failed (listed above; results.json has them)",
+                results.thresholds.len()
+            );
+            return Ok(ExitCode::from(crate::load::EXIT_THRESHOLD));
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -51,7 +51,11 @@ fn outcomes(doc: &serde_json::Value) -> Vec<(String, bool, f64)> {
             ts.iter()
                 .map(|t| {
                     let e = t["expr"].as_str().unwrap().to_string();
-                    (e, t["pass"].as_bool().unwrap(), t["measured"].as_f64().unwrap())
+                    (
+                        e,
+                        t["pass"].as_bool().unwrap(),
+                        t["measured"].as_f64().unwrap(),
+                    )
                 })
                 .collect()
         })
@@ -66,22 +70,42 @@ fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
     let (out, doc) = load(
         &[
             &common[..],
-            &[&url, "--threshold", "p50 < 500ms", "--threshold", "errors <= 0"],
+            &[
+                &url,
+                "--threshold",
+                "p50 < 500ms",
+                "--threshold",
+                "errors <= 0",
+            ],
         ]
         .concat(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got = outcomes(&doc);
     assert_eq!(got.len(), 2);
     // Every request sleeps 5 ms: the median is at least that, and under the bound.
-    assert!(got[0].1 && got[0].2 >= 5_000.0 && got[0].2 < 500_000.0, "{got:?}");
+    assert!(
+        got[0].1 && got[0].2 >= 5_000.0 && got[0].2 < 500_000.0,
+        "{got:?}"
+    );
     assert_eq!((got[1].1, got[1].2), (true, 0.0));
 
     let (out, doc) = load(&[&common[..], &[&url, "--threshold", "p50 < 2ms"]].concat());
     assert_eq!(out.status.code(), Some(99));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("barrage: threshold failed: p50 < 2ms"), "{err}");
-    assert!(err.contains("FAIL p50 < 2ms (measured"), "the summary lists it: {err}");
+    assert!(
+        err.contains("barrage: threshold failed: p50 < 2ms"),
+        "{err}"
+    );
+    assert!(
+        err.contains("FAIL p50 < 2ms (measured"),
+        "the summary lists it: {err}"
+    );
     let got = outcomes(&doc);
     assert!(!got[0].1 && got[0].2 >= 5_000.0, "{got:?}");
     // The run itself completed: 200 answers, all counted.
@@ -123,4 +147,76 @@ fn a_bad_threshold_is_a_one_line_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("threshold \"p99 < fast\""), "{err}");
+}
+
+#[test]
+fn study_thresholds_are_evaluated_per_point_and_contender() {
+    let dir = std::env::temp_dir().join(format!("barrage-study-th-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let study = dir.join("study.toml");
+    std::fs::write(
+        &study,
+        r#"
+[study]
+name = "th"
+trials = 2
+pin = false
+[load]
+path = "/sleep/5"
+connections = 2
+duration = "500ms"
+expect_status = 200
+[[threshold]]
+expr = ["p50 < 1s", "errors <= 0"]
+[[threshold]]
+expr = "p50 < 1ms"
+contender = "serve"
+[[contender]]
+name = "serve"
+start = "{barrage} serve --addr 127.0.0.1:{port} --threads 1"
+"#,
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_barrage"))
+        .arg("run")
+        .arg(&study)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("FAIL p50 < 1ms (measured"), "{text}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let got: Vec<(String, bool, f64, String)> = results["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["expr"].as_str().unwrap().to_string(),
+                t["pass"].as_bool().unwrap(),
+                t["measured"].as_f64().unwrap(),
+                t["contender"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!((got[0].0.as_str(), got[0].1), ("p50 < 1s", true));
+    assert!(got[0].2 >= 5_000.0, "every request sleeps 5 ms: {got:?}");
+    assert_eq!(
+        (got[1].0.as_str(), got[1].1, got[1].2),
+        ("errors <= 0", true, 0.0)
+    );
+    assert_eq!((got[2].0.as_str(), got[2].1), ("p50 < 1ms", false));
+    assert!(got.iter().all(|t| t.3 == "serve"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

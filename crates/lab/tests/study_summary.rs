@@ -93,6 +93,7 @@ fn results(
             quick: false,
             max_errors: None,
             figures: Vec::new(),
+            thresholds: Vec::new(),
         },
         machine: Machine::default(),
         pinning: Pinning {
@@ -113,6 +114,7 @@ fn results(
         summary: vec![],
         comparisons: vec![],
         warnings: vec![],
+        thresholds: vec![],
     }
 }
 

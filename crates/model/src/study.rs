@@ -55,6 +55,10 @@ pub struct Results {
     pub summary: Vec<Cell>,
     pub comparisons: Vec<ComparisonRow>,
     pub warnings: Vec<Warning>,
+    /// Each of the study's thresholds at each (point, contender) it applies to (recomputed with
+    /// the summary).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::threshold::Outcome>,
 }
 
 /// The study as run.
@@ -86,6 +90,9 @@ pub struct StudyInfo {
     /// print and trials record in `metrics.figures`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<crate::figure::Figure>,
+    /// The study's `[[threshold]]`s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::threshold::StudyThreshold>,
 }
 
 /// The machine the study ran on.

@@ -224,6 +224,7 @@ pub fn update(r: &mut Results) {
         });
     }
     r.comparisons = comparisons;
+    r.thresholds = crate::threshold::evaluate_study(&r.study.thresholds, &cells);
     r.summary = cells;
     r.warnings = warnings;
 }

@@ -220,11 +220,15 @@ impl Measured for LoadDoc {
     fn latency_us(&self, q: f64) -> Option<f64> {
         let l = &self.latency_us;
         if let Some(h) = self.histogram().filter(|_| q > 0.0 && q < 1.0) {
-            return Some(if h.is_empty() { 0.0 } else { h.value_at_quantile(q) as f64 });
+            return Some(if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_quantile(q) as f64
+            });
         }
         Some(match q {
             q if q < 0.0 => l.mean,
-            q if q == 0.0 => l.min as f64,
+            0.0 => l.min as f64,
             q if q >= 1.0 => l.max as f64,
             q if q >= 0.999 => l.p999 as f64,
             q if q >= 0.99 => l.p99 as f64,
@@ -258,8 +262,15 @@ impl Measured for LoadDoc {
 impl Measured for Cell {
     fn latency_us(&self, q: f64) -> Option<f64> {
         let l = self.latency.as_ref()?;
-        if let Some(h) = crate::hdr::decode(&l.hdr).ok().filter(|_| q > 0.0 && q < 1.0) {
-            return Some(if h.is_empty() { 0.0 } else { h.value_at_quantile(q) as f64 });
+        if let Some(h) = crate::hdr::decode(&l.hdr)
+            .ok()
+            .filter(|_| q > 0.0 && q < 1.0)
+        {
+            return Some(if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_quantile(q) as f64
+            });
         }
         Some(match q {
             q if q < 0.0 => l.mean_us,

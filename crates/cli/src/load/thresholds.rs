@@ -49,7 +49,10 @@ impl Sink for AbortOnFail<'_> {
             return;
         }
         let errors = self.errors.fetch_add(s.errors, Ordering::Relaxed) + s.errors;
-        let worst = self.worst_p99.fetch_max(s.p99_us, Ordering::Relaxed).max(s.p99_us);
+        let worst = self
+            .worst_p99
+            .fetch_max(s.p99_us, Ordering::Relaxed)
+            .max(s.p99_us);
         if let Some(t) = self
             .thresholds
             .iter()

@@ -160,6 +160,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             source: study.source.clone(),
             quick: study.quick,
             max_errors: study.max_errors,
+            thresholds: study.thresholds.clone(),
             figures: study
                 .client
                 .as_ref()
@@ -179,6 +180,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
         summary: Vec::new(),
         comparisons: Vec::new(),
         warnings: Vec::new(),
+        thresholds: Vec::new(),
     };
     execute(study, r, opts, progress)
 }

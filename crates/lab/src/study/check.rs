@@ -203,6 +203,7 @@ pub(super) fn validate(
         trial_timeout,
         stop_grace: st.stop_grace.map_or(Duration::from_secs(5), Dur::get),
         max_errors: max_errors(st, err)?,
+        thresholds: thresholds(&f, err)?,
         load,
         client,
         target,
@@ -218,6 +219,22 @@ pub(super) fn validate(
         .map(|l| l.span())
         .or(f.client.as_ref().map(|c| c.span()));
     let points = crate::sweep::points(&study).map_err(|e| err(span.clone(), e))?;
+    for t in &study.thresholds {
+        if let Some(p) = &t.point {
+            if !points.iter().any(|q| q.label == *p) {
+                let labels: Vec<&str> = points.iter().map(|q| q.label.as_str()).collect();
+                let have = if labels.iter().all(|l| l.is_empty()) {
+                    "the study has one point, which needs no point = ...".to_string()
+                } else {
+                    format!("points: {}", labels.join(", "))
+                };
+                return Err(err(
+                    span.clone(),
+                    format!("threshold for point {p:?}, which the sweep does not have ({have})"),
+                ));
+            }
+        }
+    }
     // And ask the engine itself, so nothing it would refuse gets as far as a started contender.
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 1));
     let headers = study
@@ -239,6 +256,36 @@ pub(super) fn validate(
         }
     }
     Ok(study)
+}
+
+/// `[[threshold]]`s: every expression in the one grammar, every contender named one of the
+/// study's.
+fn thresholds(
+    f: &raw::File,
+    err: Err,
+) -> Result<Vec<barrage_model::threshold::StudyThreshold>, StudyError> {
+    let mut out = Vec::new();
+    for t in &f.thresholds {
+        let r = t.get_ref();
+        let expr: Vec<String> = r.expr.values().into_iter().cloned().collect();
+        for e in &expr {
+            barrage_model::threshold::parse(e).map_err(|why| err(Some(t.span()), why))?;
+        }
+        if let Some(c) = &r.contender {
+            if !f.contenders.iter().any(|k| k.get_ref().name.get_ref() == c) {
+                return Err(err(
+                    Some(t.span()),
+                    format!("threshold for contender {c:?}, which the study does not have"),
+                ));
+            }
+        }
+        out.push(barrage_model::threshold::StudyThreshold {
+            expr,
+            contender: r.contender.clone(),
+            point: r.point.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// `max_errors` of `[study]`: a number of load errors per trial, 0 or more (server studies).

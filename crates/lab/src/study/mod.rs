@@ -86,6 +86,8 @@ pub struct Study {
     /// Server studies: a trial with more load errors than this (wrong status or body, timeouts,
     /// dropped connections) fails with kind `errors` and is not credited. `None`: no limit.
     pub max_errors: Option<u64>,
+    /// `[[threshold]]`s: expressions each (point, contender) must meet (k6's grammar).
+    pub thresholds: Vec<barrage_model::threshold::StudyThreshold>,
     /// Server studies: the load.
     pub load: Option<LoadSpec>,
     /// Client studies: the workload.

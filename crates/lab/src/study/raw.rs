@@ -15,6 +15,17 @@ pub struct File {
     pub target: Option<Target>,
     #[serde(default, rename = "contender")]
     pub contenders: Vec<Spanned<Contender>>,
+    #[serde(default, rename = "threshold")]
+    pub thresholds: Vec<Spanned<Threshold>>,
+}
+
+/// `[[threshold]]`: one expression or a list, optionally only for a contender or a point.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Threshold {
+    pub expr: OneOrMany<String>,
+    pub contender: Option<String>,
+    pub point: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

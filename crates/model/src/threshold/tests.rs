@@ -90,7 +90,10 @@ fn load_documents_are_measured_exactly() {
         let o = evaluate(&parse(e).unwrap(), &d);
         let got = o.measured.unwrap();
         // HDR's 3 significant figures: within 0.1% of the exact value.
-        assert!((got - want).abs() <= want * 1e-3, "{e}: measured {got}, want {want}");
+        assert!(
+            (got - want).abs() <= want * 1e-3,
+            "{e}: measured {got}, want {want}"
+        );
         assert_eq!(o.pass, *pass, "{e}: {o}");
     }
     let o = evaluate(&parse("p99 < 9ms").unwrap(), &d);
