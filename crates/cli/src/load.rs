@@ -2,7 +2,7 @@
 //! result -> a wrk-like summary, the compact line, and optionally the `barrage.load/1` JSON.
 
 mod parse;
-mod print;
+pub(crate) mod print;
 mod progress;
 mod thresholds;
 
@@ -146,6 +146,15 @@ pub struct Args {
     /// a latency above a bound on `max`); the result of what ran is still reported.
     #[arg(long, requires = "thresholds")]
     pub abort_on_fail: bool,
+    /// Scale-out: run shard I of N (1-based) of this load: its share of the connections, of the
+    /// rate and of -n (remainders spread so the shares add up), its open-loop sends interleaved
+    /// with the other shards' into one schedule. Merge the shards' JSON with `barrage merge`.
+    #[arg(long, value_name = "I/N", value_parser = parse::parse_shard)]
+    pub shard: Option<barrage_model::load::Shard>,
+    /// Wait until this wall-clock time and start then (Unix seconds, fractions allowed, or RFC
+    /// 3339), so that shards start together.
+    #[arg(long, value_name = "TIME", value_parser = barrage_model::time::parse_instant)]
+    pub start_at: Option<f64>,
     /// Write the result as a `barrage.load/1` JSON document to PATH (`-` for stdout; the human
     /// summary then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
@@ -196,6 +205,8 @@ impl Args {
             seed: self.seed,
             body_lines: self.body_lines.clone(),
             ramp_up: self.ramp_up,
+            shard: self.shard,
+            start_at: self.start_at,
         })
     }
 }

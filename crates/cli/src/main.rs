@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod load;
+mod merge;
 mod report;
 mod run;
 mod serve;
@@ -27,6 +28,8 @@ enum Command {
     /// Drive HTTP/1.1 or HTTP/2 load at a URL (or a targets file) and report throughput,
     /// latency and errors.
     Load(Box<load::Args>),
+    /// Merge `barrage load --json` documents of one load (its shards) exactly into one.
+    Merge(merge::Args),
     /// Run the target server (test endpoints, fault injection).
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Load(args)) => load::main(*args),
+        Some(Command::Merge(args)) => merge::main(args),
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),

@@ -63,6 +63,14 @@ pub enum ConfigError {
     TargetsWithBodyLines,
     #[error("--ramp-up opens the closed loop's connections gradually; an open loop (--rate, --stages) paces requests instead")]
     RampUpOpenLoop,
+    #[error("--shard I/N needs 1 <= I <= N")]
+    Shard,
+    #[error(
+        "{connections} connections cannot be split over {shards} shards: give each at least one"
+    )]
+    ShardConnections { connections: usize, shards: u32 },
+    #[error("--start-at must be a time (Unix seconds of 0 or more)")]
+    StartAt,
 }
 
 /// Where requests go, taken apart from the URL.
@@ -201,6 +209,24 @@ impl Validate for Config {
         if self.http2 && !(65_535..=(1 << 31) - 1).contains(&self.h2_window) {
             return Err(ConfigError::Window);
         }
+        let mut connections = self.connections;
+        if let Some(s) = self.shard {
+            if s.index == 0 || s.index > s.count {
+                return Err(ConfigError::Shard);
+            }
+            if self.connections < s.count as usize {
+                return Err(ConfigError::ShardConnections {
+                    connections: self.connections,
+                    shards: s.count,
+                });
+            }
+            // This shard's share (the first ones take the remainder, as the run splits them).
+            connections = self.connections / s.count as usize
+                + usize::from(((s.index - 1) as usize) < self.connections % s.count as usize);
+        }
+        if self.start_at.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
+            return Err(ConfigError::StartAt);
+        }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = if self.threads == 0 {
             cores
@@ -218,7 +244,7 @@ impl Validate for Config {
         Ok(ValidConfig {
             cfg,
             target,
-            threads: threads.min(self.connections).max(1),
+            threads: threads.min(connections).max(1),
             requests,
             targets,
             order,

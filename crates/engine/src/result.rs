@@ -141,6 +141,8 @@ pub(crate) struct Parts {
     pub protocol: Option<String>,
     /// `--targets` runs: (method, URL, line) of each target, as `rec.targets`.
     pub targets: Vec<(String, String, usize)>,
+    /// When the load started, Unix seconds.
+    pub started_unix: f64,
 }
 
 impl RunResult {
@@ -156,6 +158,7 @@ impl RunResult {
             cancelled,
             protocol,
             targets,
+            started_unix,
         } = p;
         let dur = timing
             .measure_end
@@ -173,11 +176,14 @@ impl RunResult {
             let span = st.duration().as_secs_f64() - w;
             Some((st.total() - st.count(w)) / span.max(f64::MIN_POSITIVE))
         };
+        // A shard keeps its share of the schedule.
+        let scheduled = scheduled.map(|r| r / f64::from(cfg.shard.map_or(1, |s| s.count)));
         let open = scheduled.is_some();
         let rate = scheduled.map(|target_rps| RateReport {
             target_rps,
             achieved_rps: per_s(c.written),
             lateness_us: LatencySummary::of(&rec.lateness),
+            hdr_lateness: Some(encode_hdr(&rec.lateness)),
             late_by_generator: c.late_by_generator,
             generator_bottleneck: c.late_by_generator * 100 > c.written.max(1),
         });
@@ -223,6 +229,9 @@ impl RunResult {
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
+            started_unix,
+            hdr_connect: Some(encode_hdr(&rec.connect)),
+            merged: None,
         };
         RunResult {
             doc,

@@ -98,6 +98,11 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         .collect();
     let encoded = Encoded::new(&encoded, &cfg.order, c.pipeline.max(1));
     let threads = cfg.threads;
+    // Shards started together: wait for the agreed wall-clock time (Ctrl-C still ends the wait).
+    if let Some(at) = c.start_at {
+        wait_until(at, cancel);
+    }
+    let started_unix = unix_now();
     let start = Instant::now();
     let measure_start = start + c.warmup;
     // The open loop's schedule, shared by the workers: a constant rate, or stages that start
@@ -135,15 +140,25 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         h2,
     };
     let round = cfg.order.len();
+    // A shard runs its share of the connections and of any request count; its workers take
+    // the run's requests numbered (I-1) mod N, so all shards' send times interleave into the
+    // one schedule a single generator would keep (whatever each shard's thread count).
+    let (shard, shards) = c
+        .shard
+        .map_or((0, 1), |s| (s.index as usize - 1, s.count as usize));
+    let connections = share(c.connections as u64, shards, shard) as usize;
+    let requests = c.requests.map(|n| share(n, shards, shard));
     let plans: Vec<Plan> = (0..threads)
         .map(|w| {
-            let connections = share(c.connections as u64, threads, w) as usize;
+            let mine = share(connections as u64, threads, w) as usize;
             Plan {
-                connections,
-                budget: c.requests.map(|n| share(n, threads, w)),
-                pacer: rate.clone().map(|r| Pacer::split(r, threads, w)),
-                ramp: ramp_offsets(c.ramp_up, c.connections, threads, w, connections),
-                first: round * w / threads,
+                connections: mine,
+                budget: requests.map(|n| share(n, threads, w)),
+                pacer: rate
+                    .clone()
+                    .map(|r| Pacer::split(r, threads * shards, w * shards + shard)),
+                ramp: ramp_offsets(c.ramp_up, connections, threads, w, mine),
+                first: (round * (shard * threads + w)) / (threads * shards),
             }
         })
         .collect();
@@ -168,6 +183,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         let schedule = Schedule {
             rate: rate.as_ref(),
             warmup: c.warmup,
+            share: 1.0 / shards as f64,
         };
         let collected = collect(
             rx,
@@ -202,7 +218,26 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         cancelled: cancel.is_cancelled(),
         protocol: protocol.map(str::to_string),
         targets: cfg.targets.clone(),
+        started_unix,
     }))
+}
+
+/// Now, in Unix seconds.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Sleeps until the wall clock reads `at` (Unix seconds), or the run is cancelled.
+fn wait_until(at: f64, cancel: &Cancel) {
+    loop {
+        let left = at - unix_now();
+        if left <= 0.0 || cancel.is_cancelled() {
+            return;
+        }
+        std::thread::sleep(Duration::from_secs_f64(left.min(0.05)));
+    }
 }
 
 /// `--ramp-up`: when worker `w`'s connections open. Connections are dealt to workers in turn,
@@ -251,6 +286,8 @@ struct Pending {
 struct Schedule<'a> {
     rate: Option<&'a Rate>,
     warmup: Duration,
+    /// A shard's share of the schedule (1 unsharded).
+    share: f64,
 }
 
 impl Schedule<'_> {
@@ -263,11 +300,12 @@ impl Schedule<'_> {
             0.0
         } + index as f64;
         let span = span.as_secs_f64();
-        match self.rate? {
-            Rate::Constant(r) => Some(*r),
-            Rate::Stages(s) if span > 0.0 => Some((s.count(from + span) - s.count(from)) / span),
-            Rate::Stages(_) => None,
-        }
+        let rate = match self.rate? {
+            Rate::Constant(r) => *r,
+            Rate::Stages(s) if span > 0.0 => (s.count(from + span) - s.count(from)) / span,
+            Rate::Stages(_) => return None,
+        };
+        Some(rate * self.share)
     }
 }
 

@@ -7,6 +7,7 @@
 //!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
+//! - [`merge`]: load documents of one load (shards) added into one, exactly.
 //! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
 //! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times.
@@ -16,6 +17,7 @@
 pub mod figure;
 pub mod hdr;
 pub mod load;
+pub mod merge;
 pub mod metric;
 pub mod process;
 pub mod stats;

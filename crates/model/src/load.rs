@@ -60,6 +60,29 @@ pub struct LoadDoc {
     /// `--threshold` runs only: each threshold, what was measured, and whether it held.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::threshold::Outcome>,
+    /// When the load started (its warmup, if any), Unix seconds.
+    #[serde(deserialize_with = "lenient")]
+    pub started_unix: f64,
+    /// `connect_us`'s histogram (as `hdr`), so merged runs keep exact connect times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdr_connect: Option<String>,
+    /// A document `barrage merge` made: what it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
+}
+
+/// What a merged document holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Merged {
+    /// Documents merged, and the shard count they say the load had (0: not sharded runs).
+    pub shards: usize,
+    pub of: u32,
+    /// Seconds between the first and the last start.
+    #[serde(deserialize_with = "lenient")]
+    pub start_spread_s: f64,
+    /// What the merge could not make exact or found amiss (missing shards, far-apart starts).
+    pub notes: Vec<String>,
 }
 
 /// One target of a `--targets` file and what it got: the run's figures for its requests alone.
@@ -182,6 +205,21 @@ pub struct Config {
         skip_serializing_if = "Option::is_none"
     )]
     pub ramp_up: Option<Duration>,
+    /// Scale-out: this process runs shard `index` of `count` (1-based) of the load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Wait until this wall-clock time (Unix seconds) and start then, so that shards start
+    /// together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<f64>,
+}
+
+/// One shard of a load split over several processes (`--shard I/N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
 }
 
 /// The order requests take over the targets.
@@ -232,6 +270,8 @@ impl Default for Config {
             seed: None,
             body_lines: None,
             ramp_up: None,
+            shard: None,
+            start_at: None,
         }
     }
 }
@@ -305,6 +345,9 @@ pub struct Rate {
     #[serde(deserialize_with = "lenient")]
     pub achieved_rps: f64,
     pub lateness_us: Latency,
+    /// `lateness_us`'s histogram (as `hdr`), so merged runs keep exact lateness.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdr_lateness: Option<String>,
     pub late_by_generator: u64,
     pub generator_bottleneck: bool,
 }

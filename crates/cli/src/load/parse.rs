@@ -16,6 +16,20 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
 }
 
 /// `--h2-window`: a size in the one size grammar, within HTTP/2's window range.
+/// `--shard I/N`: shard I (1-based) of N.
+pub fn parse_shard(s: &str) -> Result<barrage_model::load::Shard, String> {
+    let bad = || format!("{s:?} is not a shard: expected I/N with 1 <= I <= N, e.g. 2/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count) = (
+        i.trim().parse::<u32>().map_err(|_| bad())?,
+        n.trim().parse::<u32>().map_err(|_| bad())?,
+    );
+    if index == 0 || index > count {
+        return Err(bad());
+    }
+    Ok(barrage_model::load::Shard { index, count })
+}
+
 pub fn parse_window(s: &str) -> Result<u32, String> {
     let v = barrage_model::units::parse_size(s)?;
     if (65_535..=(1 << 31) - 1).contains(&v) {

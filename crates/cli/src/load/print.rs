@@ -1,12 +1,17 @@
 //! The human summary, in the spirit of wrk's, and the compact line
 //! `r:<responses> w:<written> e:<errors> t:<mean ms>ms`.
 
-use barrage_engine::{LatencySummary, RunResult};
+use barrage_engine::{Config, LatencySummary, RunResult};
+use barrage_model::load::LoadDoc;
 use std::fmt::Write;
 
 pub fn summary(r: &RunResult) -> String {
+    of_doc(&r.doc, &r.config)
+}
+
+/// The summary of a document (a run's, or `barrage merge`'s) and the load it ran.
+pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
     let mut o = String::new();
-    let c = &r.config;
     let mode = match &r.rate {
         Some(rate) if !c.stages.is_empty() => format!(
             "open loop on stages {} ({} req/s on average over the measured window)",
@@ -30,6 +35,20 @@ pub fn summary(r: &RunResult) -> String {
         (None, None) => format!("{} {}", c.method, c.url),
     };
     let _ = writeln!(o, "barrage load {what} for {:.2}s", r.duration_s);
+    if let Some(m) = &r.merged {
+        let of = if m.of > 0 {
+            format!(" of {} shards", m.of)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "  merged: {} runs{of}, started {:.3} s apart",
+            m.shards, m.start_spread_s
+        );
+    } else if let Some(s) = c.shard {
+        let _ = writeln!(o, "  shard {}/{} of the load", s.index, s.count);
+    }
     let _ = writeln!(
         o,
         "  {} connections, {} threads, {mode}{}{}{}{}",

@@ -1,0 +1,146 @@
+//! Merging: histograms add exactly, counts and series add, and documents of different loads,
+//! the same shard twice, missing shards and far-apart starts are refused or noted.
+
+use super::*;
+use crate::load::{Phase, Shard};
+use hdrhistogram::Histogram;
+
+fn hist(values: &[u64]) -> Histogram<u64> {
+    let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    for v in values {
+        h.record(*v).unwrap();
+    }
+    h
+}
+
+fn config(shard: Option<(u32, u32)>) -> serde_json::Value {
+    let c = crate::load::Config {
+        url: "http://127.0.0.1:1/".into(),
+        connections: 8,
+        shard: shard.map(|(index, count)| Shard { index, count }),
+        ..crate::load::Config::default()
+    };
+    serde_json::to_value(c).unwrap()
+}
+
+fn shard(i: u32, n: u32, values: &[u64], started: f64) -> (String, LoadDoc) {
+    let h = hist(values);
+    let doc = LoadDoc {
+        schema: crate::load::SCHEMA.into(),
+        requests: values.len() as u64,
+        requests_written: values.len() as u64 + 1,
+        in_flight: 1,
+        errors: Errors {
+            timeout: u64::from(i),
+            total: u64::from(i),
+            ..Errors::default()
+        },
+        duration_s: 2.0,
+        status: [("200".to_string(), values.len() as u64)].into(),
+        hdr: Some(hdr::encode(&h)),
+        hdr_connect: Some(hdr::encode(&hist(&[100 * u64::from(i)]))),
+        latency_us: Latency::of(&h),
+        series: (0..2)
+            .map(|s| Second {
+                second: s,
+                phase: Phase::Measure,
+                responses: 10 * u64::from(i),
+                p99_us: 1000 * u64::from(i),
+                span_s: 1.0,
+                ..Second::default()
+            })
+            .collect(),
+        threads: 1,
+        target: serde_json::json!({"host": "127.0.0.1", "port": 1}),
+        config: config(Some((i, n))),
+        started_unix: started,
+        ..LoadDoc::default()
+    };
+    (format!("shard{i}.json"), doc)
+}
+
+#[test]
+fn shards_add_up_exactly() {
+    let a: Vec<u64> = (1..=500).map(|v| v * 7).collect();
+    let b: Vec<u64> = (1..=300).map(|v| v * 131).collect();
+    let c: Vec<u64> = vec![5; 50];
+    let docs = vec![
+        shard(1, 3, &a, 100.0),
+        shard(2, 3, &b, 100.2),
+        shard(3, 3, &c, 100.1),
+    ];
+    let m = merge(&docs, 1.0).unwrap();
+    // The merged histogram is the histogram of every sample recorded in one.
+    let all: Vec<u64> = a.iter().chain(&b).chain(&c).copied().collect();
+    let one = hist(&all);
+    assert_eq!(hdr::decode(m.hdr.as_deref().unwrap()).unwrap(), one);
+    assert_eq!(m.latency_us, Latency::of(&one));
+    assert_eq!(m.requests, 850);
+    assert_eq!((m.requests_written, m.in_flight), (853, 3));
+    assert_eq!((m.errors.timeout, m.errors.total), (6, 6));
+    assert_eq!(m.status["200"], 850);
+    assert!((m.rps - 425.0).abs() < 1e-9);
+    assert_eq!((m.connect_us.count, m.connect_us.min), (3, 100));
+    let secs: Vec<(u64, u64, u64)> = m
+        .series
+        .iter()
+        .map(|s| (s.second, s.responses, s.p99_us))
+        .collect();
+    assert_eq!(secs, vec![(0, 60, 3000), (1, 60, 3000)]);
+    let merged = m.merged.as_ref().unwrap();
+    assert_eq!((merged.shards, merged.of), (3, 3));
+    assert!((merged.start_spread_s - 0.2).abs() < 1e-9);
+    assert!(
+        merged.notes.iter().all(|n| !n.contains("missing")),
+        "{:?}",
+        merged.notes
+    );
+    assert!(
+        m.config.get("shard").is_none(),
+        "the merged load is the whole load"
+    );
+    assert_eq!(m.started_unix, 100.0);
+}
+
+#[test]
+fn different_loads_and_repeated_shards_are_refused() {
+    let (a, mut b) = (shard(1, 2, &[1], 0.0), shard(2, 2, &[2], 0.0));
+    b.1.config["connections"] = 9.into();
+    let e = merge(&[a.clone(), b], 1.0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shard1.json and shard2.json are not runs of the same load: their configurations differ"
+    );
+    let mut c = shard(2, 2, &[2], 0.0);
+    c.1.target = serde_json::json!({"host": "10.0.0.1", "port": 1});
+    let e = merge(&[a.clone(), c], 1.0).unwrap_err().to_string();
+    assert!(e.contains("their targets differ"), "{e}");
+    let twice = merge(&[a.clone(), (String::from("again.json"), a.1.clone())], 1.0).unwrap_err();
+    assert_eq!(
+        twice.to_string(),
+        "shard1.json and again.json are both shard 1/2"
+    );
+    let mut old = shard(2, 2, &[2], 0.0);
+    old.1.schema = "something/9".into();
+    assert!(matches!(merge(&[a, old], 1.0), Err(MergeError::Schema(..))));
+    assert_eq!(merge(&[], 1.0).unwrap_err(), MergeError::Empty);
+}
+
+#[test]
+fn missing_shards_and_far_starts_are_noted() {
+    let docs = vec![shard(1, 4, &[1, 2], 10.0), shard(3, 4, &[3], 15.5)];
+    let m = merge(&docs, 1.0).unwrap();
+    let notes = &m.merged.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("shards 2/4, 4/4 are missing")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("the runs started 5.500 s apart")),
+        "{notes:?}"
+    );
+}
