@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod cluster;
 mod load;
 mod merge;
 mod report;
@@ -28,6 +29,9 @@ enum Command {
     /// Drive HTTP/1.1 or HTTP/2 load at a URL (or a targets file) and report throughput,
     /// latency and errors.
     Load(Box<load::Args>),
+    /// Run a load as shards on a cluster (Kubernetes: an Indexed Job) and merge them.
+    #[command(subcommand)]
+    Cluster(cluster::Cluster),
     /// Merge `barrage load --json` documents of one load (its shards) exactly into one.
     Merge(merge::Args),
     /// Run the target server (test endpoints, fault injection).
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Load(args)) => load::main(*args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Cluster(c)) => cluster::main(c),
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
