@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod history;
 mod load;
 mod report;
 mod run;
@@ -33,6 +34,9 @@ enum Command {
     Run(run::Args),
     /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown, CSV, the terminal summary or summary.csv.
     Report(report::Args),
+    /// List the runs recorded with `--history` (by URL, study or metric), or draw each
+    /// metric's trend over them (--report).
+    History(history::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +46,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
+        Some(Command::History(args)) => history::main(args),
         None => run::main(run::Args::default()),
     };
     match result {

@@ -72,6 +72,18 @@ pub fn metric(key: &str) -> Option<Metric> {
         .or_else(|| metric::get(key).cloned())
 }
 
+/// The metric with this key, or, for a figure a study declared (its label and unit are known
+/// only to its results document), a plain one named by its key.
+pub fn describe(key: &str) -> Metric {
+    metric(key).unwrap_or_else(|| Metric {
+        key: Cow::Owned(key.to_string()),
+        label: Cow::Owned(key.to_string()),
+        noun: None,
+        format: Format::Number,
+        ..REQUESTS
+    })
+}
+
 /// The figures of a load document, in stored units. Latency figures only when some response
 /// was timed (an empty histogram has no p99, and 0 would read as very fast).
 pub fn of_load(d: &LoadDoc) -> Vec<(&'static Metric, f64)> {
@@ -150,6 +162,8 @@ mod tests {
         }
         assert_eq!(metric("peak_rss_bytes").unwrap().label, "peak RSS");
         assert!(metric("nonsense").is_none());
+        assert_eq!(describe("allocs").label, "allocs");
+        assert_eq!(describe("rps").unit, "req/s");
     }
 
     #[test]

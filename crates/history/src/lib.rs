@@ -6,7 +6,8 @@
 //!   writes to a file that is not (see [`open`](mod@open)).
 //! - [`History::append`] records a [`NewRun`] in one transaction; concurrent writers (two runs
 //!   finishing at once, in one process or several) queue on SQLite's lock and all succeed.
-//! - [`History::list`], [`History::trend`] and [`History::document`] read it back.
+//! - [`History::list`], [`History::trend`] and [`History::document`] read it back, also
+//!   through [`History::open_read_only`], which never creates or writes anything.
 //!
 //! No printing, no process exit: values in, values or a [`HistoryError`] out. The schema and
 //! guarantees are documented in `docs/history.md`.
@@ -39,6 +40,17 @@ impl History {
         let path = path.as_ref();
         Ok(History {
             conn: open::open(path)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing history to read it (`barrage history`, `compare history:latest`):
+    /// the same checks as [`History::open`], but a missing path is an error rather than a new
+    /// database, and nothing is ever written (appending through it fails).
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<History, HistoryError> {
+        let path = path.as_ref();
+        Ok(History {
+            conn: open::open_read_only(path)?,
             path: path.to_path_buf(),
         })
     }

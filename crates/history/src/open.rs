@@ -118,6 +118,41 @@ pub fn open(path: &Path) -> Result<Connection, HistoryError> {
     Ok(conn)
 }
 
+/// Opens an existing history for reading only: nothing is created (a missing path is an
+/// error), and a reader needs no write permission on the file.
+pub fn open_read_only(path: &Path) -> Result<Connection, HistoryError> {
+    let meta = std::fs::metadata(path).map_err(|source| HistoryError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    check_file(path)?;
+    let no_runs = || HistoryError::NoSuchRun {
+        path: path.to_path_buf(),
+        what: "not a history yet: no run was ever recorded in it".into(),
+    };
+    if meta.len() == 0 {
+        return Err(no_runs());
+    }
+    let sql = |source| HistoryError::Sql {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Read-write without CREATE (SQLite falls back to read-only on a write-protected file),
+    // with `query_only` so that nothing can be written through it: unlike a read-only
+    // connection, it removes the `-wal` and `-shm` files when it is the last to close.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+    conn.pragma_update(None, "query_only", true).map_err(sql)?;
+    match identify(&conn, path)? {
+        Found::Ours => Ok(conn),
+        Found::New => Err(no_runs()),
+    }
+}
+
 /// Checks the path before SQLite opens it for writing, mostly from the file's 100-byte header
 /// so that no SQLite connection (which may create `-wal` and `-shm` files beside a database)
 /// touches a file that is not barrage's: a missing or empty file is fine (a new history), a

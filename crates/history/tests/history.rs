@@ -444,3 +444,41 @@ fn trend_values_come_in_run_order() {
     let keys = h.metric_keys(&Filter::default()).unwrap();
     assert_eq!(&keys[..2], ["rps", "latency_p50_us"].map(String::from));
 }
+
+#[test]
+fn a_reader_creates_nothing_and_writes_nothing() {
+    let dir = TempDir::new("reader");
+    let path = dir.join("history.db");
+    let e = match History::open_read_only(&path) {
+        Ok(_) => panic!("a missing history opened"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains(&path.display().to_string()), "{e}");
+    assert!(!path.exists(), "the reader created the file");
+    std::fs::write(&path, b"").unwrap();
+    let e = History::open_read_only(&path).err().unwrap().to_string();
+    assert!(e.contains("no run was ever recorded"), "{e}");
+    std::fs::remove_file(&path).unwrap();
+
+    let run = load_run("http://a/", 1.0, 1, "x");
+    History::open(&path).unwrap().append(&run).unwrap();
+    let before = bytes(&path);
+    let mut r = History::open_read_only(&path).unwrap();
+    assert_eq!(r.document(Which::Latest(0)).unwrap().document, run.document);
+    assert!(r.append(&run).is_err(), "appended through a reader");
+    drop(r);
+    assert_eq!(bytes(&path), before);
+    assert_eq!(
+        entries(&dir.0),
+        ["history.db"],
+        "the reader left files behind"
+    );
+    assert_eq!(
+        History::open(&path)
+            .unwrap()
+            .list(&Filter::default())
+            .unwrap()
+            .len(),
+        1
+    );
+}
