@@ -304,3 +304,48 @@ ready = { kind = "http", path = "/", status = 200, timeout = "10s" }
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_load_stopped_by_ctrl_c_is_recorded_as_cancelled() {
+    let server = Server::start();
+    let dir = TempDir::new("history-cancel");
+    let db = dir.join("h.db");
+    let url = format!("http://{}/", server.addr);
+    // Open loop at a low rate: a long run that costs little CPU until it is stopped.
+    let child = Command::new(BARRAGE)
+        .args([
+            "load", &url, "-d", "60s", "--rate", "100", "-c", "1", "-t", "1",
+        ])
+        .arg("--history")
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The database is made just before barrage takes over Ctrl-C; then let it measure a bit.
+    let start = std::time::Instant::now();
+    while !db.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{:?} {err}", out.status);
+    assert!(err.contains("recorded as run 1"), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+
+    let out = barrage(&["history", db.to_str().unwrap(), "--json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs[0]["status"], "cancelled");
+    let requests = runs[0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["key"] == "requests")
+        .unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    assert!(requests > 0.0, "what was measured is kept: {requests}");
+}
