@@ -191,6 +191,24 @@ fn two_loads_at_once_are_listed_and_trended() {
     assert_eq!(points, by_id, "one dot per run, at its id, with its rps");
     // One chart per recorded metric: latency too.
     chart_data(&html, "p99 [latency_p99_us] by run");
+
+    // `--history` without a value: the default database under XDG_DATA_HOME, its directory
+    // made; `barrage history` without a DB reads the same one.
+    let data = dir.join("data");
+    let with_default = |args: &[&str]| {
+        Command::new(BARRAGE)
+            .args(args)
+            .env_remove("BARRAGE_HISTORY")
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .unwrap()
+    };
+    let out = with_default(&["load", &url, "-n", "50", "-c", "1", "-t", "1", "--history"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(data.join("barrage").join("history.db").is_file());
+    let out = with_default(&["history", "--json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
 }
 
 #[test]
