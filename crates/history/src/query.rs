@@ -42,7 +42,7 @@ pub struct RunRow {
 /// What a trend's value belongs to: a load run's URL, or a study's point and contender.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Series {
-    pub kind: &'static str,
+    pub kind: Kind,
     pub name: String,
     pub url: String,
     pub point: String,
@@ -53,7 +53,7 @@ impl Series {
     /// The line's name in a chart: the URL, or "study: contender at point".
     pub fn label(&self) -> String {
         match (self.kind, self.point.is_empty()) {
-            ("load", _) => self.url.clone(),
+            (Kind::Load, _) => self.url.clone(),
             (_, true) => format!("{}: {}", self.name, self.contender),
             (_, false) => format!("{}: {} at {}", self.name, self.contender, self.point),
         }
@@ -245,7 +245,8 @@ impl History {
                         id: r.get(0)?,
                         time: r.get(1)?,
                         series: Series {
-                            kind: "load",
+                            // Read below: a kind this barrage does not know is an error.
+                            kind: Kind::Load,
                             name: r.get(3)?,
                             url: r.get(4)?,
                             point: r.get(5)?,
@@ -260,7 +261,7 @@ impl History {
             .map_err(&sql)?;
         raw.into_iter()
             .map(|(kind, mut p)| {
-                p.series.kind = self.kind(&kind)?.as_str();
+                p.series.kind = self.kind(&kind)?;
                 Ok(p)
             })
             .collect()

@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::collections::HashSet;
 
 /// What kind of run a row holds, and so which schema its document has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// `barrage load`: the document is `barrage.load/1`.

@@ -401,6 +401,10 @@ fn list_filters_by_url_study_and_metric() {
         (s.metrics[0].contender.as_str(), s.metrics[0].value),
         ("curl", 1.5)
     );
+    let wall = h.trend("wall_s", &Filter::default()).unwrap();
+    assert_eq!(wall.len(), 1);
+    assert_eq!(wall[0].series.kind, Kind::Study);
+    assert_eq!(wall[0].series.label(), "pingpong: curl");
 }
 
 #[test]
