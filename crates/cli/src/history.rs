@@ -31,7 +31,7 @@ pub struct Args {
     /// Only the newest N runs (of those the other options take).
     #[arg(long, value_name = "N")]
     pub last: Option<usize>,
-    /// The runs as JSON (id, time, kind, name, url, status, command, hostname, git, figures).
+    /// The runs as JSON (id, time, kind, name, url, status, command, hostname, git, metrics).
     #[arg(long, conflicts_with = "report")]
     pub json: bool,
     /// Write an HTML page with one chart per metric, its value over the runs.
