@@ -159,6 +159,13 @@ pub struct Args {
     /// summary then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,
+    /// Also append the run (its figures, the whole JSON document with its histograms, the
+    /// config, the machine and the git commit of the current directory) to an SQLite history
+    /// database, created when missing; safe with several runs at once. Without DB: the
+    /// default, $BARRAGE_HISTORY, else $XDG_DATA_HOME/barrage/history.db, else
+    /// ~/.local/share/barrage/history.db. Read it with `barrage history`.
+    #[arg(long, value_name = "DB", num_args = 0..=1)]
+    pub history: Option<Option<PathBuf>>,
 }
 
 impl Args {
@@ -214,6 +221,10 @@ impl Args {
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.to_config()?;
     let valid = cfg.validate()?;
+    crate::history::check_value(args.history.as_ref())?;
+    // Opened before the load: a path that is no history fails now, not after the run.
+    let mut history = crate::history::open(args.history.as_ref())?;
+    let started = barrage_model::time::now_rfc3339();
     let to_stdout = args.json.as_deref() == Some("-");
     let progress = progress::Progress::new();
     let signals = crate::signals::CtrlC::install()?;
@@ -246,12 +257,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         print!("{summary}");
     }
-    if let Some(path) = &args.json {
+    if args.json.is_some() || history.is_some() {
         let doc = serde_json::to_string_pretty(&result).context("cannot encode the result")?;
-        if to_stdout {
-            println!("{doc}");
-        } else {
-            std::fs::write(path, doc + "\n").with_context(|| format!("cannot write {path}"))?;
+        match &args.json {
+            Some(_) if to_stdout => println!("{doc}"),
+            Some(path) => std::fs::write(path, format!("{doc}\n"))
+                .with_context(|| format!("cannot write {path}"))?,
+            None => {}
+        }
+        std::io::stdout().flush().ok();
+        // Last, after the results are out: a history that fails cannot lose them. A run
+        // stopped by Ctrl-C is recorded too, as `cancelled`, with what it measured.
+        if let Some(h) = &mut history {
+            let run =
+                barrage_history::NewRun::load(&result.doc, doc, crate::history::origin(started));
+            crate::history::record(h, &run)?;
         }
     }
     std::io::stdout().flush().ok();

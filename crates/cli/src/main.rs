@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cluster;
+mod history;
 mod load;
 mod merge;
 mod report;
@@ -40,6 +41,9 @@ enum Command {
     Run(run::Args),
     /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown, CSV, the terminal summary or summary.csv.
     Report(report::Args),
+    /// List the runs recorded with `--history` (by URL, study or metric), or draw each
+    /// metric's trend over them (--report).
+    History(history::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
+        Some(Command::History(args)) => history::main(args),
         None => run::main(run::Args::default()),
     };
     match result {

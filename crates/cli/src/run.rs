@@ -36,6 +36,13 @@ pub struct Args {
     /// No progress bar (the summary is still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Also append the study (the median of every metric per point and contender, and the
+    /// whole results.json) with the machine and the git commit of the current directory to an
+    /// SQLite history database, created when missing; an interrupted study is recorded as
+    /// such. Without DB: $BARRAGE_HISTORY, else $XDG_DATA_HOME/barrage/history.db, else
+    /// ~/.local/share/barrage/history.db. Read it with `barrage history`.
+    #[arg(long, value_name = "DB", num_args = 0..=1)]
+    pub history: Option<Option<PathBuf>>,
 }
 
 struct Bar {
@@ -86,6 +93,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", study::DEFAULT_STUDY);
         return Ok(ExitCode::SUCCESS);
     }
+    crate::history::check_value(args.history.as_ref())?;
+    // Opened before the study: a path that is no history fails now, not hours later.
+    let mut history = crate::history::open(args.history.as_ref())?;
     barrage_lab::supervise::install_interrupt_cleanup()
         .context("cannot install the Ctrl-C handler")?;
     let exe = std::env::current_exe().context("cannot find the barrage binary's path")?;
@@ -191,6 +201,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         dir.join("summary.csv").display(),
         dir.display()
     );
+    // Last, after every file is written: a history that fails cannot lose the results.
+    if let Some(h) = &mut history {
+        let file = dir.join("results.json");
+        // The file as written, so that `compare history:ID` reads what `barrage report` would.
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(_) => {
+                serde_json::to_string_pretty(&results).context("cannot encode the results")?
+            }
+        };
+        let time = if results.started_at.is_empty() {
+            barrage_model::time::now_rfc3339()
+        } else {
+            results.started_at.clone()
+        };
+        let run = barrage_history::NewRun::study(&results, text, crate::history::origin(time));
+        crate::history::record(h, &run)?;
+    }
     if results.status != "complete" {
         println!(
             "interrupted: {} of {} trials kept; finish with: barrage run --resume {}",

@@ -20,6 +20,7 @@ pub mod summary_csv;
 pub mod svg;
 pub mod table;
 pub mod terminal;
+pub mod trend;
 
 use barrage_model::load::LoadDoc;
 use barrage_model::study::Results;
