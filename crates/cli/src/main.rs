@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod compare;
 mod load;
 mod report;
 mod run;
@@ -14,7 +15,8 @@ mod signals;
 ///
 /// `load` drives HTTP load at a URL (like wrk, wrk2 and oha), `serve` runs a fast target server
 /// with test endpoints and faults, `run` runs a study of contenders with resource sampling and
-/// statistics.
+/// statistics, `report` turns results into tables and plots, `compare` judges a change against
+/// a baseline.
 #[derive(Parser)]
 #[command(name = "barrage", version, about, long_about = None, propagate_version = true)]
 struct Cli {
@@ -33,6 +35,12 @@ enum Command {
     Run(run::Args),
     /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown, CSV, the terminal summary or summary.csv.
     Report(report::Args),
+    /// Compare a new result with its baseline (two `barrage load --json` files, or two study
+    /// results), metric by metric against a noise floor; `--fail-on regression` for CI.
+    #[command(
+        after_help = "Exit status: 0 when compared (no regression, or --fail-on never); 1 when --fail-on regression found one (each is named on stderr); 2 when the inputs cannot be read or compared."
+    )]
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
+        Some(Command::Compare(args)) => compare::main(args),
         None => run::main(run::Args::default()),
     };
     match result {
