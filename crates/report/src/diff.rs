@@ -92,7 +92,8 @@ pub enum Verdict {
     /// Shown for context, not judged: error counts (the error rate is judged) and a run's
     /// maximum latency (one request).
     NotJudged,
-    /// One side has no value.
+    /// One side has no value (a study contender that failed every trial on one side is a
+    /// regression or an improvement instead).
     Missing,
 }
 
@@ -296,6 +297,16 @@ fn pairs(r: &Results) -> Vec<Pair> {
         .collect()
 }
 
+/// A study row with the model's comparison (new as A, old as B) until the family of tests is
+/// corrected, and the verdict it gets if it is missing because every trial of its (point,
+/// contender) failed on one side.
+struct Pending<'m> {
+    row: Row,
+    cmp: Option<stats::Comparison>,
+    metric: &'m Metric,
+    failed: Option<Verdict>,
+}
+
 /// The metrics two studies are compared on: what the lab compares contenders on in either
 /// (registry metrics and the study's figures), the error rate, and the error count for context.
 fn study_metrics(b: &Results, n: &Results) -> Vec<Metric> {
@@ -336,33 +347,58 @@ pub fn studies(
         });
     }
     let metrics = study_metrics(b, n);
-    // Each row with the model's comparison (new as A, old as B) until the family is corrected.
-    let mut pending: Vec<(Row, Option<stats::Comparison>, &Metric)> = Vec::new();
+    let mut notes = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     for (x, y) in &shared {
         let (tb, tn) = (b.trials_of(x.2, &x.1), n.trials_of(y.2, &y.1));
+        // A contender that failed every trial on one side and not on the other (crashed,
+        // OOM, timed out) has no figures there: that is the largest change of all, not a gap.
+        let all_failed = |ts: &[&barrage_model::study::Trial]| ts.iter().all(|t| !t.ok);
+        let failed = match (all_failed(&tb), all_failed(&tn)) {
+            (false, true) => Some((Verdict::Regression, new.0, &tn)),
+            (true, false) => Some((Verdict::Improvement, base.0, &tb)),
+            _ => None,
+        };
+        if let Some((v, label, ts)) = failed {
+            let why = ts.first().map(|t| t.reason_text()).unwrap_or_default();
+            notes.push(format!(
+                "Every trial of {} failed in {label} ({why}): its metrics count as {}.",
+                where_(&x.0, &x.1),
+                if v == Verdict::Regression {
+                    "regressions"
+                } else {
+                    "improvements"
+                }
+            ));
+        }
         for m in &metrics {
             let (vb, vn) = (m.values(tb.iter().copied()), m.values(tn.iter().copied()));
             if vb.is_empty() && vn.is_empty() {
                 continue;
             }
-            let cmp = stats::compare_worded(&vn, &vb, m.higher_is_better(), &m.wording());
-            let mut r = row(m, stats::median(&vb), stats::median(&vn));
-            r.point = x.0.clone();
-            r.contender = x.1.clone();
-            pending.push((r, cmp, m));
+            let mut row = row(m, stats::median(&vb), stats::median(&vn));
+            row.point = x.0.clone();
+            row.contender = x.1.clone();
+            pending.push(Pending {
+                row,
+                cmp: stats::compare_worded(&vn, &vb, m.higher_is_better(), &m.wording()),
+                metric: m,
+                failed: failed.map(|f| f.0),
+            });
         }
     }
     let mut family: Vec<(&mut stats::Comparison, stats::Wording)> = pending
         .iter_mut()
-        .filter(|(_, _, m)| m.compared)
-        .filter_map(|(_, c, m)| c.as_mut().map(|c| (c, m.wording())))
+        .filter(|p| p.metric.compared)
+        .filter_map(|p| p.cmp.as_mut().map(|c| (c, p.metric.wording())))
         .collect();
     let tested = family.iter().filter(|(c, _)| c.testable).count();
     stats::adjust(&mut family);
     let mut untested = 0;
     let rows: Vec<Row> = pending
         .into_iter()
-        .map(|(mut r, cmp, m)| {
+        .map(|p| {
+            let (mut r, cmp, m) = (p.row, p.cmp, p.metric);
             let evidence = match &cmp {
                 Some(c) if c.testable && c.significant => Evidence::Significant,
                 Some(c) if c.testable => Evidence::NotSignificant,
@@ -372,6 +408,9 @@ pub fn studies(
                 untested += 1;
             }
             r.verdict = verdict(m, r.old, r.new, evidence, options.noise);
+            if r.verdict == Verdict::Missing && m.compared {
+                r.verdict = p.failed.unwrap_or(Verdict::Missing);
+            }
             // A row shown for context carries no test: its p would read as a claim.
             r.test = cmp.filter(|_| m.compared).map(|c| Test {
                 method: c.test,
@@ -386,9 +425,8 @@ pub fn studies(
             r
         })
         .collect();
-    let mut notes = Vec::new();
     if tested > 0 {
-        notes.push(format!(
+        notes.insert(0, format!(
             "Old and new are the medians of each side's successful trials; the interval is that of the ratio new/old and p that of the lab's test (Welch's t-test on log values; Mann-Whitney where a value is 0), Holm-corrected over the {tested} tests: a change is called when it is beyond the ±{} noise floor and significant (adjusted p < {}).",
             render::percent(options.noise),
             stats::ALPHA

@@ -321,6 +321,35 @@ fn one_trial_a_side_is_judged_by_the_floor_alone() {
 }
 
 #[test]
+fn a_contender_failing_every_trial_is_a_regression_not_a_gap() {
+    let old = study("s", &[("srv", &OLD_RPS, &[])]);
+    let mut new = study("s", &[("srv", &OLD_RPS, &[])]);
+    for t in &mut new.trials {
+        t.ok = false;
+        t.failure = Some(barrage_model::study::Failure {
+            kind: "oom".into(),
+            message: "killed at 2.0 GiB".into(),
+            ..Default::default()
+        });
+    }
+    let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
+    let r = &d.rows[0];
+    assert_eq!((r.old, r.new, r.change), (Some(10000.0), None, None));
+    assert_eq!((r.verdict, d.regressions), (Verdict::Regression, 1));
+    assert!(
+        d.notes.contains(&"Every trial of srv at c=64 failed in new (oom: killed at 2.0 GiB): its metrics count as regressions.".to_string()),
+        "{:?}",
+        d.notes
+    );
+    // Fixed: an improvement.
+    let d = studies(("new", &new), ("old", &old), &Options::default()).unwrap();
+    assert_eq!(
+        (d.rows[0].verdict, d.improvements),
+        (Verdict::Improvement, 1)
+    );
+}
+
+#[test]
 fn studies_pair_by_point_label_and_contender() {
     let old = study("a", &[("x", &OLD_RPS, &[]), ("gone", &OLD_RPS, &[])]);
     let new = study("b", &[("x", &OLD_RPS, &[]), ("fresh", &OLD_RPS, &[])]);
