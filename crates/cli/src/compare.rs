@@ -150,12 +150,14 @@ fn regression_lines(d: &Diff) -> Vec<String> {
                 (Kind::Load, _) => {
                     format!("beyond the {floor}; single runs: no test possible, judged by the floor alone")
                 }
-                (Kind::Study, Some(t)) if t.testable => {
-                    format!("beyond the {floor}, adjusted p {}", render::p_text(r))
-                }
-                (Kind::Study, _) => {
+                (Kind::Study, Some(t)) if t.testable => format!(
+                    "beyond the {floor}, adjusted {}",
+                    barrage_report::table::p_text(t.p_adjusted.unwrap_or(t.p))
+                ),
+                (Kind::Study, Some(_)) => {
                     format!("beyond the {floor}; too few trials to test, judged by the floor alone")
                 }
+                (Kind::Study, None) => "every trial failed on one side (see the notes)".into(),
             };
             format!(
                 "regression: {}: {} -> {} ({}), {why}",
