@@ -305,6 +305,9 @@ struct Pending<'m> {
     cmp: Option<stats::Comparison>,
     metric: &'m Metric,
     failed: Option<Verdict>,
+    /// Every trial on both sides has one and the same value (no errors, before and after): no
+    /// test could find a difference, so it stays out of the family it would only dilute.
+    constant: bool,
 }
 
 /// The metrics two studies are compared on: what the lab compares contenders on in either
@@ -384,12 +387,13 @@ pub fn studies(
                 cmp: stats::compare_worded(&vn, &vb, m.higher_is_better(), &m.wording()),
                 metric: m,
                 failed: failed.map(|f| f.0),
+                constant: !vb.is_empty() && vb.iter().chain(&vn).all(|v| *v == vb[0]),
             });
         }
     }
     let mut family: Vec<(&mut stats::Comparison, stats::Wording)> = pending
         .iter_mut()
-        .filter(|p| p.metric.compared)
+        .filter(|p| p.metric.compared && !p.constant)
         .filter_map(|p| p.cmp.as_mut().map(|c| (c, p.metric.wording())))
         .collect();
     let tested = family.iter().filter(|(c, _)| c.testable).count();

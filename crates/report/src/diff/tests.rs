@@ -302,6 +302,42 @@ fn the_tests_of_one_comparison_are_holm_corrected_together() {
 }
 
 #[test]
+fn rows_no_test_could_find_a_difference_in_stay_out_of_the_family() {
+    let mut old = study(
+        "s",
+        &[("srv", &OLD_RPS, &[5000.0, 5100.0, 4950.0, 5050.0, 5000.0])],
+    );
+    let mut new = study(
+        "s",
+        &[("srv", &HALF_RPS, &[5100.0, 5050.0, 5000.0, 5150.0, 5080.0])],
+    );
+    for t in old.trials.iter_mut().chain(new.trials.iter_mut()) {
+        t.metrics.requests = Some(1000);
+        t.metrics.errors = Some(0);
+    }
+    let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
+    let keys: Vec<&str> = d.rows.iter().map(|r| r.metric.as_str()).collect();
+    assert_eq!(keys, ["rps", "latency_p50_us", "errors", "error_pct"]);
+    // No errors before or after: shown, but not one of the tests Holm corrects for.
+    let (errors, pct) = (&d.rows[2], &d.rows[3]);
+    assert_eq!(
+        (errors.verdict, errors.test.is_none()),
+        (Verdict::NotJudged, true)
+    );
+    assert_eq!(
+        (pct.old, pct.new, pct.verdict),
+        (Some(0.0), Some(0.0), Verdict::WithinNoise)
+    );
+    assert_eq!(pct.test.as_ref().unwrap().p_adjusted, None);
+    let rps = d.rows[0].test.as_ref().unwrap();
+    assert!(
+        close(rps.p_adjusted.unwrap(), 2.0 * rps.p, 1e-12),
+        "two tests, not three"
+    );
+    assert!(d.notes[0].contains("over the 2 tests"), "{:?}", d.notes);
+}
+
+#[test]
 fn one_trial_a_side_is_judged_by_the_floor_alone() {
     let old = study("s", &[("srv", &[10000.0], &[])]);
     let new = study("s", &[("srv", &[8000.0], &[])]);
