@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cluster;
+mod compare;
 mod history;
 mod load;
 mod merge;
@@ -17,7 +18,8 @@ mod signals;
 ///
 /// `load` drives HTTP load at a URL (like wrk, wrk2 and oha), `serve` runs a fast target server
 /// with test endpoints and faults, `run` runs a study of contenders with resource sampling and
-/// statistics.
+/// statistics, `report` turns results into tables and plots, `compare` judges a change against
+/// a baseline.
 #[derive(Parser)]
 #[command(name = "barrage", version, about, long_about = None, propagate_version = true)]
 struct Cli {
@@ -44,6 +46,12 @@ enum Command {
     /// List the runs recorded with `--history` (by URL, study or metric), or draw each
     /// metric's trend over them (--report).
     History(history::Args),
+    /// Compare a new result with its baseline (two `barrage load --json` files, or two study
+    /// results), metric by metric against a noise floor; `--fail-on regression` for CI.
+    #[command(
+        after_help = "Exit status: 0 when compared (no regression, or --fail-on never); 1 when --fail-on regression found one (each is named on stderr); 2 when the inputs cannot be read or compared."
+    )]
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
         Some(Command::History(args)) => history::main(args),
+        Some(Command::Compare(args)) => compare::main(args),
         None => run::main(run::Args::default()),
     };
     match result {

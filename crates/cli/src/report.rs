@@ -141,7 +141,7 @@ fn per_study(inputs: &[(String, Input)], format: OutFormat) -> anyhow::Result<St
 
 /// A short name for a results file: its directory's name for `DIR/results.json`, else the file
 /// name.
-fn label(given: &Path, file: &Path) -> String {
+pub(crate) fn label(given: &Path, file: &Path) -> String {
     let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
     if given.is_dir() || file.file_name().is_some_and(|n| n == "results.json") {
         if let Some(d) = file.parent().and_then(name) {

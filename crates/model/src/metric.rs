@@ -14,6 +14,9 @@ use crate::study::{Kind, Results, Trial};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+mod load_figures;
+pub use load_figures::{load_value, LATENCY_MAX, LATENCY_MEAN, LOAD, P90};
+
 /// Which direction is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -41,6 +44,8 @@ pub enum Format {
     Number,
     /// Milliseconds shown as a time ("1.25 ms").
     Millis,
+    /// A percentage ("0.25%").
+    Percent,
 }
 
 /// How a metric's value is read from a trial.
@@ -257,7 +262,28 @@ pub const PEAK_PSS: Metric = Metric {
     ..PEAK_RSS
 };
 
-/// Every metric, in table order.
+/// The share of a load's outcomes that were errors, in %: errors / (valid responses + errors),
+/// connect errors included (a refused connection is an outcome of the load too). A study trial's comes from its `requests` and `errors`; `barrage compare`
+/// judges it (`compared`) because an error count alone grows with the run's length and rate.
+/// No study table lists it (`kinds` empty), so adding it changed no study's output.
+pub const ERROR_PCT: Metric = Metric {
+    key: Cow::Borrowed("error_pct"),
+    label: Cow::Borrowed("error rate"),
+    unit: "%",
+    scale: 1.0,
+    better: Better::Lower,
+    noun: Some(Cow::Borrowed("errors")),
+    kinds: &[],
+    read: Read::Field(|t| {
+        let (ok, bad) = (t.metrics.requests? as f64, t.metrics.errors? as f64);
+        (ok + bad > 0.0).then(|| 100.0 * bad / (ok + bad))
+    }),
+    format: Format::Percent,
+    compared: true,
+    merged_quantile: None,
+};
+
+/// Every metric, in table order (the load documents' own figures last: no study lists them).
 pub const ALL: &[Metric] = &[
     RPS,
     MB_PER_S,
@@ -273,6 +299,10 @@ pub const ALL: &[Metric] = &[
     CORES,
     PEAK_RSS,
     PEAK_PSS,
+    ERROR_PCT,
+    LATENCY_MEAN,
+    P90,
+    LATENCY_MAX,
 ];
 
 /// The registry metric with this key.
@@ -329,6 +359,7 @@ impl Metric {
             Format::MegabytesPerSecond => format!("{v:.0} MB/s"),
             Format::Count => format!("{v:.0}"),
             Format::Number => format!("{v:.2}"),
+            Format::Percent => format!("{v:.2}%"),
         }
     }
 }
@@ -456,5 +487,21 @@ mod tests {
         }];
         assert_eq!(CORES.value(&t), Some(1.5));
         assert_eq!(PEAK_PSS.value(&t), None);
+    }
+
+    #[test]
+    fn error_rate_is_errors_over_all_outcomes() {
+        let mut t = Trial {
+            ok: true,
+            ..Trial::default()
+        };
+        assert_eq!(ERROR_PCT.value(&t), None);
+        t.metrics.requests = Some(990);
+        t.metrics.errors = Some(10);
+        assert_eq!(ERROR_PCT.value(&t), Some(1.0));
+        assert_eq!(ERROR_PCT.show(0.25), "0.25%");
+        t.metrics.requests = Some(0);
+        t.metrics.errors = Some(0);
+        assert_eq!(ERROR_PCT.value(&t), None);
     }
 }

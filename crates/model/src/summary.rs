@@ -329,8 +329,8 @@ fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<Compariso
 
 /// A metric the study holds fixed, so a difference in it says nothing about the contenders: the
 /// wall time of clients that run for a set time and report their own rate (`client.rate`, as
-/// the keepalive study's 5 s runs do).
-fn fixed_by_design(m: &Metric, primary: &Metric) -> bool {
+/// the keepalive study's 5 s runs do). Comparisons of two runs skip it too.
+pub fn fixed_by_design(m: &Metric, primary: &Metric) -> bool {
     m.key == metric::WALL.key && primary.key == metric::RPS.key
 }
 

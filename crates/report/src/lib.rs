@@ -4,10 +4,13 @@
 //! [`parse`] reads a document, [`build`] computes the report as a [`page::Page`] value (tables,
 //! comparisons, plots), and [`render`] lays it out in the chosen [`Format`]. With two or more
 //! study files the first is the baseline and each later one is compared with it point by point.
+//! [`diff`] is `barrage compare`'s: a new result against its baseline, metric by metric, judged
+//! against a noise floor.
 
 pub mod answer;
 pub mod compare;
 pub mod csv;
+pub mod diff;
 pub mod hdr;
 pub mod html;
 pub mod interact;

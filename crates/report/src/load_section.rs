@@ -62,19 +62,10 @@ pub fn row(label: &str, d: &LoadDoc) -> Row {
     }
 }
 
-/// The document's own figure of a registry metric (stored units): its latency percentiles, its
-/// errors, else its throughput.
+/// The document's own figure of a registry metric (stored units; 0 for a latency of a run with
+/// no valid response).
 fn figure(d: &LoadDoc, m: &Metric) -> f64 {
-    let l = &d.latency_us;
-    [
-        (&P50, l.p50 as f64),
-        (&P99, l.p99 as f64),
-        (&P999, l.p999 as f64),
-        (&ERRORS, d.errors.total as f64),
-    ]
-    .into_iter()
-    .find(|(k, _)| k.key == m.key)
-    .map_or(d.rps, |(_, v)| v)
+    barrage_model::metric::load_value(m, d).unwrap_or(0.0)
 }
 
 /// Builds the section for the documents (label, document).

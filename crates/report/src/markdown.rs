@@ -259,6 +259,6 @@ pub fn comparison_text(t: &Table, r: &crate::table::Row) -> String {
 }
 
 /// Escapes a table cell (pipes and line breaks would end it).
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }

@@ -1,0 +1,229 @@
+//! `barrage compare BASE NEW`: reads two results of the same kind (two `barrage load --json`
+//! documents, or two studies' results), has the report library compare them metric by metric
+//! against the noise floor, writes the comparison as a terminal table, Markdown or JSON, and
+//! exits 1 on a regression when asked to (`--fail-on regression`), for CI.
+
+use anyhow::Context;
+use barrage_report::diff::{self, render, Diff, Kind};
+use barrage_report::Input;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Output format of `barrage compare`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutFormat {
+    /// An aligned table for the terminal.
+    Table,
+    /// Markdown, ready to paste into a pull request.
+    Md,
+    /// JSON (`barrage.compare/1`), for scripts.
+    Json,
+}
+
+/// When `barrage compare` exits 1.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FailOn {
+    /// Never: exit 0 whatever changed.
+    #[default]
+    Never,
+    /// When a metric got worse beyond the noise floor (and significantly, where trials allow a
+    /// test).
+    Regression,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The baseline: a `barrage load --json` file, or a study's results.json or the directory
+    /// holding it.
+    #[arg(value_name = "BASE")]
+    pub base: String,
+    /// The result judged against the baseline, of the same kind.
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// The noise floor: a change within ± this is not called a change, however significant
+    /// ("5%", "2.5%"; a bare number is a percentage too).
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_noise)]
+    pub noise: f64,
+    /// Exit 1 when this is found (`regression`), or never.
+    #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
+    pub fail_on: FailOn,
+    /// Output format (default: from the output file's extension, .md or .json, else table).
+    #[arg(short, long, value_enum)]
+    pub format: Option<OutFormat>,
+    /// Where to write the comparison (`-` or none: stdout).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// The history database `history:` sides are read from (`history:latest`,
+    /// `history:previous`, `history:latest~N`, `history:ID`) [default: $BARRAGE_HISTORY, else
+    /// $XDG_DATA_HOME/barrage/history.db, else ~/.local/share/barrage/history.db].
+    #[arg(long, value_name = "DB")]
+    pub history: Option<PathBuf>,
+}
+
+/// "5%", "2.5", "0%" -> the fraction (0.05, 0.025, 0).
+pub fn parse_noise(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
+        _ => Err(format!("{s:?} is not a percentage of 0 or more (e.g. 5%)")),
+    }
+}
+
+/// One side of a comparison: how it is named, and what it holds.
+pub struct Side {
+    pub label: String,
+    pub input: Input,
+}
+
+/// Reads BASE or NEW: a results file, or a study's results directory. Every side goes through
+/// here, so that `history:latest` and `history:ID` (a run in the results history) can be
+/// answered in this one place once the history database exists.
+pub fn read_side(spec: &str, history: Option<&Path>) -> anyhow::Result<Side> {
+    if let Some(which) = barrage_history::Which::from_side(spec) {
+        let which = which?;
+        let db = match history {
+            Some(p) => p.to_path_buf(),
+            None => {
+                barrage_history::default_path().context("no history database: give --history DB")?
+            }
+        };
+        let stored = barrage_history::History::open_read_only(&db)?.document(which)?;
+        let input = barrage_report::parse(&stored.document)
+            .with_context(|| format!("{spec} (run {} of {})", stored.id, db.display()))?;
+        return Ok(Side {
+            label: format!("{spec} (run {}, {})", stored.id, stored.time),
+            input,
+        });
+    }
+    let given = Path::new(spec);
+    let file = if given.is_dir() {
+        given.join("results.json")
+    } else {
+        given.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let input = barrage_report::parse(&text).with_context(|| file.display().to_string())?;
+    Ok(Side {
+        label: crate::report::label(given, &file),
+        input,
+    })
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let db = args.history.as_deref();
+    let (base, new) = (read_side(&args.base, db)?, read_side(&args.new, db)?);
+    // Two files of one name (main/load.json, pr/load.json) are told apart by their paths.
+    let (bl, nl) = if base.label == new.label && args.base != args.new {
+        (args.base.clone(), args.new.clone())
+    } else {
+        (base.label, new.label)
+    };
+    let options = diff::Options { noise: args.noise };
+    let d = diff::compare((&bl, &base.input), (&nl, &new.input), &options)?;
+    let format = args.format.unwrap_or_else(|| {
+        match args
+            .output
+            .as_deref()
+            .and_then(|p| p.extension())
+            .and_then(|e| e.to_str())
+        {
+            Some("md" | "markdown") => OutFormat::Md,
+            Some("json") => OutFormat::Json,
+            _ => OutFormat::Table,
+        }
+    });
+    let text = match format {
+        OutFormat::Table => render::text(&d),
+        OutFormat::Md => render::markdown(&d),
+        OutFormat::Json => render::json(&d),
+    };
+    match &args.output {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+            eprintln!("barrage: comparison written to {}", p.display());
+        }
+        _ => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .context("cannot write to stdout")?;
+        }
+    }
+    if args.fail_on == FailOn::Regression && d.regressions > 0 {
+        for line in regression_lines(&d) {
+            eprintln!("barrage: {line}");
+        }
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line per regression, naming it and what it was judged on.
+fn regression_lines(d: &Diff) -> Vec<String> {
+    let floor = format!("±{} noise floor", render::percent(d.noise));
+    d.regressed()
+        .map(|r| {
+            let why = match (&d.kind, &r.test) {
+                (Kind::Load, _) => {
+                    format!("beyond the {floor}; single runs: no test possible, judged by the floor alone")
+                }
+                (Kind::Study, Some(t)) if t.testable => format!(
+                    "beyond the {floor}, adjusted {}",
+                    barrage_report::table::p_text(t.p_adjusted.unwrap_or(t.p))
+                ),
+                (Kind::Study, Some(_)) => {
+                    format!("beyond the {floor}; too few trials to test, judged by the floor alone")
+                }
+                (Kind::Study, None) => "every trial failed on one side (see the notes)".into(),
+            };
+            format!(
+                "regression: {}: {} -> {} ({}), {why}",
+                render::row_name(r),
+                r.old_text,
+                r.new_text,
+                render::change_text(r)
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_floors_parse_as_percentages() {
+        for (text, want) in [
+            ("5%", 0.05),
+            ("2.5%", 0.025),
+            ("50", 0.5),
+            (" 0% ", 0.0),
+            ("150%", 1.5),
+        ] {
+            assert_eq!(parse_noise(text), Ok(want), "{text}");
+        }
+        for bad in ["-1%", "five", "%", "inf", "NaN%", ""] {
+            assert!(parse_noise(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn history_sides_are_read_from_the_history() {
+        let missing = Path::new("/nonexistent/barrage/history.db");
+        for spec in ["history:latest", "history:42"] {
+            let e = format!("{:#}", read_side(spec, Some(missing)).err().unwrap());
+            assert!(e.contains("/nonexistent/barrage/history.db"), "{spec}: {e}");
+        }
+        let e = format!(
+            "{:#}",
+            read_side("history:soon", Some(missing)).err().unwrap()
+        );
+        assert!(e.contains("bad history run \"soon\""), "{e}");
+        let e = read_side("/nonexistent/barrage/x.json", None)
+            .err()
+            .unwrap();
+        assert!(format!("{e:#}").starts_with("cannot read /nonexistent/barrage/x.json"));
+    }
+}
