@@ -32,12 +32,14 @@ pub struct K8sArgs {
     /// The Job's name.
     #[arg(long, value_name = "NAME", default_value = "barrage-load")]
     pub name: String,
-    /// Namespace [default: kubectl's].
-    #[arg(short = 'n', long, value_name = "NS")]
+    /// Namespace [default: kubectl's]. (No `-n`: after these options, `-n` is `barrage
+    /// load`'s request count.)
+    #[arg(long, value_name = "NS")]
     pub namespace: Option<String>,
-    /// CPU and memory each pod requests.
+    /// CPU each pod requests (Kubernetes quantity).
     #[arg(long, value_name = "CPU", default_value = "1")]
     pub cpu: String,
+    /// Memory each pod requests (Kubernetes quantity).
     #[arg(long, value_name = "MEMORY", default_value = "256Mi")]
     pub memory: String,
     /// At most one shard per node (required anti-affinity); by default shards are spread over
@@ -57,7 +59,8 @@ pub struct K8sArgs {
     /// Write the merged `barrage.load/1` document to PATH.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<String>,
-    /// `barrage load`'s options and URL.
+    /// `barrage load`'s options and URL, after the cluster's own options (e.g. `-c 256 -d 60s
+    /// --rate 50000 http://svc:8080/`).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,

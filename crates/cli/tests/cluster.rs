@@ -28,9 +28,25 @@ fn manifests_validate_against_the_kubernetes_schemas() {
     let mut files = Vec::new();
     for (name, extra) in [("plain", vec![]), ("spread", vec!["--one-per-node"])] {
         let t = targets.display().to_string();
-        let mut args = vec!["cluster", "k8s", "--shards", "4", "--dry-run", "-n", "perf"];
+        let mut args = vec![
+            "cluster",
+            "k8s",
+            "--shards",
+            "4",
+            "--dry-run",
+            "--namespace",
+            "perf",
+        ];
         args.extend(extra);
-        args.extend(["-c", "64", "-d", "30s", "--targets", &t, "http://svc:8080"]);
+        args.extend([
+            "-c",
+            "64",
+            "-n",
+            "100000",
+            "--targets",
+            &t,
+            "http://svc:8080",
+        ]);
         let out = barrage(&args);
         assert_eq!(
             out.status.code(),
@@ -48,7 +64,7 @@ fn manifests_validate_against_the_kubernetes_schemas() {
             "{yaml}"
         );
         assert!(
-            yaml.contains("-c 64 -d 30s --targets /etc/barrage/0-api.txt http://svc:8080"),
+            yaml.contains("-c 64 -n 100000 --targets /etc/barrage/0-api.txt http://svc:8080"),
             "{yaml}"
         );
         assert!(
