@@ -11,10 +11,12 @@ pub enum HistoryError {
     #[error("history database {path}: not a file (left untouched)")]
     NotAFile { path: PathBuf },
     /// The file (or the directory it should go in) cannot be read or created.
-    #[error("cannot open history database {path}: {source}")]
+    // `cause`, not `source`: the message already says it, and a source would be said again
+    // by error chains (anyhow's `{:#}`).
+    #[error("cannot open history database {path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The file exists and is not an SQLite database at all.
     #[error("{path} is not an SQLite database, so not a barrage history (left untouched)")]
@@ -30,10 +32,10 @@ pub enum HistoryError {
         supported: i64,
     },
     /// SQLite refused (a damaged file, a lock held longer than the busy timeout, a full disk).
-    #[error("history database {path}: {source}")]
+    #[error("history database {path}: {cause}")]
     Sql {
         path: PathBuf,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
     /// A stored value this barrage cannot read (a damaged or hand-edited row).
     #[error("history database {path}: {what}")]

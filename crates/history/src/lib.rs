@@ -67,7 +67,7 @@ impl History {
         let path = &self.path;
         let sql = |source| HistoryError::Sql {
             path: path.clone(),
-            source,
+            cause: source,
         };
         let tx = self
             .conn

@@ -76,7 +76,7 @@ pub fn open(path: &Path) -> Result<Connection, HistoryError> {
     check_file(path)?;
     let sql = |source| HistoryError::Sql {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     };
     let mut conn = Connection::open_with_flags(
         path,
@@ -123,7 +123,7 @@ pub fn open(path: &Path) -> Result<Connection, HistoryError> {
 pub fn open_read_only(path: &Path) -> Result<Connection, HistoryError> {
     let meta = std::fs::metadata(path).map_err(|source| HistoryError::Io {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     })?;
     check_file(path)?;
     let no_runs = || HistoryError::NoSuchRun {
@@ -135,7 +135,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, HistoryError> {
     }
     let sql = |source| HistoryError::Sql {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     };
     // Read-write without CREATE (SQLite falls back to read-only on a write-protected file),
     // with `query_only` so that nothing can be written through it: unlike a read-only
@@ -162,7 +162,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, HistoryError> {
 fn check_file(path: &Path) -> Result<(), HistoryError> {
     let io = |source| HistoryError::Io {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -261,7 +261,7 @@ fn read_up_to(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 fn check_readonly(path: &Path) -> Result<(), HistoryError> {
     let sql = |source| HistoryError::Sql {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     };
     let conn = Connection::open_with_flags(
         path,
@@ -281,7 +281,7 @@ fn identify(conn: &Connection, path: &Path) -> Result<Found, HistoryError> {
         Some(rusqlite::ErrorCode::NotADatabase) => HistoryError::NotSqlite { path: path_buf() },
         _ => HistoryError::Sql {
             path: path_buf(),
-            source,
+            cause: source,
         },
     };
     let app: i32 = conn
@@ -357,7 +357,7 @@ fn wal(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
             Err(source) => {
                 return Err(HistoryError::Sql {
                     path: path.to_path_buf(),
-                    source,
+                    cause: source,
                 })
             }
         }

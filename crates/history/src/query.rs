@@ -144,7 +144,7 @@ impl History {
     fn sql(&self) -> impl Fn(rusqlite::Error) -> HistoryError + '_ {
         |source| HistoryError::Sql {
             path: self.path.clone(),
-            source,
+            cause: source,
         }
     }
 

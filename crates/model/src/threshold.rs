@@ -351,13 +351,14 @@ pub struct StudyThreshold {
     pub point: Option<String>,
 }
 
-/// Every study threshold at every cell it applies to (cells with at least one successful
-/// trial). An expression that does not parse is a failed outcome saying so (the study file
-/// was checked when read, so only a hand-edited results file gets there).
+/// Every study threshold at every cell it applies to. A cell without a successful trial fails
+/// its thresholds (nothing was measured that could meet them: a gate must not pass because
+/// every trial failed). An expression that does not parse is a failed outcome saying so (the
+/// study file was checked when read, so only a hand-edited results file gets there).
 pub fn evaluate_study(ts: &[StudyThreshold], cells: &[Cell]) -> Vec<Outcome> {
     let mut out = Vec::new();
     for t in ts {
-        for cell in cells.iter().filter(|c| c.trials_ok > 0) {
+        for cell in cells {
             if t.contender.as_ref().is_some_and(|c| *c != cell.contender)
                 || t.point.as_ref().is_some_and(|p| *p != cell.label)
             {
@@ -365,6 +366,14 @@ pub fn evaluate_study(ts: &[StudyThreshold], cells: &[Cell]) -> Vec<Outcome> {
             }
             for e in &t.expr {
                 let mut o = match parse(e) {
+                    Ok(_) if cell.trials_ok == 0 => Outcome {
+                        expr: e.clone(),
+                        measured: None,
+                        shown: "no successful trial".into(),
+                        pass: false,
+                        point: None,
+                        contender: None,
+                    },
                     Ok(th) => evaluate(&th, cell),
                     Err(why) => Outcome {
                         expr: e.clone(),

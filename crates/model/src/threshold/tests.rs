@@ -180,6 +180,9 @@ fn study_thresholds_apply_to_their_cells() {
             row("c=1 b", "errors < 1%", "1.000%", false),
             row("c=8 a", "rps >= 500", "5000.0", true),
             row("c=8 a", "errors < 1%", "0.000%", true),
+            // Every trial failed: nothing met the thresholds.
+            row("c=8 b", "rps >= 500", "no successful trial", false),
+            row("c=8 b", "errors < 1%", "no successful trial", false),
             row("c=8 a", "max < 300us", "400us", false),
             // A study does not keep status classes: the threshold cannot be checked, and fails.
             row("c=1 a", "status_5xx < 1", "n/a", false),
