@@ -219,7 +219,7 @@ fn run(a: &K8sArgs, plan: &Plan, yaml: &str) -> anyhow::Result<ExitCode> {
         let doc = serde_json::to_string_pretty(&merged)?;
         std::fs::write(path, doc + "\n").with_context(|| format!("cannot write {path}"))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::load::exit_status(&merged.thresholds))
 }
 
 /// Waits for the Job and reads every pod's document from its log.

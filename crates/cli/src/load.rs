@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use barrage_model::load::Stage;
 pub use parse::parse_duration;
-pub use thresholds::EXIT_THRESHOLD;
+pub use thresholds::{exit_status, EXIT_THRESHOLD};
 
 /// `--stages`' value: one argument holding the whole schedule (clap would take a bare `Vec`
 /// for a list of arguments).
@@ -275,17 +275,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     std::io::stdout().flush().ok();
-    let failed: Vec<&str> = result
-        .thresholds
-        .iter()
-        .filter(|t| !t.pass)
-        .map(|t| t.expr.as_str())
-        .collect();
-    if !failed.is_empty() {
-        eprintln!("barrage: threshold failed: {}", failed.join(", "));
-        return Ok(ExitCode::from(thresholds::EXIT_THRESHOLD));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(thresholds::exit_status(&result.thresholds))
 }
 
 #[cfg(test)]

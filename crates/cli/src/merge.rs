@@ -53,15 +53,5 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             std::fs::write(path, doc + "\n").with_context(|| format!("cannot write {path}"))?;
         }
     }
-    let failed: Vec<&str> = merged
-        .thresholds
-        .iter()
-        .filter(|t| !t.pass)
-        .map(|t| t.expr.as_str())
-        .collect();
-    if !failed.is_empty() {
-        eprintln!("barrage: threshold failed: {}", failed.join(", "));
-        return Ok(ExitCode::from(crate::load::EXIT_THRESHOLD));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::load::exit_status(&merged.thresholds))
 }

@@ -70,6 +70,21 @@ impl Sink for AbortOnFail<'_> {
     }
 }
 
+/// The exit status a document's thresholds call for: 99 (k6's) with a line naming the broken
+/// ones, else success.
+pub fn exit_status(outcomes: &[Outcome]) -> std::process::ExitCode {
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|t| !t.pass)
+        .map(|t| t.expr.as_str())
+        .collect();
+    if failed.is_empty() {
+        return std::process::ExitCode::SUCCESS;
+    }
+    eprintln!("barrage: threshold failed: {}", failed.join(", "));
+    std::process::ExitCode::from(EXIT_THRESHOLD)
+}
+
 /// The summary's lines for `outcomes`.
 pub fn lines(outcomes: &[Outcome], aborted: Option<&str>) -> String {
     let mut o = String::from("Thresholds:\n");
