@@ -462,6 +462,24 @@ pub fn studies(
         }
     }
     for (label, d) in [(base.0, b), (new.0, n)] {
+        if d.study.quick {
+            notes.push(format!(
+                "{label} is a --quick run: one short trial per point, made to prove the study runs, not to measure; do not gate on it."
+            ));
+        }
+    }
+    if b.study.source != n.study.source && b.study.name == n.study.name {
+        notes.push(
+            "The two runs' study files differ: the same points may carry different loads.".into(),
+        );
+    }
+    if b.machine.cpu_model != n.machine.cpu_model || b.machine.cpus != n.machine.cpus {
+        notes.push(format!(
+            "The runs were measured on different machines ({} x{} vs {} x{}): a change may be the machine's.",
+            b.machine.cpu_model, b.machine.cpus, n.machine.cpu_model, n.machine.cpus
+        ));
+    }
+    for (label, d) in [(base.0, b), (new.0, n)] {
         if !d.status.is_empty() && d.status != "complete" {
             notes.push(format!(
                 "{label} is {} ({} of {} trials): it may lack trials.",

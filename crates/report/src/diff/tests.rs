@@ -536,3 +536,29 @@ fn percentages_read_well() {
     assert_eq!(render::signed_percent(-0.0001), "0.0%");
     assert_eq!(render::signed_percent(12.5), "+1250%");
 }
+
+#[test]
+fn quick_runs_other_machines_and_other_study_files_are_said() {
+    let old = study("s", &[("srv", &OLD_RPS, &[])]);
+    let mut new = study("s", &[("srv", &OLD_RPS, &[])]);
+    let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
+    let before = d.notes.len();
+    assert!(d
+        .notes
+        .iter()
+        .all(|n| !n.contains("quick") && !n.contains("machines")));
+    new.study.quick = true;
+    new.study.source = "[study]\nname = \"s\"\n".into();
+    new.machine.cpu_model = "Other CPU".into();
+    new.machine.cpus = 64;
+    let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
+    let has = |s: &str| d.notes.iter().any(|n| n.contains(s));
+    assert!(has("new is a --quick run"), "{:?}", d.notes);
+    assert!(has("study files differ"), "{:?}", d.notes);
+    assert!(
+        has("different machines ( x0 vs Other CPU x64)"),
+        "{:?}",
+        d.notes
+    );
+    assert_eq!(d.notes.len(), before + 3, "{:?}", d.notes);
+}
