@@ -140,7 +140,7 @@ pub struct Args {
     /// A threshold the run must meet (repeatable; k6's): `p99 < 10ms`, `p99.9 <= 50ms`,
     /// `max < 1s`, `mean < 5ms`, `rps >= 10k`, `errors < 1%`, `errors <= 0`, `status_5xx <
     /// 0.1%`. Each is listed with its measured value; any failure exits 99.
-    #[arg(long = "threshold", value_name = "EXPR", value_parser = thresholds::parse)]
+    #[arg(long = "threshold", value_name = "EXPR", value_parser = barrage_model::threshold::parse)]
     pub thresholds: Vec<barrage_model::threshold::Threshold>,
     /// Stop the run as soon as a threshold can no longer pass (an error count past its bound,
     /// a latency above a bound on `max`); the result of what ran is still reported.

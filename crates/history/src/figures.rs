@@ -1,37 +1,16 @@
 //! The figures a load run is recorded by. Those the model's metric registry declares (throughput,
-//! p50, p99, p99.9, errors) keep its keys, labels and units; the registry holds per-trial figures
-//! of studies and has no p90, maximum, mean, request count or error share, so those few are
+//! p50, p90, p99, p99.9, maximum and mean latency, errors) keep its keys, labels and units; the
+//! request count and the share of requests that ended in an error (connect errors left out) are
 //! declared here, as `Metric` values too, so that listings and trend charts show every figure
 //! one way. They are read from the document, never from a trial (hence `Read::Figure`).
 
 use barrage_model::load::LoadDoc;
-use barrage_model::metric::{self, Better, Format, Metric, Read, ERRORS, P50, P99, P999, RPS};
+use barrage_model::metric::{
+    self, Better, Format, Metric, Read, ERRORS, LATENCY_MAX as MAX, LATENCY_MEAN as MEAN, P50, P90,
+    P99, P999, RPS,
+};
 use std::borrow::Cow;
 
-/// p90 of a load run's latency, µs.
-pub const P90: Metric = Metric {
-    key: Cow::Borrowed("latency_p90_us"),
-    label: Cow::Borrowed("p90"),
-    read: Read::Figure,
-    merged_quantile: Some(0.9),
-    kinds: &[],
-    ..P50
-};
-/// The slowest valid response, µs.
-pub const MAX: Metric = Metric {
-    key: Cow::Borrowed("latency_max_us"),
-    label: Cow::Borrowed("max"),
-    read: Read::Figure,
-    merged_quantile: None,
-    kinds: &[],
-    ..P50
-};
-/// Mean latency, µs.
-pub const MEAN: Metric = Metric {
-    key: Cow::Borrowed("latency_mean_us"),
-    label: Cow::Borrowed("mean"),
-    ..MAX
-};
 /// Valid responses in the measured window.
 pub const REQUESTS: Metric = Metric {
     key: Cow::Borrowed("requests"),

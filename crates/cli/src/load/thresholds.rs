@@ -11,11 +11,6 @@ use std::time::Instant;
 /// k6's exit status for a broken threshold.
 pub const EXIT_THRESHOLD: u8 = 99;
 
-/// `--threshold`'s value, read in the model's grammar.
-pub fn parse(s: &str) -> Result<Threshold, String> {
-    threshold::parse(s)
-}
-
 /// Passes every record on to `inner` and, with `--abort-on-fail`, cancels the run when a
 /// threshold breaks for good (an error count past its bound, a second's p99 above a bound on
 /// `max`), saying which.

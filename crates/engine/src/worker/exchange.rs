@@ -140,18 +140,8 @@ impl Worker<'_> {
         let mut freed = 0;
         for k in 0..self.done.len().min(self.conns[i].inflight.len()) {
             let d = self.done[k];
-            let c = &mut self.conns[i];
-            let s = c.inflight.pop_front().expect("counted above");
-            complete(
-                &mut self.rec,
-                &mut self.iv,
-                sh,
-                (self.plan.pacer.is_some(), self.measuring),
-                d,
-                s,
-                now,
-            );
-            c.served += 1;
+            let s = self.conns[i].inflight.pop_front().expect("counted above");
+            self.answered(i, d, s, now);
             if !d.keep_alive || !sh.keepalive {
                 close = true;
             } else {
@@ -185,6 +175,14 @@ impl Worker<'_> {
         true
     }
 
+    /// Request `s` on HTTP/1.1 connection `i` got its whole response `d`.
+    fn answered(&mut self, i: usize, d: Done, s: Sent, now: Instant) {
+        let open_loop = self.plan.pacer.is_some();
+        let (rec, iv) = (&mut self.rec, &mut self.iv);
+        complete(rec, iv, self.sh, (open_loop, self.measuring), d, s, now);
+        self.conns[i].served += 1;
+    }
+
     pub(super) fn on_eof(&mut self, i: usize, now: Instant) {
         if let Some(client) = self.conns[i].h2.as_ref() {
             return if client.open_streams() == 0 {
@@ -198,16 +196,7 @@ impl Worker<'_> {
         match c.parser.eof(sh.expect_body.as_deref()) {
             Ok(Some(d)) => match c.inflight.pop_front() {
                 Some(s) => {
-                    complete(
-                        &mut self.rec,
-                        &mut self.iv,
-                        sh,
-                        (self.plan.pacer.is_some(), self.measuring),
-                        d,
-                        s,
-                        now,
-                    );
-                    c.served += 1;
+                    self.answered(i, d, s, now);
                     self.inflight_total -= 1;
                     self.close_and_reconnect(i, now);
                 }

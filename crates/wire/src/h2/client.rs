@@ -502,7 +502,9 @@ impl<T: Copy> Client<T> {
         if peer_table < DEFAULT_TABLE && matches!(self.table, Table::Fresh | Table::Indexed) {
             self.table = Table::Shrink(peer_table as u32);
         }
-        if credit && reqs.iter().any(|r| !r.body.is_empty()) {
+        // Only the open streams are looked at (at most `-m`), not every request of the run: a
+        // stream whose body went out whole writes nothing.
+        if credit {
             self.send_bodies(reqs);
         }
         Ok(used)
