@@ -275,8 +275,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     std::io::stdout().flush().ok();
-    Ok(thresholds::exit_status(&result.thresholds))
+    let status = thresholds::exit_status(&result.thresholds);
+    if status == ExitCode::SUCCESS && result.doc.requests == 0 {
+        // Nothing answered (a dead or hostile server, or one that allows no stream): the run
+        // carried out, but what it was for failed, which a script must see.
+        eprintln!(
+            "barrage: no valid response ({} requests written, {} errors)",
+            result.doc.requests_written, result.doc.errors.total
+        );
+        return Ok(ExitCode::from(EXIT_NOTHING_ANSWERED));
+    }
+    Ok(status)
 }
+
+/// The exit status of a run that got no valid response at all.
+pub const EXIT_NOTHING_ANSWERED: u8 = 1;
 
 #[cfg(test)]
 mod tests {

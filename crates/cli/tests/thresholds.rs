@@ -1,7 +1,7 @@
 //! `barrage load --threshold` as a process against `barrage serve`'s `/sleep/{ms}`: thresholds
 //! that hold exit 0, a broken one exits 99 (k6's code) with a line naming it, the JSON records
 //! each with its measured value, and `--abort-on-fail` stops a run whose error count is past its
-//! bound.
+//! bound; a run with no valid response at all exits 1.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};
@@ -219,4 +219,23 @@ start = "{barrage} serve --addr 127.0.0.1:{port} --threads 1"
     assert_eq!((got[2].0.as_str(), got[2].1), ("p50 < 1ms", false));
     assert!(got.iter().all(|t| t.3 == "serve"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run that completed without one valid response (here every status is unexpected) exits 1
+/// with a line saying so; one valid response is enough for 0.
+#[test]
+fn a_run_without_a_valid_response_exits_1() {
+    let s = serve();
+    let url = format!("http://{}/", s.addr);
+    let common = ["-c", "2", "-t", "1", "-n", "50"];
+    let (out, doc) = load(&[&common[..], &[&url, "--expect-status", "201"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("barrage: no valid response (50 requests written, 50 errors)"),
+        "{err}"
+    );
+    assert_eq!(doc["errors"]["status"], 50);
+    let (out, _) = load(&[&common[..], &[&url, "--expect-status", "200"]].concat());
+    assert_eq!(out.status.code(), Some(0));
 }

@@ -23,10 +23,14 @@ pub enum ErrorKind {
     StreamReset,
     /// HTTP/2: the server broke the protocol, on a stream or the whole connection.
     Protocol,
+    /// HTTP/2: a response header list larger than the SETTINGS_MAX_HEADER_LIST_SIZE the client
+    /// announced (the stream), or a header block far larger (the connection's streams).
+    HeaderTooLarge,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 8] = [
+    pub const COUNT: usize = 9;
+    pub const ALL: [ErrorKind; Self::COUNT] = [
         ErrorKind::Connect,
         ErrorKind::Timeout,
         ErrorKind::Reset,
@@ -35,6 +39,7 @@ impl ErrorKind {
         ErrorKind::Body,
         ErrorKind::StreamReset,
         ErrorKind::Protocol,
+        ErrorKind::HeaderTooLarge,
     ];
 
     pub fn index(self) -> usize {
@@ -51,6 +56,7 @@ impl ErrorKind {
             ErrorKind::Body => "body",
             ErrorKind::StreamReset => "rst_stream",
             ErrorKind::Protocol => "protocol",
+            ErrorKind::HeaderTooLarge => "header_too_large",
         }
     }
 }

@@ -28,6 +28,7 @@ pub fn error_counts(c: &Counts) -> ErrorCounts {
         body: e(ErrorKind::Body),
         rst_stream: e(ErrorKind::StreamReset),
         protocol: e(ErrorKind::Protocol),
+        header_too_large: e(ErrorKind::HeaderTooLarge),
         total: c.error_total(),
     }
 }

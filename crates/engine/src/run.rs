@@ -75,6 +75,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
             max_streams: c.streams as u32,
             stream_window: c.h2_window,
             conn_window: c.h2_window,
+            max_header_list: h2client::MAX_HEADER_LIST,
         },
     });
     // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.

@@ -24,7 +24,7 @@ pub fn micros(d: Duration) -> u64 {
 pub struct Counts {
     pub responses: u64,
     pub written: u64,
-    pub errors: [u64; 8],
+    pub errors: [u64; ErrorKind::COUNT],
     pub connects: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -117,7 +117,7 @@ pub struct Recorder {
     /// Complete responses by status code (valid or not).
     pub status: Vec<u64>,
     /// The first message seen for each error class, to tell the user what went wrong.
-    pub examples: [Option<String>; 8],
+    pub examples: [Option<String>; ErrorKind::COUNT],
     /// HTTP/2 only.
     pub h2: H2Counts,
     /// `--targets` runs: each target's figures (indexed as the run's requests; empty else).
@@ -129,7 +129,7 @@ pub struct Recorder {
 pub struct TargetRec {
     /// Valid responses.
     pub responses: u64,
-    pub errors: [u64; 8],
+    pub errors: [u64; ErrorKind::COUNT],
     /// (status, responses), in the order first seen: a target sees few codes.
     pub status: Vec<(u16, u64)>,
     /// Latency of valid responses, µs, 2 significant figures, growing as needed: a thousand
@@ -141,7 +141,7 @@ impl Default for TargetRec {
     fn default() -> Self {
         TargetRec {
             responses: 0,
-            errors: [0; 8],
+            errors: [0; ErrorKind::COUNT],
             status: Vec::new(),
             latency: Histogram::new(2).expect("2 significant figures are valid"),
         }

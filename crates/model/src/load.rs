@@ -289,12 +289,14 @@ pub struct Errors {
     /// HTTP/2: streams the server reset, and protocol errors (a stream's or a connection's).
     pub rst_stream: u64,
     pub protocol: u64,
+    /// HTTP/2: response header lists past the size the client announced.
+    pub header_too_large: u64,
     pub total: u64,
 }
 
 impl Errors {
     /// Every class with its count, in the engine's order: the one list readers go through.
-    pub fn classes(&self) -> [(&'static str, u64); 8] {
+    pub fn classes(&self) -> [(&'static str, u64); 9] {
         [
             ("connect", self.connect),
             ("timeout", self.timeout),
@@ -304,6 +306,7 @@ impl Errors {
             ("body", self.body),
             ("rst_stream", self.rst_stream),
             ("protocol", self.protocol),
+            ("header_too_large", self.header_too_large),
         ]
     }
 }

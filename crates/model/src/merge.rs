@@ -74,7 +74,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         config: load_of(first),
         ..LoadDoc::default()
     };
-    let mut errors = [0u64; 8];
+    let mut errors = [0u64; 9];
     for (_, d) in docs {
         out.requests += d.requests;
         out.requests_written += d.requests_written;
@@ -148,7 +148,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
     Ok(out)
 }
 
-fn errors_of(e: [u64; 8]) -> Errors {
+fn errors_of(e: [u64; 9]) -> Errors {
     Errors {
         connect: e[0],
         timeout: e[1],
@@ -158,6 +158,7 @@ fn errors_of(e: [u64; 8]) -> Errors {
         body: e[5],
         rst_stream: e[6],
         protocol: e[7],
+        header_too_large: e[8],
         total: e.iter().sum(),
     }
 }
@@ -319,7 +320,7 @@ fn merged_targets(
             line: t0.line,
             ..TargetFigures::default()
         };
-        let mut errors = [0u64; 8];
+        let mut errors = [0u64; 9];
         let mut hs = Vec::new();
         for (name, d) in docs {
             let x = &d.targets[i];

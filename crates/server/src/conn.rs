@@ -31,6 +31,19 @@ use std::time::{Duration, Instant};
 /// Stop parsing requests while this much output is waiting for the socket (backpressure).
 const HIGH_WATER: usize = 256 * 1024;
 
+/// The first byte of a TLS record carrying a handshake (a ClientHello sent to the plain port).
+const TLS_HANDSHAKE: u8 = 0x16;
+
+/// A first line shaped like a request line (three words of printable ASCII) whose last word
+/// is no HTTP version: another protocol's client, which closes rather than reads a 400.
+fn other_protocol(line: &[u8]) -> bool {
+    let mut words = line.split(|&b| b == b' ');
+    let shaped = line.split(|&b| b == b' ').count() == 3
+        && line.split(|&b| b == b' ').all(|w| !w.is_empty())
+        && line.iter().all(|&b| b == b' ' || b.is_ascii_graphic());
+    shaped && !words.nth(2).is_some_and(|v| v.starts_with(b"HTTP/"))
+}
+
 /// A malformed response for `/fault/garbage`: not a status line any HTTP parser accepts.
 const GARBAGE: &[u8] = b"HTTP/1.1 2x0 GARBAGE\r\n\x00\x01\x02 not a header\r\n\r\n";
 
@@ -322,14 +335,21 @@ impl Conn {
                 self.closing = Some(End::Close);
                 return inp.len();
             }
-            // Neither HTTP/2's preface nor a request line ending in an HTTP version: not an
-            // HTTP client at all (an invalid preface, h2spec 3.5/2; a TLS hello), so no
-            // HTTP/1.1 answer it could not read anyway. `HTTP/3.0` still gets its 400.
+            // A TLS hello on the plain port (a handshake record, 0x16), a broken HTTP/2
+            // preface, or a request line of another protocol (three printable words whose
+            // last is no HTTP version: h2spec 3.5/2's "INVALID CONNECTION PREFACE", which
+            // must see the connection close, not an answer) comes from a client that could
+            // not read an HTTP/1.1 answer: closed without one. Anything else that is not HTTP
+            // (binary junk, a line without spaces) gets its 400 from the parser below, as
+            // nginx answers.
+            if inp[0] == TLS_HANDSHAKE || inp.starts_with(b"PRI ") {
+                self.closing = Some(End::Close);
+                return inp.len();
+            }
             if let Some(eol) = inp.iter().position(|&b| b == b'\n') {
                 self.fresh = false;
                 let line = inp[..eol].strip_suffix(b"\r").unwrap_or(&inp[..eol]);
-                let version = line.rsplit(|&b| b == b' ').next().unwrap_or(b"");
-                if !version.starts_with(b"HTTP/") {
+                if other_protocol(line) {
                     self.closing = Some(End::Close);
                     return inp.len();
                 }

@@ -1,7 +1,7 @@
 //! HTTP/2 checked by independent implementations: h2spec's 145 conformance cases all pass, over
 //! h2c with prior knowledge and over TLS (h2 by ALPN), h2load's requests (and curl's, when installed) are all answered
-//! 2xx, HTTP/1.1 keeps working on the same port, and a connection that opens with neither is
-//! closed without an HTTP/1.1 answer. h2spec (`go install github.com/summerwind/h2spec/cmd/
+//! 2xx, HTTP/1.1 keeps working on the same port, junk gets 400 and a TLS hello or another
+//! protocol's request line is closed without an answer. h2spec (`go install github.com/summerwind/h2spec/cmd/
 //! h2spec@v2.2.1`) and h2load (Debian's nghttp2-client) are installed by scripts/test.
 
 mod common;
@@ -141,11 +141,39 @@ fn http1_and_h2_share_the_port() {
 }
 
 #[test]
-fn neither_http1_nor_h2_is_closed_without_an_answer() {
+fn what_is_not_http_gets_400_but_a_tls_hello_or_another_protocol_is_closed() {
     let s = one_thread();
-    let mut c = connect(s.local_addr());
-    c.write_all(b"INVALID CONNECTION PREFACE\r\n\r\n").unwrap();
-    let mut got = Vec::new();
-    c.read_to_end(&mut got).unwrap();
-    assert_eq!(got, b"", "closed, no HTTP/1.1 400");
+    // Text or binary junk (no HTTP version, no spaces, bytes no token allows): 400, as nginx.
+    for junk in [
+        &b"GARBAGE\x00\xff\r\n\r\n"[..],
+        &b"GARBAGE\r\n\r\n"[..],
+        &b"GET / HTTP/1.1 extra\r\n\r\n"[..],
+        &b"GARBAGE\x00\xff"[..],
+    ] {
+        let mut c = connect(s.local_addr());
+        c.write_all(junk).unwrap();
+        let mut got = Vec::new();
+        c.read_to_end(&mut got).unwrap();
+        assert!(
+            got.starts_with(b"HTTP/1.1 400 "),
+            "{:?}: {:?}",
+            String::from_utf8_lossy(junk),
+            String::from_utf8_lossy(&got)
+        );
+    }
+    // A TLS ClientHello's first bytes (a handshake record), another protocol's request line and
+    // an HTTP/2 preface gone wrong: clients that could not read an HTTP/1.1 answer, closed
+    // without one.
+    for hello in [
+        &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n\n"[..],
+        // Another protocol's request line (h2spec 3.5/2 must see the connection close).
+        &b"INVALID CONNECTION PREFACE\r\n\r\n"[..],
+        &b"PRI * HTTP/2.0\r\n\r\nSM\r\n\rQ"[..],
+    ] {
+        let mut c = connect(s.local_addr());
+        c.write_all(hello).unwrap();
+        let mut got = Vec::new();
+        c.read_to_end(&mut got).unwrap();
+        assert_eq!(got, b"", "closed, no HTTP/1.1 400");
+    }
 }

@@ -84,12 +84,13 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
         distribution(&mut o, u);
     }
-    if !c.keepalive || r.connects > c.connections as u64 {
+    if !c.keepalive || r.connects > c.connections as u64 || r.errors.connect > 0 {
         let k = &r.connect_us;
         let _ = writeln!(
             o,
-            "  Connect      {} connects, mean {}, p50 {}, p99 {}, max {}",
+            "  Connect      {} connects ({} failed), mean {}, p50 {}, p99 {}, max {}",
             r.connects,
+            r.errors.connect,
             ms(k.mean),
             ms(k.p50 as f64),
             ms(k.p99 as f64),

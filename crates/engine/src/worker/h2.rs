@@ -8,6 +8,7 @@ use super::{count_lost, Sent, State, Worker};
 use crate::parser::Done;
 use crate::ErrorKind;
 use barrage_wire::h2::client::{Client, End};
+use barrage_wire::h2::session::HEADER_BLOCK_TOO_LARGE;
 use std::io;
 use std::time::Instant;
 
@@ -169,6 +170,17 @@ impl Worker<'_> {
                             rec.target_error(tag.req, ErrorKind::Protocol);
                         }
                     }
+                    End::HeaderTooLarge { tag } => {
+                        let why = format_args!(
+                            "response header list larger than the {} KiB announced",
+                            h.client.max_header_list / 1024
+                        );
+                        let lost = (1, u64::from(tag.measured));
+                        count_lost(rec, iv, measuring, ErrorKind::HeaderTooLarge, lost, &why);
+                        if tag.measured {
+                            rec.target_error(tag.req, ErrorKind::HeaderTooLarge);
+                        }
+                    }
                     End::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
                         if tag.measured {
@@ -187,7 +199,12 @@ impl Worker<'_> {
             Err(e) => {
                 self.inflight_total -= ended;
                 let why = format!("HTTP/2 connection error: {} ({})", e.what, e.code.name());
-                self.fail(i, ErrorKind::Protocol, &why, now);
+                let kind = if e.what == HEADER_BLOCK_TOO_LARGE {
+                    ErrorKind::HeaderTooLarge
+                } else {
+                    ErrorKind::Protocol
+                };
+                self.fail(i, kind, &why, now);
                 return false;
             }
         };
@@ -199,6 +216,7 @@ impl Worker<'_> {
         self.inflight_total -= ended;
         if ended > retry {
             self.conns[i].failures = 0;
+            self.conns[i].served += ended - retry;
             self.last_progress = now;
         }
         let going_away = self.conns[i].h2.as_ref().is_some_and(|c| c.going_away());
@@ -230,7 +248,15 @@ impl Worker<'_> {
             .max_concurrent_streams
             .unwrap_or(u32::MAX);
         if finished {
-            self.close_and_reconnect(i, now);
+            if self.conns[i].served == 0 {
+                // GOAWAY before the server answered anything: the connection could not be
+                // used, which is a failed connection (counted, and retried after the same
+                // backoff as a refused one), not a normal end to reconnect from at once.
+                let why = "HTTP/2 GOAWAY before any stream was answered";
+                self.fail(i, ErrorKind::Connect, &why, now);
+            } else {
+                self.close_and_reconnect(i, now);
+            }
             return false;
         }
         if limit < self.rec.h2.min_limit {
@@ -258,6 +284,18 @@ impl Worker<'_> {
     /// goes on.
     pub(super) fn h2_scan(&mut self, i: usize, now: Instant) {
         let timeout = self.sh.timeout;
+        // A server that allows no stream (SETTINGS_MAX_CONCURRENT_STREAMS = 0) for longer than
+        // the timeout: nothing can be sent on this connection, a failed connection.
+        let starved = self.conns[i]
+            .h2
+            .as_ref()
+            .is_some_and(|c| c.limit() == 0 && c.open_streams() == 0 && !c.going_away());
+        if starved && now.saturating_duration_since(self.conns[i].since) > timeout {
+            let why = format!(
+                "HTTP/2 server allowed 0 concurrent streams for {timeout:?}: nothing could be sent"
+            );
+            return self.fail(i, ErrorKind::Connect, &why, now);
+        }
         loop {
             let Some(client) = self.conns[i].h2.as_mut() else {
                 return;

@@ -27,6 +27,20 @@ use respond::{log, log_line};
 /// Bytes of one `/bytes` DATA frame run: bounded by the windows and the peer's frame size too.
 const BYTES_WRITE: usize = 64 * 1024;
 
+// What one connection can make the server hold, each bound tied to a setting:
+// - a header block in progress: four times the header list size announced (the session; past
+//   it GOAWAY ENHANCE_YOUR_CALM), a decoded header list: that size (past it 431);
+// - request body DATA: the receive windows announced (past them FLOW_CONTROL_ERROR);
+// - `/echo` bodies held while the client does not read the echo: each at most `echo_limit`
+//   (the stream is cancelled past it) and all together at most the connection receive window
+//   announced ([`Config::conn_window`], 16 MiB; past it GOAWAY ENHANCE_YOUR_CALM);
+// - output: parsing stops at the connection's high-water mark until the client reads;
+// - owed answers: one per open stream, which SETTINGS_MAX_CONCURRENT_STREAMS bounds.
+
+/// The debug text of the GOAWAY that ends a connection holding too much echo.
+const ECHO_HELD_TOO_LONG: &[u8] =
+    b"echo bodies held past the connection window (client not reading)";
+
 /// What an unfinished stream still owes.
 #[derive(Debug)]
 enum Owed {
@@ -121,6 +135,8 @@ impl H2 {
     /// Parses and answers the frames in `inp`; returns the bytes used. A connection error
     /// writes GOAWAY and sets `closing`.
     pub(crate) fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
+        // One read's frames: the window credit written before it is the client's to use.
+        self.server.session.commit_credit();
         let mut pos = 0;
         while self.closing.is_none() && out.len() < super::HIGH_WATER {
             let (used, ev) = match self.server.next(&inp[pos..], out) {
@@ -244,6 +260,13 @@ impl H2 {
                 } else {
                     held.extend_from_slice(data);
                 }
+                let holding = !held.is_empty();
+                if holding && self.held() > self.server.config().conn_window as usize {
+                    self.server
+                        .goaway(out, ErrorCode::EnhanceYourCalm, ECHO_HELD_TOO_LONG);
+                    self.closing = Some(End::Close);
+                    return;
+                }
                 if !self.server.can_send(stream) {
                     let p = self.pending.swap_remove(i);
                     log(&p, 200);
@@ -274,6 +297,17 @@ impl H2 {
             }
             _ => {}
         }
+    }
+
+    /// Echo bytes held across the connection's streams (the slow path: only when some are).
+    fn held(&self) -> usize {
+        self.pending
+            .iter()
+            .map(|p| match &p.owed {
+                Owed::Echo { held, .. } => held.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Answers a routed request whose body (if any) has been read.

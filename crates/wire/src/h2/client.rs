@@ -33,6 +33,8 @@ pub struct Request {
     /// The dynamic-table space `first` takes (0 when the fields do not fit the default table).
     table_bytes: usize,
     pub body: Vec<u8>,
+    /// A HEAD request: its response has no content whatever its `content-length` says.
+    head: bool,
 }
 
 /// Fields HTTP/2 forbids (RFC 9113 §8.2.2) or expresses otherwise (`host` is `:authority`).
@@ -113,6 +115,7 @@ impl Request {
             plain,
             table_bytes,
             body: body.to_vec(),
+            head: method.eq_ignore_ascii_case("HEAD"),
         }
     }
 
@@ -149,7 +152,14 @@ pub struct Config {
     pub stream_window: u32,
     /// The connection receive window opened at start.
     pub conn_window: u32,
+    /// SETTINGS_MAX_HEADER_LIST_SIZE announced and enforced: a response header list larger
+    /// than it ends its stream as [`End::HeaderTooLarge`], and a header block more than four
+    /// times larger ends the connection ([`super::session::HEADER_BLOCK_TOO_LARGE`]).
+    pub max_header_list: u32,
 }
+
+/// [`Config::max_header_list`] by default: nghttp2's own limit for a received header list.
+pub const MAX_HEADER_LIST: u32 = 64 * 1024;
 
 /// How a stream ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,6 +175,8 @@ pub enum End<T> {
     /// The server never processed this stream (a GOAWAY's last stream id was below it, or
     /// it refused the stream with REFUSED_STREAM): it may be sent again.
     Unprocessed { tag: T },
+    /// The response's header list passed [`Config::max_header_list`]; the stream was reset.
+    HeaderTooLarge { tag: T },
 }
 
 #[derive(Debug)]
@@ -180,6 +192,12 @@ struct Stream<T> {
     req: usize,
     sent: usize,
     window: i64,
+    /// The response's `content-length`, which its DATA must match (RFC 9113 §8.1.1) unless
+    /// the response has no content by definition (HEAD, 204, 304: `no_content`).
+    content_length: Option<u64>,
+    no_content: bool,
+    /// A `content-length` that is not one decimal number: the response is malformed.
+    bad_length: bool,
 }
 
 /// One HTTP/2 client connection's state.
@@ -207,6 +225,7 @@ impl<T: Copy> Client<T> {
         let local = Settings {
             enable_push: false,
             initial_window_size: cfg.stream_window.clamp(1, MAX_WINDOW),
+            max_header_list_size: Some(cfg.max_header_list),
             ..Settings::default()
         };
         let session = Session::new(local, cfg.conn_window);
@@ -305,6 +324,9 @@ impl<T: Copy> Client<T> {
             req: which,
             sent: 0,
             window: i64::from(self.session.peer.initial_window_size),
+            content_length: None,
+            no_content: req.head,
+            bad_length: false,
         });
         if !req.body.is_empty() {
             self.send_bodies(reqs);
@@ -383,18 +405,40 @@ impl<T: Copy> Client<T> {
                     if let Some(s) = streams.iter_mut().find(|s| s.id == stream) {
                         if name == b":status" {
                             s.status = parse_status(value);
+                            s.no_content |= matches!(s.status, 204 | 304);
+                        } else if name == b"content-length" && s.status >= 200 {
+                            match parse_length(value) {
+                                Some(n) if s.content_length.is_none_or(|c| c == n) => {
+                                    s.content_length = Some(n)
+                                }
+                                _ => s.bad_length = true,
+                            }
                         }
                     }
                 }
-                Event::HeadersEnd { stream, end_stream } => {
+                Event::HeadersEnd {
+                    stream,
+                    end_stream,
+                    too_large,
+                } => {
                     let Some(at) = streams.iter().position(|s| s.id == stream) else {
                         return;
                     };
+                    if too_large {
+                        let s = streams.remove(at);
+                        if !end_stream {
+                            forget.push((s.id, Some(ErrorCode::Cancel)));
+                        }
+                        return on(End::HeaderTooLarge { tag: s.tag });
+                    }
                     let s = &mut streams[at];
                     match s.status {
                         // An interim (1xx) response: the final one follows.
                         100..=199 if !end_stream => s.status = 0,
-                        200..=999 if end_stream => on(streams.remove(at).response(expect_body)),
+                        200..=999 if s.bad_length => {
+                            on(malformed(streams, at, ErrorCode::Protocol, forget))
+                        }
+                        200..=999 if end_stream => on(end(streams, at, expect_body, forget)),
                         200..=999 => {}
                         _ => on(malformed(streams, at, ErrorCode::Protocol, forget)),
                     }
@@ -420,8 +464,11 @@ impl<T: Copy> Client<T> {
                         s.body_ok &= b.get(s.body_at..end) == Some(data);
                     }
                     s.body_at += data.len();
-                    if end_stream {
-                        on(streams.remove(at).response(expect_body));
+                    let over = s.content_length.is_some_and(|c| s.body_at as u64 > c);
+                    if over {
+                        on(malformed(streams, at, ErrorCode::Protocol, forget));
+                    } else if end_stream {
+                        on(end(streams, at, expect_body, forget));
                     }
                 }
                 Event::Reset { stream, code } => {
@@ -523,6 +570,27 @@ impl<T> Stream<T> {
     }
 }
 
+/// Stream `at` ended (END_STREAM): its response, or malformed when its DATA fell short of its
+/// `content-length` (a response that has content by definition must match it).
+fn end<T>(
+    streams: &mut Vec<Stream<T>>,
+    at: usize,
+    expect_body: Option<&[u8]>,
+    forget: &mut Vec<(u32, Option<ErrorCode>)>,
+) -> End<T> {
+    let s = &streams[at];
+    if !s.no_content && s.content_length.is_some_and(|c| s.body_at as u64 != c) {
+        let s = streams.remove(at);
+        // The stream is closed on both sides: nothing to reset.
+        forget.push((s.id, None));
+        return End::Malformed {
+            tag: s.tag,
+            code: ErrorCode::Protocol,
+        };
+    }
+    streams.remove(at).response(expect_body)
+}
+
 /// Ends stream `at` as malformed; it is reset with `code` once the feed is over.
 fn malformed<T>(
     streams: &mut Vec<Stream<T>>,
@@ -533,6 +601,14 @@ fn malformed<T>(
     let s = streams.remove(at);
     forget.push((s.id, Some(code)));
     End::Malformed { tag: s.tag, code }
+}
+
+/// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
+fn parse_length(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
 }
 
 /// A `:status` value: three digits, else 0 (which the stream's end reports as malformed).

@@ -150,6 +150,11 @@ impl Server {
         self.session.start(out);
     }
 
+    /// What this server announces.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
     /// Streams with a half still open.
     pub fn open_streams(&self) -> usize {
         self.streams.len()

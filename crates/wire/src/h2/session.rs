@@ -3,6 +3,12 @@
 //! across CONTINUATION and decoded with HPACK, and receive flow control (WINDOW_UPDATEs that keep
 //! the windows this side announced open, so flow control never throttles a benchmark).
 //!
+//! What a peer can make this side hold is bounded by what this side announced: a header block
+//! in progress by [`Session::block_limit`] (four times SETTINGS_MAX_HEADER_LIST_SIZE, see there),
+//! a decoded header list by SETTINGS_MAX_HEADER_LIST_SIZE (the fields past it are not handed on,
+//! and the block's end says so), and received DATA by the windows announced (more than a window
+//! is a FLOW_CONTROL_ERROR, RFC 9113 §6.9.1).
+//!
 //! The caller feeds the bytes it read ([`Session::feed`]); the session appends what must be sent
 //! in reply to `out` and reports each stream-level happening as an [`Event`]. Streams themselves
 //! (ids, requests, responses, send windows) are the caller's: the engine and the server keep them
@@ -13,6 +19,30 @@ use super::hpack::{self, Decoder};
 use super::settings::Settings;
 use super::{DEFAULT_WINDOW, MAX_WINDOW};
 
+/// The [`H2Error::what`] of a header block past [`Session::block_limit`] (a connection error,
+/// ENHANCE_YOUR_CALM): the load engine counts it as `header_too_large`.
+pub const HEADER_BLOCK_TOO_LARGE: &str = "header block larger than the header list size allows";
+
+/// Receive flow control as the peer can know it: DATA received and not yet covered by credit
+/// the peer could have seen, and the credit written since the last [`Session::commit_credit`].
+/// DATA beyond a window is found only this way: the WINDOW_UPDATEs go out at half a window, so
+/// what arrived since the last one never passes a window, whatever the peer sends.
+#[derive(Debug, Default, Clone, Copy)]
+struct Credit {
+    outstanding: u64,
+    written: u64,
+}
+
+impl Credit {
+    fn commit(&mut self) {
+        self.outstanding = self.outstanding.saturating_sub(self.written);
+        self.written = 0;
+    }
+}
+
+/// [`Session::block_limit`] when this side announced no header list size.
+const DEFAULT_BLOCK_LIMIT: usize = 256 * 1024;
+
 /// What a fed frame means for the caller.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Event<'a> {
@@ -22,10 +52,13 @@ pub enum Event<'a> {
         name: &'a [u8],
         value: &'a [u8],
     },
-    /// A whole header block was decoded.
+    /// A whole header block was decoded. `too_large`: its header list passed this side's
+    /// SETTINGS_MAX_HEADER_LIST_SIZE; the fields after the one that passed it were decoded (the
+    /// HPACK table must stay in step) but not handed on.
     HeadersEnd {
         stream: u32,
         end_stream: bool,
+        too_large: bool,
     },
     Data {
         stream: u32,
@@ -75,8 +108,14 @@ pub struct Session {
     /// WINDOW_UPDATE.
     conn_window: u32,
     conn_unacked: u32,
-    /// Per stream: DATA received since its last WINDOW_UPDATE (a few streams at a time).
-    stream_unacked: Vec<(u32, u32)>,
+    /// What the peer may have in flight against the connection window, as the peer can know
+    /// it: DATA received minus the credit written before the current input arrived.
+    conn_credit: Credit,
+    /// Per stream (a few at a time): (id, DATA since its last WINDOW_UPDATE, its credit).
+    stream_unacked: Vec<(u32, u32, Credit)>,
+    /// This side's SETTINGS were acknowledged: the peer now sends within the windows they
+    /// announced (before, it may still use the protocol's defaults).
+    local_acked: bool,
     /// Header bytes received (frames' payload) and decoded (names + values + 32 per field, as
     /// h2load counts): HPACK's saving is 1 - received/decoded.
     pub header_bytes_received: u64,
@@ -96,7 +135,9 @@ impl Session {
             fragments: Vec::new(),
             conn_window: conn_window.clamp(DEFAULT_WINDOW, MAX_WINDOW),
             conn_unacked: 0,
+            conn_credit: Credit::default(),
             stream_unacked: Vec::new(),
+            local_acked: false,
             header_bytes_received: 0,
             header_bytes_decoded: 0,
         }
@@ -119,6 +160,7 @@ impl Session {
         out: &mut Vec<u8>,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<usize, H2Error> {
+        self.commit_credit();
         let mut at = 0;
         loop {
             match frame::parse_frame(&buf[at..], self.local.max_frame_size) {
@@ -166,7 +208,10 @@ impl Session {
             }
         }
         match f {
-            Frame::Settings { ack: true, .. } => on(Event::SettingsAcked),
+            Frame::Settings { ack: true, .. } => {
+                self.local_acked = true;
+                on(Event::SettingsAcked)
+            }
             Frame::Settings { ack: false, params } => {
                 let window_delta = self.peer.apply(params)?;
                 self.peer_settings_seen = true;
@@ -187,7 +232,7 @@ impl Session {
                 } else {
                     self.block = Some((stream, end_stream));
                     self.fragments.clear();
-                    self.fragments.extend_from_slice(block);
+                    self.take_fragment(block)?;
                 }
             }
             Frame::Continuation {
@@ -203,7 +248,7 @@ impl Session {
                 };
                 debug_assert_eq!(s, stream);
                 self.header_bytes_received += block.len() as u64;
-                self.fragments.extend_from_slice(block);
+                self.take_fragment(block)?;
                 if end_headers {
                     self.block = None;
                     let frags = std::mem::take(&mut self.fragments);
@@ -218,6 +263,20 @@ impl Session {
                 end_stream,
                 flow_len,
             } => {
+                if let Err(e) = self.check_window(stream, flow_len) {
+                    if e.stream.is_none() {
+                        return Err(e);
+                    }
+                    // A stream's window passed: that stream is reset, the connection goes on
+                    // (its DATA still counted against the connection's window).
+                    self.received(stream, flow_len, true, out);
+                    frame::write_rst_stream(out, stream, e.code);
+                    on(Event::StreamError {
+                        stream,
+                        code: e.code,
+                    });
+                    return Ok(());
+                }
                 self.received(stream, flow_len, end_stream, out);
                 on(Event::Data {
                     stream,
@@ -244,6 +303,63 @@ impl Session {
         Ok(())
     }
 
+    /// The largest header block (HEADERS and its CONTINUATIONs, as received) this side holds
+    /// while it waits for the block's end: four times the header list size it announced (a
+    /// Huffman-coded literal can take up to 30 bits per byte it decodes to, so a block within
+    /// the list size may be up to 3.75 times larger than it), else 256 KiB. Past it the
+    /// connection ends (ENHANCE_YOUR_CALM) before anything more is buffered: the "CONTINUATION
+    /// flood" of 2024 (nginx and h2o stop at 5-6 MiB).
+    pub fn block_limit(&self) -> usize {
+        self.local
+            .max_header_list_size
+            .map_or(DEFAULT_BLOCK_LIMIT, |l| (l as usize).saturating_mul(4))
+    }
+
+    /// Keeps one fragment of a header block in progress, within [`Session::block_limit`].
+    fn take_fragment(&mut self, block: &[u8]) -> Result<(), H2Error> {
+        if self.fragments.len() + block.len() > self.block_limit() {
+            self.fragments = Vec::new();
+            self.block = None;
+            return Err(H2Error {
+                code: ErrorCode::EnhanceYourCalm,
+                stream: None,
+                what: HEADER_BLOCK_TOO_LARGE,
+            });
+        }
+        self.fragments.extend_from_slice(block);
+        Ok(())
+    }
+
+    /// Received DATA against the windows this side announced (what arrived since the last
+    /// WINDOW_UPDATE may not pass them). Before this side's SETTINGS are acknowledged the peer
+    /// may still go by the default window (RFC 9113 §6.9.2), so the larger of the two holds.
+    fn check_window(&self, stream: u32, flow_len: u32) -> Result<(), H2Error> {
+        if self.conn_credit.outstanding + u64::from(flow_len) > u64::from(self.conn_window) {
+            return Err(H2Error {
+                code: ErrorCode::FlowControl,
+                stream: None,
+                what: "DATA beyond the connection's receive window",
+            });
+        }
+        let mut window = self.local.initial_window_size;
+        if !self.local_acked {
+            window = window.max(DEFAULT_WINDOW);
+        }
+        let outstanding = self
+            .stream_unacked
+            .iter()
+            .find(|(s, ..)| *s == stream)
+            .map_or(0, |(.., c)| c.outstanding);
+        if outstanding + u64::from(flow_len) > u64::from(window) {
+            return Err(H2Error {
+                code: ErrorCode::FlowControl,
+                stream: Some(stream),
+                what: "DATA beyond the stream's receive window",
+            });
+        }
+        Ok(())
+    }
+
     fn decode(
         &mut self,
         stream: u32,
@@ -252,14 +368,20 @@ impl Session {
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), H2Error> {
         let mut decoded = 0u64;
+        let limit = self.local.max_header_list_size.map_or(u64::MAX, u64::from);
         self.decoder
             .decode(block, |name, value| {
+                // Past the limit the fields are still decoded (the HPACK table must stay in
+                // step with the peer's) but no longer handed on: a block of references to one
+                // large table entry decodes to many MiB from a few KiB.
+                if decoded <= limit {
+                    on(Event::Header {
+                        stream,
+                        name,
+                        value,
+                    });
+                }
                 decoded += hpack::entry_size(name, value) as u64;
-                on(Event::Header {
-                    stream,
-                    name,
-                    value,
-                })
             })
             .map_err(|_| H2Error {
                 code: ErrorCode::Compression,
@@ -267,7 +389,11 @@ impl Session {
                 what: "header block does not decode",
             })?;
         self.header_bytes_decoded += decoded;
-        on(Event::HeadersEnd { stream, end_stream });
+        on(Event::HeadersEnd {
+            stream,
+            end_stream,
+            too_large: decoded > limit,
+        });
         Ok(())
     }
 
@@ -282,8 +408,10 @@ impl Session {
             return;
         }
         self.conn_unacked += flow_len;
+        self.conn_credit.outstanding += u64::from(flow_len);
         if self.conn_unacked >= self.conn_window / 2 {
             frame::write_window_update(out, 0, self.conn_unacked);
+            self.conn_credit.written += u64::from(self.conn_unacked);
             self.conn_unacked = 0;
         }
         if end_stream {
@@ -292,23 +420,36 @@ impl Session {
             return;
         }
         let window = self.local.initial_window_size;
-        let slot = match self.stream_unacked.iter_mut().find(|(s, _)| *s == stream) {
+        let slot = match self.stream_unacked.iter_mut().find(|(s, ..)| *s == stream) {
             Some(slot) => slot,
             None => {
-                self.stream_unacked.push((stream, 0));
+                self.stream_unacked.push((stream, 0, Credit::default()));
                 self.stream_unacked.last_mut().expect("just pushed")
             }
         };
         slot.1 += flow_len;
+        slot.2.outstanding += u64::from(flow_len);
         if slot.1 >= window / 2 {
             frame::write_window_update(out, stream, slot.1);
+            slot.2.written += u64::from(slot.1);
             slot.1 = 0;
         }
     }
 
     /// Forgets a stream's receive accounting (it ended or was reset).
     pub fn forget(&mut self, stream: u32) {
-        self.stream_unacked.retain(|(s, _)| *s != stream);
+        self.stream_unacked.retain(|(s, ..)| *s != stream);
+    }
+
+    /// The WINDOW_UPDATEs written so far have gone out (or will before the peer can answer
+    /// them): the peer may count on them from now on. [`Session::feed`] calls it first, since
+    /// nothing in one read can have been sent on credit written while reading it; a caller
+    /// that feeds frames one by one ([`Session::frame`]) calls it once per read.
+    pub fn commit_credit(&mut self) {
+        self.conn_credit.commit();
+        for (.., c) in &mut self.stream_unacked {
+            c.commit();
+        }
     }
 }
 

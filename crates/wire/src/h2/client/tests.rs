@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::h2::frame::{write_data_header, write_goaway, write_headers, write_settings, Kind};
-use crate::h2::hpack::{encode_indexed, encode_literal, Decoder};
+use crate::h2::hpack::{encode_indexed, encode_literal, Decoder, Indexing};
 use crate::h2::parse_frame;
 use crate::h2::settings::{HEADER_TABLE_SIZE, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS};
 
@@ -17,6 +17,7 @@ fn cfg(m: u32) -> Config {
         max_streams: m,
         stream_window: 1 << 20,
         conn_window: 1 << 30,
+        max_header_list: MAX_HEADER_LIST,
     }
 }
 
@@ -167,8 +168,11 @@ fn the_opening_is_the_preface_settings_and_the_connection_window() {
     let f = frames(&c.out[24..]);
     assert_eq!(f.len(), 2);
     assert_eq!(f[0].0, Kind::Settings);
-    // ENABLE_PUSH 0 and INITIAL_WINDOW_SIZE 2^20.
-    assert_eq!(f[0].3, vec![0, 2, 0, 0, 0, 0, 0, 4, 0, 0x10, 0, 0]);
+    // ENABLE_PUSH 0, INITIAL_WINDOW_SIZE 2^20 and MAX_HEADER_LIST_SIZE 64 KiB.
+    assert_eq!(
+        f[0].3,
+        vec![0, 2, 0, 0, 0, 0, 0, 4, 0, 0x10, 0, 0, 0, 6, 0, 1, 0, 0]
+    );
     assert_eq!(f[1].0, Kind::WindowUpdate);
     assert_eq!(
         u32::from_be_bytes(f[1].3[..4].try_into().unwrap()),
@@ -561,4 +565,226 @@ fn the_first_connection_error_wins_whole_or_split() {
         run(&[&input[..cut], &input[cut..]]),
         Some(ErrorCode::FlowControl)
     );
+}
+
+/// A response header block whose fields are references to one large dynamic-table entry: a few
+/// bytes that decode to far more than the header list size the client announced. Today's main
+/// counted ~15k such responses per 3 s as 200s.
+#[test]
+fn a_header_list_past_the_announced_size_is_header_too_large_not_a_response() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(2));
+    c.open(std::slice::from_ref(&r), 0, 1);
+    c.open(std::slice::from_ref(&r), 0, 2);
+    c.out.clear();
+    // The announced size is in the SETTINGS the client sent.
+    assert_eq!(c.session.local.max_header_list_size, Some(MAX_HEADER_LIST));
+    let mut block = Vec::new();
+    encode_indexed(&mut block, 8); // :status 200
+    encode_literal(
+        &mut block,
+        0,
+        b"x-big",
+        &[b'a'; 4000],
+        Indexing::Incremental,
+    );
+    // 4,037 bytes each as HPACK counts: 17 references pass 64 KiB.
+    for _ in 0..17 {
+        encode_indexed(&mut block, 62);
+    }
+    assert!(block.len() < 4100);
+    let mut input = Vec::new();
+    write_headers(&mut input, 1, &block, false, 16_384);
+    // Stream 3: a normal response after it, decoded with the same (shared) table.
+    input.extend_from_slice(&response(3, 8, b""));
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![
+            End::HeaderTooLarge { tag: 1 },
+            End::Response {
+                tag: 2,
+                status: 200,
+                body_ok: true
+            }
+        ]
+    );
+    // The stream whose response goes on is reset (CANCEL); the connection goes on.
+    let f = frames(&c.out);
+    assert!(f.iter().any(|f| f.0 == Kind::RstStream && f.2 == 1));
+    // One reference short of the limit is a response.
+    let mut c: Client<u32> = Client::new(cfg(1));
+    c.open(std::slice::from_ref(&r), 0, 1);
+    let mut block = Vec::new();
+    encode_indexed(&mut block, 8);
+    encode_literal(
+        &mut block,
+        0,
+        b"x-big",
+        &[b'a'; 4000],
+        Indexing::Incremental,
+    );
+    for _ in 0..14 {
+        encode_indexed(&mut block, 62);
+    }
+    let mut input = Vec::new();
+    write_headers(&mut input, 1, &block, true, 16_384);
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Response {
+            tag: 1,
+            status: 200,
+            body_ok: true
+        }]
+    );
+}
+
+/// HEADERS without END_HEADERS and CONTINUATIONs that never end: today's main buffered 288 MiB
+/// in 3 s. The connection ends as soon as the block passes four times the announced size.
+#[test]
+fn an_endless_header_block_ends_the_connection_at_its_limit() {
+    let r = get();
+    let mut c: Client<u32> = Client::new(cfg(1));
+    c.open(std::slice::from_ref(&r), 0, 1);
+    let limit = 4 * MAX_HEADER_LIST as usize;
+    assert_eq!(c.session.block_limit(), limit);
+    let frag = [0x40u8; 16_000];
+    let mut input = Vec::new();
+    frame::write_header(&mut input, frag.len(), Kind::Headers, 0, 1);
+    input.extend_from_slice(&frag);
+    let mut fed = frag.len();
+    let mut err = None;
+    let mut carry = std::mem::take(&mut input);
+    while fed < 64 * limit {
+        frame::write_header(&mut carry, frag.len(), Kind::Continuation, 0, 1);
+        carry.extend_from_slice(&frag);
+        fed += frag.len();
+        match c.feed(&carry, std::slice::from_ref(&r), None, &mut |_| {}) {
+            Ok(used) => {
+                carry.drain(..used);
+            }
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let err = err.expect("the block was cut short");
+    assert_eq!(err.code, ErrorCode::EnhanceYourCalm);
+    assert_eq!(err.what, crate::h2::session::HEADER_BLOCK_TOO_LARGE);
+    // Cut at the first fragment that would pass the limit, not later.
+    assert!(fed > limit && fed <= limit + frag.len(), "{fed} bytes fed");
+}
+
+/// A `content-length` the DATA disagrees with is a malformed response (RFC 9113 §8.1.1), not a
+/// success; a response with no content by definition (HEAD, 204, 304) may carry one.
+#[test]
+fn content_length_that_disagrees_with_the_data_is_malformed() {
+    let with_length = |stream: u32, status: usize, len: &[u8], body: &[u8]| {
+        let mut block = Vec::new();
+        encode_indexed(&mut block, status);
+        encode_literal(&mut block, 28, b"content-length", len, Indexing::Without);
+        let mut out = Vec::new();
+        write_headers(&mut out, stream, &block, body.is_empty(), 16_384);
+        if !body.is_empty() {
+            write_data_header(&mut out, stream, body.len(), true);
+            out.extend_from_slice(body);
+        }
+        out
+    };
+    let malformed = |tag| End::Malformed {
+        tag,
+        code: ErrorCode::Protocol,
+    };
+    let ok = |tag, status| End::Response {
+        tag,
+        status,
+        body_ok: true,
+    };
+    // (request method, :status index, content-length, DATA, what it ends as)
+    type Case<'a> = (&'a str, usize, &'a [u8], &'a [u8], End<u32>);
+    let cases: Vec<Case> = vec![
+        ("GET", 8, b"5", b"hello", ok(1, 200)),
+        ("GET", 8, b"10", b"hello", malformed(1)),
+        ("GET", 8, b"3", b"hello", malformed(1)),
+        ("GET", 8, b"5", b"", malformed(1)),
+        ("GET", 8, b"5x", b"hello", malformed(1)),
+        ("GET", 8, b"", b"", malformed(1)),
+        ("HEAD", 8, b"10", b"", ok(1, 200)),
+        ("GET", 9, b"10", b"", ok(1, 204)),
+        ("GET", 11, b"10", b"", ok(1, 304)),
+    ];
+    for (method, status, len, body, want) in cases {
+        let r = Request::new(method, "http", "h", "/", &[], b"");
+        let input = with_length(1, status, len, body);
+        // Whole and split at every byte: the same end.
+        for cut in 0..=input.len() {
+            let mut c: Client<u32> = Client::new(cfg(1));
+            c.open(std::slice::from_ref(&r), 0, 1);
+            let mut got = Vec::new();
+            let mut carry = input[..cut].to_vec();
+            let used = c
+                .feed(&carry, std::slice::from_ref(&r), None, &mut |e| got.push(e))
+                .unwrap();
+            carry.drain(..used);
+            carry.extend_from_slice(&input[cut..]);
+            let used = c
+                .feed(&carry, std::slice::from_ref(&r), None, &mut |e| got.push(e))
+                .unwrap();
+            assert_eq!(used, carry.len());
+            assert_eq!(
+                got,
+                vec![want],
+                "{method} {status} {len:?} {body:?} cut {cut}"
+            );
+        }
+    }
+}
+
+/// DATA beyond the stream window the client announced: a stream error (FLOW_CONTROL_ERROR),
+/// found from the window itself, not from frame sizes.
+#[test]
+fn data_beyond_the_announced_windows_is_a_flow_control_error() {
+    let r = get();
+    let small = Config {
+        max_streams: 2,
+        stream_window: 1000,
+        conn_window: 65_535,
+        max_header_list: MAX_HEADER_LIST,
+    };
+    let mut ack = Vec::new();
+    frame::write_settings_ack(&mut ack);
+    let data = |stream: u32, n: usize| {
+        let mut v = response(stream, 8, b"");
+        v.clear();
+        let mut block = Vec::new();
+        encode_indexed(&mut block, 8);
+        write_headers(&mut v, stream, &block, false, 16_384);
+        write_data_header(&mut v, stream, n, false);
+        v.extend(std::iter::repeat_n(0u8, n));
+        v
+    };
+    // The stream's window (1,000 once our SETTINGS are acknowledged): 1,001 bytes reset it.
+    let mut c: Client<u32> = Client::new(small);
+    c.open(std::slice::from_ref(&r), 0, 1);
+    c.open(std::slice::from_ref(&r), 0, 2);
+    c.out.clear();
+    let mut input = ack.clone();
+    input.extend_from_slice(&data(1, 1000));
+    input.extend_from_slice(&data(3, 1001));
+    assert_eq!(
+        ends(&mut c, &input, &r, None),
+        vec![End::Malformed {
+            tag: 2,
+            code: ErrorCode::FlowControl
+        }]
+    );
+    let f = frames(&c.out);
+    assert!(f.iter().any(|f| f.0 == Kind::RstStream && f.2 == 3));
+    // Before the acknowledgement the peer may still go by the default 65,535.
+    let mut c: Client<u32> = Client::new(small);
+    c.open(std::slice::from_ref(&r), 0, 1);
+    assert_eq!(ends(&mut c, &data(1, 5000), &r, None), vec![]);
+    // The connection's window cannot be passed this way: WINDOW_UPDATEs go out at half of it
+    // and a frame is at most 16 KiB, a quarter of the smallest (65,535); the check stands for
+    // the case all the same (`Session::check_window`).
 }

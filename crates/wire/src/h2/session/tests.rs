@@ -133,7 +133,7 @@ fn a_header_block_across_continuations_decodes_once_whole() {
         vec![
             "header 1 :status: 200",
             "header 1 content-length: 5",
-            "HeadersEnd { stream: 1, end_stream: false }",
+            "HeadersEnd { stream: 1, end_stream: false, too_large: false }",
             "data 1 5 end=true"
         ]
     );
@@ -240,4 +240,53 @@ fn any_split_of_the_input_gives_the_same_events_and_replies() {
         assert_eq!(events, whole_events, "cut {cut}");
         assert_eq!(out, whole_out, "cut {cut}");
     }
+}
+
+/// DATA past a window is found from the credit the peer could have seen: what one read holds
+/// was sent before any WINDOW_UPDATE written while reading it, so more than a window in one
+/// read is a FLOW_CONTROL_ERROR (the stream's, or the connection's), while the same bytes over
+/// two reads, the credit written between them, are within the windows.
+#[test]
+fn data_past_a_window_is_found_from_the_credit_the_peer_could_have_seen() {
+    let burst = |stream: u32, frames: usize| {
+        let mut v = Vec::new();
+        for _ in 0..frames {
+            write_data_header(&mut v, stream, 16_000, false);
+            v.extend(std::iter::repeat_n(b'x', 16_000));
+        }
+        v
+    };
+    let session = |stream_window: u32, conn_window: u32| {
+        let local = Settings {
+            initial_window_size: stream_window,
+            ..Settings::default()
+        };
+        Session::new(local, conn_window)
+    };
+    // The stream's window (65,535): five frames in one read pass it.
+    let mut s = session(65_535, 1 << 20);
+    let (events, out, r) = feed_all(&mut s, &burst(1, 5));
+    assert_eq!(r.map_err(|e| e.code), Ok(5 * 16_009));
+    assert_eq!(
+        events.last().unwrap(),
+        "StreamError { stream: 1, code: FlowControl }"
+    );
+    assert!(frames(&out)
+        .iter()
+        .any(|f| f.starts_with("RstStream { stream: 1")));
+    // Four in one read (48,000 credited during it), three more in the next: 112,000 bytes,
+    // within the 65,535 + 48,000 the peer could count on then.
+    let mut s = session(65_535, 1 << 20);
+    for n in [4, 3] {
+        let (events, _, r) = feed_all(&mut s, &burst(1, n));
+        assert!(r.is_ok());
+        assert!(events.iter().all(|e| e.starts_with("data")), "{events:?}");
+    }
+    // The connection's window (65,535) across streams, each within its own: a connection error.
+    let mut s = session(1 << 20, 65_535);
+    let mut input = burst(1, 3);
+    input.extend_from_slice(&burst(3, 2));
+    let (_, _, r) = feed_all(&mut s, &input);
+    let e = r.unwrap_err();
+    assert_eq!((e.code, e.stream), (ErrorCode::FlowControl, None));
 }
