@@ -30,10 +30,10 @@ init(Parent, Owner, Ref, Client) ->
   try
     stream_loop(Parent, Owner, Ref, Client#client{parser=Parser,
       response_state=on_status})
-  catch Class:Reason ->
+  catch Class:Reason:Stacktrace ->
     Owner ! {hackney_response, Ref, {error, {unknown_error,
       {{Class, Reason,
-        erlang:get_stacktrace()},
+        Stacktrace},
         "An unexpected error occurred."}}}}
   end.
 
