@@ -12,7 +12,7 @@ c=$here/contenders
 declare -A pkg=(
   [curl]=curl [python3]=python3 [go]=golang-go [node]=nodejs [npm]=npm
   [java]=default-jdk-headless [javac]=default-jdk-headless [cargo]=cargo
-  [ruby]=ruby [escript]=erlang-base [php]=php-cli [elixir]=elixir
+  [ruby]=ruby [escript]=erlang-base [php]=php-cli [elixir]=elixir [rebar3]=rebar3
 )
 missing=()
 for cmd in "${!pkg[@]}"; do
@@ -23,6 +23,11 @@ python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 if command -v erl >/dev/null 2>&1 &&
    ! erl -noshell -eval 'halt(case code:which(httpc) of non_existing -> 1; _ -> 0 end).' 2>/dev/null; then
   missing+=(erlang-inets)
+fi
+# hackney and ibrowse (elixir-dlixir) start OTP's ssl application.
+if command -v erl >/dev/null 2>&1 &&
+   ! erl -noshell -eval 'halt(case code:which(ssl) of non_existing -> 1; _ -> 0 end).' 2>/dev/null; then
+  missing+=(erlang-ssl)
 fi
 # PHP's curl extension is a separate package.
 if command -v php >/dev/null 2>&1 && ! php -r 'exit(function_exists("curl_init") ? 0 : 1);'; then
@@ -67,6 +72,13 @@ fi
 # Java: JDK only.
 if command -v javac >/dev/null; then
   for d in java-httpclient java-httpclient-naive java-httpclient-file; do (cd "$c/$d" && javac -d build Download.java); done
+fi
+
+# The seed's own BEAM libraries (HTTPoison/hackney, HTTPotion/ibrowse), built offline from the
+# vendored sources in contenders/elixir-dlixir/vendor (rebar3 + elixirc; nothing from hex.pm).
+if command -v rebar3 >/dev/null && command -v elixirc >/dev/null; then
+  bash "$c/elixir-dlixir/build.sh" all ||
+    echo "setup: elixir-dlixir (HTTPoison/HTTPotion) did not build; its contenders will fail to build" >&2
 fi
 
 # The 1-CPU study is this study with the contender on exactly one CPU: generated, never edited.

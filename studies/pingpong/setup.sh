@@ -36,6 +36,11 @@ apt_install() {
     { have erl && have erlc; } || missing+=(erlang-base)
     # Elixir: Debian's package (bookworm: 1.14 on OTP 25); hex.pm is not needed (OTP only).
     have elixir || missing+=(elixir)
+    # The seed's Hedwig bot (elixir-hedwig): rebar3 builds cowboy/ranch offline; ranch starts ssl.
+    have rebar3 || missing+=(rebar3)
+    if have erl && ! erl -noshell -eval 'halt(case code:which(ssl) of non_existing -> 1; _ -> 0 end).' 2>/dev/null; then
+        missing+=(erlang-ssl)
+    fi
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -43,7 +48,7 @@ apt_install() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
-step "apt: ruby ruby-webrick php-cli erlang-base elixir" apt_install
+step "apt: ruby ruby-webrick php-cli erlang-base elixir rebar3 erlang-ssl" apt_install
 
 # --- Go: standard library only, nothing to download ---
 go_build() { have go && (cd "$c/go-nethttp" && go build -o pingpong .); }
@@ -62,6 +67,7 @@ npm_ci() {
 }
 step "node-http (npm ci)" npm_ci "$c/node-http"
 step "node-fastify (npm ci)" npm_ci "$c/node-fastify"
+step "node-botkit (npm ci)" npm_ci "$c/node-botkit"
 
 # --- Python: one venv per contender inside the study directory, pinned requirements ---
 venv() {
@@ -84,6 +90,10 @@ step "java-httpserver (javac)" javac_build
 # --- Erlang ---
 erlc_build() { have erlc && (cd "$c/erlang-gentcp" && erlc pingpong.erl); }
 step "erlang-gentcp (erlc)" erlc_build
+
+# --- Elixir: the seed's Hedwig bot, built offline from vendored sources (rebar3 + elixirc) ---
+hedwig_build() { have rebar3 && have elixirc && bash "$c/elixir-hedwig/build.sh"; }
+step "elixir-hedwig (rebar3 + elixirc, offline)" hedwig_build
 
 # Ruby (WEBrick), PHP (php -S) and Elixir (`elixir server.exs`, compiled in memory at start) need
 # no build.

@@ -1,11 +1,15 @@
-# 50 GETs per iteration, repeated for a fixed time, one of six ways: Net::HTTP sequential or from
-# threads, and fibers with async-http (Debian ruby-async-http), each with or without keep-alive.
+# 50 GETs per iteration, repeated for a fixed time, one of eight ways: Net::HTTP sequential, from
+# threads, or from fibers under Ruby 3's Fiber scheduler (Debian ruby-async's Async::Scheduler:
+# Net::HTTP itself unchanged, its socket waits become fiber switches -- the seed's "modify
+# Net::HTTP to use Fiber" case), and fibers with async-http (Debian ruby-async-http), each with or
+# without keep-alive.
 #
 # Usage: ruby keepalive.rb URL SECONDS MODE CONCURRENCY [alloc]
 # URL is .../bytes/{size} (every odd request of an iteration adds ?chunked=1, and every body is
 # checked against the server's pattern, byte i = i % 251) or .../sleep/{ms} (every body must be
 # "slept {ms} ms\n": the latency-bound variant). MODE: seq-close, seq-keepalive, threads-close,
-# threads-keepalive, fibers-close, fibers-keepalive.
+# threads-keepalive, nethttp-fibers-close, nethttp-fibers-keepalive, fibers-close,
+# fibers-keepalive.
 # Prints "iterations=N requests=M bad=B seconds=S iterations_per_s=X requests_per_s=Y"; with
 # `alloc`, also "alloc_objects=O alloc_bytes=A": the allocations of one iteration (see below).
 require 'net/http'
@@ -14,7 +18,8 @@ require 'objspace'
 PER_ITERATION = 50
 url, seconds, mode, conc, alloc = ARGV[0], Float(ARGV[1]), ARGV[2], Integer(ARGV[3]), ARGV[4]
 abort "the fifth argument can only be `alloc`, not #{alloc}" unless [nil, 'alloc'].include?(alloc)
-MODES = %w[seq-close seq-keepalive threads-close threads-keepalive fibers-close fibers-keepalive].freeze
+MODES = %w[seq-close seq-keepalive threads-close threads-keepalive nethttp-fibers-close nethttp-fibers-keepalive
+           fibers-close fibers-keepalive].freeze
 abort "unknown mode #{mode}" unless MODES.include?(mode)
 EXPECTED, chunk_odd =
   case URI(url).path
@@ -105,6 +110,31 @@ result =
         end
       end.sum(&:value)
     end
+  when /\Anethttp-fibers-/
+    # Net::HTTP, unchanged, in conc fibers under the Fiber scheduler that Async (1.x, Ruby >= 3.0)
+    # installs: every wait of its sockets (connect, read, write) yields to the other fibers. As
+    # threads-*: each worker fiber has its own connection (keep-alive) or a new one per request
+    # and pulls the iteration's requests from a shared list (fibers switch only at those waits).
+    require 'async'
+    abort 'no Fiber scheduler in this Ruby/async' unless Async::Scheduler.supported?
+    Async do |top|
+      abort 'Async did not install a Fiber scheduler' unless Fiber.scheduler
+      sessions = Array.new(conc) { keepalive ? Net::HTTP.start(uris[0].host, uris[0].port) : nil }
+      r = timed(seconds, measure) do
+        queue = uris.dup
+        sessions.map do |http|
+          top.async do
+            n = 0
+            while (u = queue.shift)
+              n += 1 unless net_http_get(http, u)
+            end
+            n
+          end
+        end.sum(&:wait)
+      end
+      sessions.each { |http| http&.finish }
+      r
+    end.wait
   else
     require 'async'
     require 'async/semaphore'
