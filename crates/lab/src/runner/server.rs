@@ -149,6 +149,7 @@ pub(crate) fn blank(
         generator: None,
         validation: None,
         metrics: Metrics::default(),
+        network: None,
     }
 }
 

@@ -32,7 +32,10 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     let unit = unit.strip_suffix("/s").unwrap_or(unit);
     let scale = if unit.is_empty() {
         1.0
-    } else if let Some((_, m)) = RATE_UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)) {
+    } else if let Some((_, m)) = RATE_UNITS
+        .iter()
+        .find(|(u, _)| u.eq_ignore_ascii_case(unit))
+    {
         *m
     } else if unit.to_ascii_lowercase().ends_with("bps") {
         return Err(bad(&format!(
@@ -129,7 +132,7 @@ pub fn format_loss(p: f64) -> String {
 }
 
 /// A loss in TOML (`"1%"` or a number of percent), serialized back as text.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
 pub struct Loss(pub f64);
 
 impl fmt::Display for Loss {
