@@ -45,7 +45,7 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         return Err(bad(&format!(": unknown unit `{unit}`")));
     };
     let bits = n * scale;
-    if !bits.is_finite() || bits < 1.0 || bits > 1e15 {
+    if !bits.is_finite() || !(1.0..=1e15).contains(&bits) {
         return Err(bad(": out of range (1 bit/s to 1000 tbit)"));
     }
     Ok(bits.round() as u64)
