@@ -417,7 +417,7 @@ pub struct Warning {
     pub point: Option<usize>,
     pub contender: Option<String>,
     /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
-    /// "skipped".
+    /// "skipped", "network_saturated".
     pub kind: String,
     pub message: String,
 }
