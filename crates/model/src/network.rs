@@ -60,6 +60,59 @@ impl fmt::Display for Network {
     }
 }
 
+/// What a point ran on, for tables and the report's first screen: its link and the path that
+/// emulated it ("rtt 50ms, 200mbit (tun)"), or "loopback". None when no point of the study has
+/// a network (the study ran on loopback throughout and nothing needs saying).
+pub fn point_text(r: &crate::study::Results, point: usize) -> Option<String> {
+    if r.points.iter().all(|p| p.network.is_none()) {
+        return None;
+    }
+    let p = r.points.iter().find(|p| p.id == point)?;
+    let Some(n) = &p.network else {
+        return Some("loopback".into());
+    };
+    let mut paths: Vec<&str> = r
+        .trials
+        .iter()
+        .filter(|t| t.point == point)
+        .filter_map(|t| t.network.as_ref().map(|n| n.path.as_str()))
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    Some(if paths.is_empty() {
+        n.to_string()
+    } else {
+        format!("{n} ({})", paths.join(", "))
+    })
+}
+
+/// The lines the report's first screen opens with: one when every point ran on the same
+/// network, else one per point; none for a study on loopback throughout.
+pub fn summary_lines(r: &crate::study::Results) -> Vec<String> {
+    let texts: Vec<(String, String)> = r
+        .points
+        .iter()
+        .filter_map(|p| point_text(r, p.id).map(|t| (p.label.clone(), t)))
+        .collect();
+    match texts.first() {
+        None => Vec::new(),
+        Some((_, first)) if texts.iter().all(|(_, t)| t == first) => {
+            vec![format!("Network: {first}, every point.")]
+        }
+        Some(_) => texts
+            .into_iter()
+            .map(|(label, t)| {
+                let at = if label.is_empty() {
+                    "the point".into()
+                } else {
+                    label
+                };
+                format!("Network at {at}: {t}.")
+            })
+            .collect(),
+    }
+}
+
 /// The only path barrage has today: its own emulator between two TUN devices.
 pub const PATH_TUN: &str = "tun";
 
@@ -142,6 +195,49 @@ mod tests {
             r#"{"delay_s":0.05,"jitter_s":0.005,"rate":"200mbit","loss":"1%","mtu":1400}"#
         );
         assert_eq!(serde_json::from_str::<Network>(&json).unwrap(), n);
+    }
+
+    #[test]
+    fn says_which_network_each_point_ran_on() {
+        use crate::study::{Point, Results, Trial};
+        let net = Network {
+            delay: Duration::from_millis(25),
+            ..Network::default()
+        };
+        let point = |id: usize, label: &str, network: Option<Network>| Point {
+            id,
+            label: label.into(),
+            network,
+            ..Point::default()
+        };
+        let mut r = Results {
+            points: vec![point(0, "lo", None), point(1, "wan", Some(net.clone()))],
+            ..Results::default()
+        };
+        assert_eq!(point_text(&r, 0).as_deref(), Some("loopback"));
+        assert_eq!(point_text(&r, 1).as_deref(), Some("rtt 50ms"));
+        r.trials.push(Trial {
+            point: 1,
+            network: Some(NetworkRun {
+                path: PATH_TUN.into(),
+                ..NetworkRun::default()
+            }),
+            ..Trial::default()
+        });
+        assert_eq!(
+            summary_lines(&r),
+            [
+                "Network at lo: loopback.",
+                "Network at wan: rtt 50ms (tun)."
+            ]
+        );
+        r.points[0].network = Some(net);
+        r.points.truncate(1);
+        r.points[0].label.clear();
+        assert_eq!(summary_lines(&r), ["Network: rtt 50ms, every point."]);
+        r.points[0].network = None;
+        assert!(summary_lines(&r).is_empty());
+        assert_eq!(point_text(&r, 0), None);
     }
 
     #[test]
