@@ -169,6 +169,20 @@ rate = ["100mbit", "1gbit"]
         assert!(points(&study("").unwrap()).unwrap()[0].network.is_none());
     }
 
+    /// The example of docs/study.md.
+    #[test]
+    fn the_documented_table() {
+        let s = study(
+            "[network]\nrtt = \"100ms\"\njitter = \"5ms\"\nrate = \"200mbit\"\nloss = \"0.5%\"\nmtu = 1400\nqueue = \"256KB\"\n",
+        )
+        .unwrap();
+        let n = points(&s).unwrap()[0].network.clone().unwrap();
+        assert_eq!(
+            n.to_string(),
+            "rtt 100ms ±5ms, 200mbit, loss 0.5%, mtu 1400, queue 256000 B"
+        );
+    }
+
     #[test]
     fn quick_keeps_the_network() {
         let s = study("[network]\nrtt = [\"1ms\", \"50ms\", \"100ms\"]\njitter = \"1ms\"\n")
