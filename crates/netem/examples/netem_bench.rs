@@ -79,7 +79,12 @@ fn main() {
     let (mut delay_ms, mut size, mut secs, mut cpu) = (10u64, 64usize, 3u64, None);
     let mut rates = Vec::new();
     while let Some(a) = args.next() {
-        let mut val = || args.next().expect("a value").parse::<u64>().expect("a number");
+        let mut val = || {
+            args.next()
+                .expect("a value")
+                .parse::<u64>()
+                .expect("a number")
+        };
         match a.as_str() {
             "--delay-ms" => delay_ms = val(),
             "--size" => size = val() as usize,
@@ -105,7 +110,8 @@ fn main() {
             .run(|| UdpSocket::bind((CONTENDER_ADDR, 0)))
             .unwrap()
             .unwrap();
-        rx.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+        rx.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
         let to = rx.local_addr().unwrap();
         let total = rate * secs;
         let recv = std::thread::spawn(move || {
