@@ -112,6 +112,7 @@ fn connect_takes_the_rtt_and_ss_sees_it() {
         .and_then(|v| v.split('/').next())
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no rtt in ss -ti:\n{ss}"));
+    eprintln!("ss -ti: rtt {rtt} ms");
     assert!((90.0..=110.0).contains(&rtt), "ss rtt {rtt} ms:\n{ss}");
     assert_eq!(run.path, "tun");
     assert!(run.packets > 20, "{run:?}");
@@ -135,7 +136,10 @@ fn download(net: &Net, bytes: usize) -> (Duration, String) {
                         s.write_all(&chunk[..n]).unwrap();
                         left -= n;
                     }
-                    drop(s);
+                    // Written is not delivered: the counters are read once the receiver has
+                    // everything (it closes after the end of the stream).
+                    s.shutdown(std::net::Shutdown::Write).unwrap();
+                    let _ = s.read(&mut [0u8; 1]);
                     snmp_tcp()
                 })
                 .unwrap()
@@ -155,7 +159,9 @@ fn download(net: &Net, bytes: usize) -> (Duration, String) {
                     got += n;
                 }
                 assert_eq!(got, bytes);
-                t.elapsed()
+                let took = t.elapsed();
+                drop(s);
+                took
             })
             .unwrap();
         (took, h.join().unwrap())
@@ -228,6 +234,7 @@ fn loss_shows_as_retransmissions() {
     assert_eq!(retrans[0], (0, 0), "a clean link retransmits nothing");
     let (r, dropped) = retrans[1];
     assert!(dropped > 50, "2% of ~6,000 packets each way: {dropped}");
-    // Most drops hit data segments (ACKs are lost too and cost nothing): the sender resends.
-    assert!(r * 3 >= dropped, "RetransSegs {r} for {dropped} drops");
+    // Data segments are about two thirds of the packets (an ACK per two segments comes back);
+    // each one lost is sent again (lost ACKs cost nothing).
+    assert!(r * 2 >= dropped, "RetransSegs {r} for {dropped} drops");
 }
