@@ -148,8 +148,9 @@ pub struct NetworkRun {
 /// Busiest-second CPU at which the emulator counts as saturated (% of its one CPU).
 pub const SATURATED_CPU_PCT: f64 = 90.0;
 /// Lateness p99 that counts as not keeping up: this, or [`LATE_SHARE`] of the one-way delay if
-/// that is more.
-pub const LATE_P99_US: f64 = 500.0;
+/// that is more. (An idle emulator wakes ~50 µs late; a busy shared machine stalls it for a
+/// millisecond now and then, which a short trial's few hundred packets put into its p99.)
+pub const LATE_P99_US: f64 = 1000.0;
 pub const LATE_SHARE: f64 = 0.05;
 
 impl NetworkRun {
@@ -264,9 +265,9 @@ mod tests {
             r.judge(&net);
             assert_eq!((r.saturated, r.reasons.len()), (sat, n), "{cpu} {late}");
         }
-        // Without delay the floor is 500 µs.
+        // Without delay the floor is 1 ms.
         let mut r = NetworkRun {
-            late_p99_us: 600.0,
+            late_p99_us: 1100.0,
             ..NetworkRun::default()
         };
         r.judge(&Network::default());
