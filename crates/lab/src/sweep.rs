@@ -4,6 +4,8 @@
 //! Expansion goes through JSON maps (field -> value or list) so variants and phases overlay the
 //! base by key, and every point deserializes into the same typed [`LoadPoint`].
 
+mod network;
+
 use crate::study::{Kind, OneOrMany, Param, Study};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -42,7 +44,7 @@ pub use barrage_model::study::{Phase, Point};
 pub fn points(study: &Study) -> Result<Vec<Point>, String> {
     match study.kind {
         Kind::Server => server_points(study),
-        Kind::Client => Ok(client_points(study)),
+        Kind::Client => client_points(study),
     }
 }
 
@@ -70,23 +72,29 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
     }
     let mut out = Vec::new();
     for (variant, fields) in groups {
-        let axes: Vec<(&str, &str, Vec<Value>)> = FIELDS
-            .iter()
-            .filter_map(|(f, short)| match fields.get(*f) {
-                Some(Value::Array(vs)) => Some((*f, *short, vs.clone())),
-                _ => None,
-            })
-            .collect();
-        for combo in cartesian(&axes.iter().map(|a| a.2.len()).collect::<Vec<_>>()) {
+        let net = network::fields(study, variant.as_deref());
+        // The network's axes first (its conditions vary slowest), then the load's.
+        let mut axes = net_axes(net.as_ref());
+        axes.extend(axes_of(&fields, FIELDS, false));
+        for combo in cartesian(&axes.iter().map(|a| a.3.len()).collect::<Vec<_>>()) {
             let mut m = fields.clone();
+            let mut nm = net.clone();
             let mut params = BTreeMap::new();
             let mut label = variant.clone().map(|v| vec![v]).unwrap_or_default();
-            for (i, (f, short, vs)) in axes.iter().enumerate() {
+            for (i, (is_net, f, short, vs)) in axes.iter().enumerate() {
                 let v = vs[combo[i]].clone();
                 label.push(format!("{short}={}", show(&v)));
-                params.insert(f.to_string(), v.clone());
-                m.insert(f.to_string(), v);
+                if *is_net {
+                    params.insert(format!("network.{f}"), v.clone());
+                    if let Some(nm) = &mut nm {
+                        nm.insert(f.to_string(), v);
+                    }
+                } else {
+                    params.insert(f.to_string(), v.clone());
+                    m.insert(f.to_string(), v);
+                }
             }
+            let network = nm.as_ref().map(network::resolve).transpose()?;
             let point_load = scalar_load(&m)?;
             let phases = if load.phases.is_empty() {
                 vec![Phase {
@@ -126,10 +134,34 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
                 params,
                 phases,
                 client_params: BTreeMap::new(),
+                network,
             });
         }
     }
     Ok(out)
+}
+
+/// A sweep axis: whether it is the network's, the field, its short label, its values.
+type Axis = (bool, &'static str, &'static str, Vec<Value>);
+
+/// The list-valued fields of `fields` among `known`, in `known`'s order.
+fn axes_of(
+    fields: &Map<String, Value>,
+    known: &[(&'static str, &'static str)],
+    net: bool,
+) -> Vec<Axis> {
+    known
+        .iter()
+        .filter_map(|(f, short)| match fields.get(*f) {
+            Some(Value::Array(vs)) => Some((net, *f, *short, vs.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn net_axes(net: Option<&Map<String, Value>>) -> Vec<Axis> {
+    net.map(|m| axes_of(m, network::FIELDS, true))
+        .unwrap_or_default()
 }
 
 /// `over` (a variant's or a phase's fields) laid over `base`, with the stop conditions as a
@@ -213,7 +245,7 @@ fn check_load(l: &Config) -> Result<(), String> {
     Ok(())
 }
 
-fn client_points(study: &Study) -> Vec<Point> {
+fn client_points(study: &Study) -> Result<Vec<Point>, String> {
     let params: Vec<(String, Vec<Param>)> = study
         .client
         .as_ref()
@@ -227,11 +259,25 @@ fn client_points(study: &Study) -> Vec<Point> {
                 .collect()
         })
         .unwrap_or_default();
+    let net = network::fields(study, None);
+    let axes = net_axes(net.as_ref());
+    let mut lens: Vec<usize> = axes.iter().map(|a| a.3.len()).collect();
+    lens.extend(params.iter().map(|p| p.1.len()));
     let mut out = Vec::new();
-    for combo in cartesian(&params.iter().map(|p| p.1.len()).collect::<Vec<_>>()) {
+    for combo in cartesian(&lens) {
         let mut all = BTreeMap::new();
         let mut swept = BTreeMap::new();
         let mut label = Vec::new();
+        let mut nm = net.clone();
+        for (i, (_, f, short, vs)) in axes.iter().enumerate() {
+            let v = vs[combo[i]].clone();
+            label.push(format!("{short}={}", show(&v)));
+            swept.insert(format!("network.{f}"), v.clone());
+            if let Some(nm) = &mut nm {
+                nm.insert(f.to_string(), v);
+            }
+        }
+        let combo = &combo[axes.len()..];
         for (i, (k, vs)) in params.iter().enumerate() {
             let v = vs[combo[i]].clone();
             if vs.len() > 1 {
@@ -247,9 +293,10 @@ fn client_points(study: &Study) -> Vec<Point> {
             params: swept,
             phases: Vec::new(),
             client_params: all,
+            network: nm.as_ref().map(network::resolve).transpose()?,
         });
     }
-    out
+    Ok(out)
 }
 
 /// All index combinations for axes of the given lengths, first axis slowest. No axes: one empty

@@ -33,6 +33,7 @@ fn point(id: usize, variant: &str, c: u32) -> Point {
         params,
         phases: vec![],
         client_params: BTreeMap::new(),
+        network: None,
     }
 }
 
@@ -52,6 +53,7 @@ fn trial(seq: usize, point: usize, contender: &str, i: u32, rps: f64) -> Trial {
         samples: None,
         generator: None,
         validation: None,
+        network: None,
         metrics: Metrics {
             rps: Some(rps),
             requests: Some(rps as u64),

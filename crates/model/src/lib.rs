@@ -7,6 +7,7 @@
 //!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
+//! - [`network`]: a point's emulated network and what the link emulator did in a trial.
 //! - [`merge`]: load documents of one load (shards) added into one, exactly.
 //! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
@@ -19,6 +20,7 @@ pub mod hdr;
 pub mod load;
 pub mod merge;
 pub mod metric;
+pub mod network;
 pub mod process;
 pub mod stats;
 pub mod study;

@@ -267,6 +267,9 @@ pub struct Trial {
     pub generator: Option<GeneratorHealth>,
     pub validation: Option<Validation>,
     pub metrics: Metrics,
+    /// What the emulated link did (points with a network only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::network::NetworkRun>,
 }
 
 impl ContenderInfo {
@@ -338,6 +341,9 @@ pub struct Point {
     /// Client studies: every parameter, for placeholders.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub client_params: BTreeMap<String, Param>,
+    /// The emulated network between the contender and the load side (none: loopback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::network::Network>,
 }
 
 impl Point {
@@ -411,7 +417,7 @@ pub struct Warning {
     pub point: Option<usize>,
     pub contender: Option<String>,
     /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
-    /// "skipped".
+    /// "skipped", "network_saturated".
     pub kind: String,
     pub message: String,
 }

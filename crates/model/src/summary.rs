@@ -179,6 +179,27 @@ pub fn update(r: &mut Results) {
                     message: format!("{where_}: barrage's generator and the contender were both at their CPU budgets; the contender's figures stand, but it was not pushed past saturation"),
                 });
             }
+            let link: Vec<&str> = trials
+                .iter()
+                .filter_map(|t| t.network.as_ref())
+                .filter(|n| n.saturated)
+                .flat_map(|n| n.reasons.iter().map(String::as_str))
+                .collect();
+            if !link.is_empty() {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: "network_saturated".into(),
+                    message: format!(
+                        "{where_}: the emulated link did not keep up in {} trial(s) ({}); the figures measure the emulator as much as the contender",
+                        trials
+                            .iter()
+                            .filter(|t| t.network.as_ref().is_some_and(|n| n.saturated))
+                            .count(),
+                        link[0]
+                    ),
+                });
+            }
             cells.push(Cell {
                 point: p.id,
                 label: p.label.clone(),

@@ -1,9 +1,15 @@
 //! The one grammar for durations and sizes, used by every flag and study field, and the serde
-//! forms of durations in documents (seconds as numbers). No I/O.
+//! forms of durations in documents (seconds as numbers); link rates and losses beside them
+//! ([`rate`]). No I/O.
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::time::Duration;
+
+mod rate;
+pub use rate::{
+    format_loss, format_rate, parse_loss, parse_rate, Loss, Rate, LOSS_FORMS, RATE_FORMS,
+};
 
 /// A duration written the human way in TOML ("250ms", "1s", "1.5s", "2m", "1h", "500us") and
 /// serialized back the same way, so results show what the study said.

@@ -31,6 +31,8 @@ pub struct Answer {
     pub verdicts: Vec<String>,
     /// The study's warnings, one line per kind.
     pub notes: Vec<NoteLine>,
+    /// Which network the points ran on (`model::network::summary_lines`); empty on loopback.
+    pub network: Vec<String>,
 }
 
 /// The most verdict lines an answer shows.
@@ -89,6 +91,7 @@ pub fn answer(doc: &Results) -> Answer {
         doc.study.description.clone()
     };
     a.notes = fold_notes(doc);
+    a.network = barrage_model::network::summary_lines(doc);
     a
 }
 

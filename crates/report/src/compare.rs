@@ -250,6 +250,7 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
         ),
         verdicts,
         notes: Vec::new(),
+        network: Vec::new(),
     }
 }
 

@@ -143,6 +143,9 @@ fn answer(s: &mut String, a: &Answer, chart: Option<&crate::page::Plot>) {
         "</table><p class=\"caption\">{}{bold}</p>",
         esc(&a.ranked_by)
     );
+    for n in &a.network {
+        let _ = write!(s, "<p class=\"caption\">{}</p>", esc(n));
+    }
     if !a.verdicts.is_empty() {
         s.push_str("<ul class=\"verdicts\">");
         for v in &a.verdicts {

@@ -215,6 +215,7 @@ pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
         ranked_by: "One row per document, in the order given. Corrected latency is measured from each request's intended send time (open loop), uncorrected from when it was actually sent.".into(),
         verdicts,
         notes: Vec::new(),
+        network: Vec::new(),
     }
 }
 

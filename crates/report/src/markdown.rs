@@ -55,6 +55,9 @@ fn answer(s: &mut String, a: &crate::answer::Answer) {
         );
     }
     let _ = writeln!(s, "\n{}\n", cell(&a.ranked_by));
+    for n in &a.network {
+        let _ = writeln!(s, "{}\n", cell(n));
+    }
     for v in &a.verdicts {
         let _ = writeln!(s, "- {}", cell(v));
     }

@@ -177,6 +177,7 @@ pub fn section(studies: &[(String, &Results)]) -> Option<Section> {
         ranked_by: format!("Ranked by how soon the server answered normally again after the overload (median of {trials} trials), then by the share of its target it achieved under overload. Each server's target is its own: a rate above the maximum it reached closed-loop."),
         verdicts,
         notes: Vec::new(),
+        network: Vec::new(),
     };
     let chart = HBarChart {
         title: "Seconds until normal again after the overload".into(),

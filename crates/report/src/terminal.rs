@@ -127,7 +127,13 @@ fn text(c: &Cell, m: &Metric, show: Show) -> String {
 /// The summary table, comparisons and warnings, for a terminal (plain text, aligned columns).
 pub fn table(r: &Results) -> String {
     let cols = columns(r);
+    // Which network each point ran on, when some point ran on one.
+    let network = |point: usize| barrage_model::network::point_text(r, point);
+    let with_network = r.points.iter().any(|p| network(p.id).is_some());
     let mut head: Vec<String> = ["point", "contender", "ok"].map(String::from).to_vec();
+    if with_network {
+        head.insert(1, "network".into());
+    }
     head.extend(cols.iter().map(|(m, show)| header(m, *show)));
     head.push("note".into());
     let mut rows = vec![head];
@@ -149,6 +155,9 @@ pub fn table(r: &Results) -> String {
             c.contender.clone(),
             format!("{}/{}", c.trials_ok, c.trials_ok + c.trials_failed),
         ];
+        if with_network {
+            row.insert(1, network(c.point).unwrap_or_default());
+        }
         row.extend(cols.iter().map(|(m, show)| text(c, m, *show)));
         row.push(note.join(", "));
         rows.push(row);
@@ -227,6 +236,9 @@ pub fn answer(r: &Results) -> String {
     }
     out.push_str(&align(&rows));
     let _ = writeln!(out, "{}", a.ranked_by);
+    for n in &a.network {
+        let _ = writeln!(out, "{n}");
+    }
     for v in &a.verdicts {
         let _ = writeln!(out, "  {v}");
     }

@@ -27,7 +27,26 @@ pub(crate) fn trial(
     seq: usize,
 ) -> crate::results::Trial {
     let origin = Instant::now();
-    let addr = ctx.target.expect("client studies start the target server");
+    // On a network: this trial's own target server in the load side's namespace.
+    let net = super::net::up(ctx, point.network.as_ref(), point.id, trial).and_then(|net| {
+        let target = net
+            .as_ref()
+            .map(|n| super::net::target(ctx, n))
+            .transpose()?;
+        Ok((net, target))
+    });
+    let (net, target) = match net {
+        Ok(x) => x,
+        Err(failure) => {
+            let mut t = blank(point, c, trial, seq, c.start.clone());
+            t.failure = Some(failure);
+            return t;
+        }
+    };
+    let addr = match &target {
+        Some((_, a)) => *a,
+        None => ctx.target.expect("client studies start the target server"),
+    };
     let mut vars = placeholders(ctx, c, addr, trial, None);
     for (k, v) in &point.client_params {
         vars.insert(k.clone(), v.to_string());
@@ -57,9 +76,12 @@ pub(crate) fn trial(
         limit: STDOUT_LIMIT,
     };
     spec.stderr_tail = STDERR_TAIL;
-    let (proc, sampler) = match spawn_sampled(ctx, &spec, origin) {
+    let started = super::net::in_contender(net.as_ref(), || spawn_sampled(ctx, &spec, origin));
+    let (proc, sampler) = match started.and_then(|r| r) {
         Ok(started) => started,
         Err(failure) => {
+            drop(target);
+            t.network = super::net::down(net);
             t.failure = Some(failure);
             return t;
         }
@@ -67,6 +89,8 @@ pub(crate) fn trial(
     t.windows.measure_start_s = Some(secs(origin, proc.spawned_at()));
     let exit = proc.wait(ctx.study.trial_timeout);
     let samples = sampler.map(Sampler::stop);
+    drop(target);
+    t.network = super::net::down(net);
     t.windows.measure_end_s = Some(secs(origin, exit.exited_at.unwrap_or_else(Instant::now)));
     t.windows.trial_end_s = secs(origin, Instant::now());
     // The exit code is the study's to judge: a client expected to exit 3 passes with 3.

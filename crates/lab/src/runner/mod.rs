@@ -5,6 +5,7 @@
 //! current trial, which is discarded, and leaves a results directory that `resume` finishes.
 
 mod client;
+mod net;
 mod server;
 pub mod util;
 
@@ -38,6 +39,8 @@ pub enum RunError {
     Mismatch(PathBuf, String),
     #[error("{0} already holds results: finish them with --resume, or choose another --out")]
     Exists(PathBuf),
+    #[error("[network]: {0}")]
+    Network(#[from] barrage_netem::NetError),
 }
 
 /// Where and how to run.
@@ -214,6 +217,7 @@ fn execute(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Results, RunError> {
+    net::preflight(study)?;
     let cancel = barrage_engine::Cancel::new();
     {
         let c = cancel.clone();
@@ -408,19 +412,24 @@ fn prepare(c: &study::ContenderSpec, study: &Study, progress: &dyn Progress) -> 
     info
 }
 
-fn start_target(
-    study: &Study,
-    cpus: Option<&[usize]>,
-) -> Result<barrage_server::ServerHandle, RunError> {
+/// barrage's target server for a client study, on the generator's CPUs.
+fn target_config(study: &Study, cpus: Option<&[usize]>) -> barrage_server::ServerConfig {
     let threads = match (study.target.threads, cpus) {
         (0, Some(c)) => c.len(),
         (t, _) => t,
     };
-    let cfg = barrage_server::ServerConfig {
+    barrage_server::ServerConfig {
         threads,
         fault_rate: study.target.fault_rate,
         ..Default::default()
-    };
+    }
+}
+
+fn start_target(
+    study: &Study,
+    cpus: Option<&[usize]>,
+) -> Result<barrage_server::ServerHandle, RunError> {
+    let cfg = target_config(study, cpus);
     let cpus = cpus.map(<[usize]>::to_vec);
     // Started from a pinned thread so the server's workers inherit the generator's CPUs.
     std::thread::spawn(move || {

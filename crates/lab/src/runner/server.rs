@@ -149,6 +149,7 @@ pub(crate) fn blank(
         generator: None,
         validation: None,
         metrics: Metrics::default(),
+        network: None,
     }
 }
 
@@ -180,15 +181,26 @@ pub(crate) fn spec_for(
 
 pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq: usize) -> Trial {
     let origin = Instant::now();
+    let net = super::net::up(ctx, point.network.as_ref(), point.id, trial);
     let port = util::free_port().unwrap_or(0);
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let ip = super::net::contender_ip(net.as_ref().ok().and_then(Option::as_ref));
+    let addr = SocketAddr::new(ip, port);
     let load = point.phases.first().map(|p| &p.load);
     let vars = placeholders(ctx, c, addr, trial, load);
     let spec = spec_for(ctx, c, &vars, Role::Server);
     let mut t = blank(point, c, trial, seq, spec.command.clone());
-    let (mut proc, sampler) = match spawn_sampled(ctx, &spec, origin) {
+    let net = match net {
+        Ok(n) => n,
+        Err(failure) => {
+            t.failure = Some(failure);
+            return t;
+        }
+    };
+    let started = super::net::in_contender(net.as_ref(), || spawn_sampled(ctx, &spec, origin));
+    let (mut proc, sampler) = match started.and_then(|r| r) {
         Ok(started) => started,
         Err(failure) => {
+            t.network = super::net::down(net);
             t.failure = Some(failure);
             return t;
         }
@@ -209,8 +221,12 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             *timeout,
         )),
     };
+    // The probe crosses the link from the load side, as the load will.
     let ready = match &probe {
-        Some((p, timeout)) => proc.wait_ready(p, *timeout).is_ok(),
+        Some((p, timeout)) => {
+            super::net::in_load(net.as_ref(), || proc.wait_ready(p, *timeout).is_ok())
+                .unwrap_or(false)
+        }
         None => true,
     };
     if ready {
@@ -234,7 +250,9 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             Vec::len,
         );
+        let emulator_cpu = || net.as_ref().map_or(Duration::ZERO, |n| n.emulator_cpu());
         let cpu0 = util::self_cpu();
+        let emu0 = emulator_cpu();
         let wall0 = Instant::now();
         for (i, ph) in point.phases.iter().enumerate() {
             let warmup = if i == 0 {
@@ -255,12 +273,18 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             let cancel = ctx.cancel.clone();
             // The engine runs on its own thread, pinned, so its workers inherit the generator's
             // CPUs and barrage's main thread keeps its own mask.
+            let load_ns = net.as_ref().map(|n| n.load());
             let res = std::thread::scope(|s| {
                 s.spawn(|| {
                     if let Some(c) = &cpus {
                         let _ = util::pin_current_thread(c);
                     }
+                    // On a network the engine's threads start in the load side's namespace.
+                    if let Some(ns) = load_ns {
+                        ns.enter().map_err(|e| e.to_string())?;
+                    }
                     barrage_engine::run(&valid, &super::LiveSink(ctx.progress), &cancel)
+                        .map_err(|e| e.to_string())
                 })
                 .join()
             });
@@ -315,7 +339,12 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             }
         }
         let wall = wall0.elapsed();
-        gen.cpu_s = util::self_cpu().saturating_sub(cpu0).as_secs_f64();
+        // The emulator's thread is barrage's too, but its CPU is the link's (reported apart).
+        let emu = emulator_cpu().saturating_sub(emu0);
+        gen.cpu_s = util::self_cpu()
+            .saturating_sub(cpu0)
+            .saturating_sub(emu)
+            .as_secs_f64();
         let capacity = gen.threads.min(gen_threads).max(1) as f64 * wall.as_secs_f64();
         if capacity > 0.0 {
             gen.cpu_pct_of_capacity = 100.0 * gen.cpu_s / capacity;
@@ -323,6 +352,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     }
     let samples = sampler.map(Sampler::stop);
     let exit = proc.stop();
+    t.network = super::net::down(net);
     t.windows.trial_end_s = secs(origin, Instant::now());
     t.failure = failure_of(&exit);
     if t.failure.is_none() {

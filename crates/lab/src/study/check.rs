@@ -173,6 +173,7 @@ pub(super) fn validate(
             "[target] fault_rate must be between 0 and 1".into(),
         ));
     }
+    let network = network_spec(&f, err)?;
     if f.contenders.is_empty() {
         return Err(err(
             Some(f.study.span()),
@@ -207,6 +208,7 @@ pub(super) fn validate(
         load,
         client,
         target,
+        network,
         contenders,
         base_dir: base_dir.to_path_buf(),
         source: src.to_string(),
@@ -218,7 +220,16 @@ pub(super) fn validate(
         .as_ref()
         .map(|l| l.span())
         .or(f.client.as_ref().map(|c| c.span()));
-    let points = crate::sweep::points(&study).map_err(|e| err(span.clone(), e))?;
+    // A link the sweep refuses points at the [network] table.
+    let net_span = f.network.as_ref().map(|n| n.span()).or(span.clone());
+    let points = crate::sweep::points(&study).map_err(|e| {
+        let at = if e.starts_with("[network]") {
+            net_span.clone()
+        } else {
+            span.clone()
+        };
+        err(at, e)
+    })?;
     for t in &study.thresholds {
         if let Some(p) = &t.point {
             if !points.iter().any(|q| q.label == *p) {
@@ -256,6 +267,30 @@ pub(super) fn validate(
         }
     }
     Ok(study)
+}
+
+/// `[network]` and the variants' `network` tables; one table may give `rtt` or `delay`, not both.
+fn network_spec(f: &raw::File, err: Err) -> Result<NetworkSpec, StudyError> {
+    let check = |n: &Spanned<raw::NetworkFields>| {
+        let t = n.get_ref();
+        if t.rtt.is_some() && t.delay.is_some() {
+            return Err(err(
+                Some(n.span()),
+                "[network] takes rtt (the round trip) or delay (one way), not both".into(),
+            ));
+        }
+        Ok(t.clone())
+    };
+    let base = f.network.as_ref().map(check).transpose()?;
+    let mut variants = Vec::new();
+    if let Some(l) = &f.load {
+        for v in &l.get_ref().variants {
+            if let Some(n) = &v.get_ref().network {
+                variants.push((v.get_ref().name.get_ref().trim().to_string(), check(n)?));
+            }
+        }
+    }
+    Ok(NetworkSpec { base, variants })
 }
 
 /// `[[threshold]]`s: every expression in the one grammar, every contender named one of the

@@ -14,7 +14,7 @@ use thiserror::Error;
 pub use value::{format_duration, parse_duration, Dur, OneOrMany, Param, StagesText};
 
 pub use check::shell_quote;
-pub use raw::LoadFields;
+pub use raw::{LoadFields, NetworkFields};
 
 /// The embedded default study (`barrage run` with no argument).
 pub const DEFAULT_STUDY: &str = include_str!("../../studies/default.toml");
@@ -94,6 +94,8 @@ pub struct Study {
     pub client: Option<ClientSpec>,
     /// Client studies: barrage's in-process target server.
     pub target: TargetSpec,
+    /// `[network]`: the emulated link between contender and load side (none: loopback).
+    pub network: NetworkSpec,
     pub contenders: Vec<ContenderSpec>,
     /// Directory of the study file; contender `dir`s are relative to it.
     pub base_dir: PathBuf,
@@ -110,6 +112,22 @@ pub struct LoadSpec {
     pub base: LoadFields,
     pub variants: Vec<(String, LoadFields)>,
     pub phases: Vec<(Option<String>, LoadFields)>,
+}
+
+/// `[network]` of a study: the base table and the variants' own `network` tables, each laid
+/// over the base key by key (a variant's `rtt` replaces the base's `delay` and vice versa). Lists
+/// are sweep axes; `--quick` keeps them all (it shortens durations, not conditions).
+#[derive(Debug, Clone, Default)]
+pub struct NetworkSpec {
+    pub base: Option<NetworkFields>,
+    pub variants: Vec<(String, NetworkFields)>,
+}
+
+impl NetworkSpec {
+    /// Whether any point of the study runs over an emulated link.
+    pub fn is_set(&self) -> bool {
+        self.base.is_some() || !self.variants.is_empty()
+    }
 }
 
 /// `[client]` of a client study.

@@ -1,7 +1,7 @@
 //! The study file as TOML says it (serde structs with spans), before validation turns it into a
 //! [`super::Study`]. Unknown keys are errors: a typo must not silently become a default.
 
-use super::value::{Bytes, Dur, OneOrMany, Param, StagesText};
+use super::value::{Bytes, Dur, Loss, OneOrMany, Param, Rate, StagesText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -17,6 +17,28 @@ pub struct File {
     pub contenders: Vec<Spanned<Contender>>,
     #[serde(default, rename = "threshold")]
     pub thresholds: Vec<Spanned<Threshold>>,
+    pub network: Option<Spanned<NetworkFields>>,
+}
+
+/// `[network]` (top level, or a variant's `network` table): the emulated link between the
+/// contender and the load side. A list value makes the field a sweep axis.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkFields {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<OneOrMany<Dur>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay: Option<OneOrMany<Dur>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<OneOrMany<Dur>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<OneOrMany<Rate>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<OneOrMany<Loss>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<OneOrMany<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<OneOrMany<Bytes>>,
 }
 
 /// `[[threshold]]`: one expression or a list, optionally only for a contender or a point.
@@ -143,6 +165,7 @@ load_fields!(with_load_fields! {
     #[serde(deny_unknown_fields)]
     pub struct Variant {
         pub name: Spanned<String>,
+        pub network: Option<Spanned<NetworkFields>>,
     }
 });
 

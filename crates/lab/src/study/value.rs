@@ -67,7 +67,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
     }
 }
 
-pub use barrage_model::units::{format_duration, parse_bytes, parse_duration, Bytes, Dur, Param};
+pub use barrage_model::units::{
+    format_duration, parse_bytes, parse_duration, Bytes, Dur, Loss, Param, Rate,
+};
 
 /// A rate schedule as a study writes it: text in the one grammar (`"30s:1000,1m:1000,30s:0"`),
 /// checked when read; a list of them is a sweep axis like any other list.
