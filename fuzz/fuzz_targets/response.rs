@@ -1,19 +1,8 @@
-//! Fuzzes the client's response head parser and body framing.
+//! The `response` target: harness/response.rs (shared with the regression tests that replay
+//! fuzz/corpus/response and fuzz/regressions/response; see fuzz/README.md).
 #![no_main]
 
-use barrage_wire::{parse_response_head, BodyDecoder};
-use libfuzzer_sys::fuzz_target;
+#[path = "../harness/response.rs"]
+mod harness;
 
-fuzz_target!(|data: &[u8]| {
-    let Some((&flags, rest)) = data.split_first() else {
-        return;
-    };
-    if let Ok(Some(h)) = parse_response_head(rest, flags & 1 == 1) {
-        assert!(h.head_len <= rest.len());
-        let mut body = BodyDecoder::new(h.framing);
-        if let Ok(used) = body.decode(&rest[h.head_len..], |_| {}) {
-            assert!(used <= rest.len() - h.head_len);
-            let _ = body.finish_on_eof();
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::run(data));

@@ -200,6 +200,15 @@ pub(super) fn tokens<'h, 'b>(
     if has_lone_cr(&head[..head_len.min(head.len())]) {
         return Err(WireError::Head("invalid line ending"));
     }
+    // A line starting with a blank (obsolete folding), which httparse refuses as a header name:
+    // a folded value is caught by its pieces (`folded`), but a blank continuation of an empty
+    // value gives no callback at all.
+    let blank_line = head[..head_len.min(head.len())]
+        .windows(2)
+        .any(|w| w[0] == b'\n' && (w[1] == b' ' || w[1] == b'\t'));
+    if blank_line {
+        return Err(WireError::Head("invalid header name"));
+    }
     let url = s.url.ok_or(WireError::Head("missing target"))?;
     if url.0 == 0 {
         return Err(WireError::Head("invalid request line"));

@@ -87,8 +87,12 @@ pub(super) fn check_field(
         // Too large: stop keeping fields (the stream is answered 431), but go on checking.
         return;
     }
+    // §8.2.1: no controls, spaces, uppercase, DEL, non-ASCII or colons in a name (but the
+    // first of a pseudo-header's); no NUL, CR or LF in a value.
     let bad = name.is_empty()
-        || name.iter().any(|c| c.is_ascii_uppercase())
+        || name.iter().enumerate().any(|(i, &c)| {
+            c <= b' ' || c >= 0x7f || c.is_ascii_uppercase() || (c == b':' && i > 0)
+        })
         || value.iter().any(|&c| c == 0 || c == b'\r' || c == b'\n');
     if bad {
         block.malformed = true;
@@ -121,7 +125,13 @@ pub(super) fn check_field(
                 return;
             }
         };
-        if slot.is_some() {
+        // The request sees these as text: a method is a token (RFC 9110 §9.1), and the path
+        // and authority must be UTF-8 (else they would be passed on as "").
+        let ok = match name {
+            b":method" => !value.is_empty() && value.iter().all(|&c| is_tchar(c)),
+            _ => std::str::from_utf8(value).is_ok(),
+        };
+        if slot.is_some() || !ok {
             block.malformed = true;
         }
         *slot = Some((mid, end));
@@ -139,6 +149,56 @@ pub(super) fn check_field(
             (Some(n), None) => block.content_length = Some(n),
             (Some(n), Some(m)) if n == m => {}
             _ => block.malformed = true,
+        }
+    }
+}
+
+/// A token character (RFC 9110 §5.6.2).
+fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn malformed(fields: &[(&[u8], &[u8])]) -> bool {
+        let mut block = Block::default();
+        let mut kept = Fields::default();
+        for (n, v) in fields {
+            check_field(&mut block, &mut kept, n, v, 16 * 1024);
+        }
+        block.malformed
+    }
+
+    /// Found by the `h2_server` fuzz target: a `:method` that is not UTF-8 was handed on as "".
+    #[test]
+    fn pseudo_headers_the_request_reads_as_text_must_be_text() {
+        let ok: &[(&[u8], &[u8])] = &[(b":method", b"GET"), (b":path", b"/caf\xc3\xa9")];
+        assert!(!malformed(ok));
+        for bad in [
+            (&b":method"[..], &b"PO\xa9T"[..]),
+            (b":method", b""),
+            (b":method", b"GET /"),
+            (b":path", b"/\xff"),
+            (b":authority", b"h\xc3"),
+        ] {
+            assert!(malformed(&[bad]), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn field_names_are_lowercase_tokens() {
+        assert!(!malformed(&[(b"x-a", b"1")]));
+        for name in [
+            &b"X-A"[..],
+            b"x a",
+            b"x\x01",
+            b"x\xc3\xa9",
+            b"x:y",
+            b"x\x7f",
+        ] {
+            assert!(malformed(&[(name, b"1")]), "{name:?}");
         }
     }
 }

@@ -1,0 +1,50 @@
+//! The fuzz targets' inputs replayed through the targets' own harnesses (fuzz/harness/*.rs, the
+//! very functions `cargo fuzz` runs): every crash input kept in fuzz/regressions/<target>/, and
+//! the seed corpus in fuzz/corpus/<target>/, so a fixed crash stays fixed under `cargo test`
+//! (see fuzz/README.md). The engine's `targets` target is replayed by the engine's tests.
+
+#[path = "../../../fuzz/harness/chunked.rs"]
+mod chunked;
+#[path = "../../../fuzz/harness/h2.rs"]
+mod h2;
+#[path = "../../../fuzz/harness/h2_client.rs"]
+mod h2_client;
+#[path = "../../../fuzz/harness/h2_server.rs"]
+mod h2_server;
+#[path = "../../../fuzz/harness/request.rs"]
+mod request;
+#[path = "../../../fuzz/harness/response.rs"]
+mod response;
+
+#[path = "../../../fuzz/harness/replay.rs"]
+mod replay;
+
+#[test]
+fn request() {
+    replay::all("request", request::run);
+}
+
+#[test]
+fn response() {
+    replay::all("response", response::run);
+}
+
+#[test]
+fn chunked() {
+    replay::all("chunked", chunked::run);
+}
+
+#[test]
+fn h2() {
+    replay::all("h2", h2::run);
+}
+
+#[test]
+fn h2_client() {
+    replay::all("h2_client", h2_client::run);
+}
+
+#[test]
+fn h2_server() {
+    replay::all("h2_server", h2_server::run);
+}

@@ -1,0 +1,8 @@
+//! The `h2_client` target: harness/h2_client.rs (shared with the regression tests that replay
+//! fuzz/corpus/h2_client and fuzz/regressions/h2_client; see fuzz/README.md).
+#![no_main]
+
+#[path = "../harness/h2_client.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::run(data));
