@@ -32,6 +32,7 @@ fn client(parts: &[&[u8]]) -> (Vec<End<u32>>, Option<String>) {
         max_streams: 3,
         stream_window: 65_535,
         conn_window: 65_535,
+        max_header_list: barrage_wire::h2::client::MAX_HEADER_LIST,
     };
     let mut c: Client<u32> = Client::new(cfg);
     for tag in 0..3 {

@@ -79,6 +79,7 @@ fn setup(c0: u8, c1: u8, c2: u8) -> Setup {
         max_streams: u32::from(c0 & 7) + 1,
         stream_window: [16, 100, 65_535, 1 << 20][usize::from(c0 >> 3 & 3)],
         conn_window: 1 << 30,
+        max_header_list: barrage_wire::h2::client::MAX_HEADER_LIST,
     };
     let reqs = if c0 & 0x20 != 0 {
         vec![
@@ -212,7 +213,8 @@ impl Run<'_> {
                 End::Response { tag, .. }
                 | End::Reset { tag, .. }
                 | End::Malformed { tag, .. }
-                | End::Unprocessed { tag } => tag,
+                | End::Unprocessed { tag }
+                | End::HeaderTooLarge { tag } => tag,
             };
             self.end(tag);
             self.log.push(Log::Ended(e));
@@ -302,6 +304,8 @@ fn run_once(s: &Setup, chunks: &[&[u8]], how: Feed, check_out: bool) -> Vec<Log>
                 v
             }
         };
+        // A chunk is one socket read, however it is fed: the credit written before it counts.
+        r.c.commit_credit();
         for p in pieces {
             carry.extend_from_slice(p);
             if !r.feed(&mut carry) {

@@ -369,6 +369,8 @@ fn run_once(s: &Setup, chunks: &[&[u8]], how: Feed, check_out: bool) -> Vec<Log>
                 v
             }
         };
+        // A chunk is one socket read, however it is fed: the credit written before it counts.
+        r.srv.session.commit_credit();
         for p in pieces {
             carry.extend_from_slice(p);
             if !r.feed(&mut carry) {

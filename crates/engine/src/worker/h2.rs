@@ -134,6 +134,8 @@ impl Worker<'_> {
         let mut retry = 0u64;
         // Open loop: the requests to send again (allocates only when a server refuses).
         let mut requeue = Vec::new();
+        // One call per socket read: the credit written before it is the server's to use.
+        client.commit_credit();
         let res = client.feed(
             &self.rbuf[..len],
             &h.requests,

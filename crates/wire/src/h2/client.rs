@@ -368,6 +368,12 @@ impl<T: Copy> Client<T> {
         self.streams.drain(..).map(|s| s.tag)
     }
 
+    /// A new socket read begins: the credit written so far counts (see
+    /// [`Session::commit_credit`]). Call it once per read, before [`Client::feed`].
+    pub fn commit_credit(&mut self) {
+        self.session.commit_credit();
+    }
+
     /// Feeds bytes read from the socket: replies go to `out`, each ended stream to `on`.
     /// `expect_body` is compared with every response body. Returns the bytes used; the rest is
     /// an incomplete frame to feed again with more. An error is the connection's end (the

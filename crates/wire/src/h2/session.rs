@@ -160,7 +160,6 @@ impl Session {
         out: &mut Vec<u8>,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<usize, H2Error> {
-        self.commit_credit();
         let mut at = 0;
         loop {
             match frame::parse_frame(&buf[at..], self.local.max_frame_size) {
@@ -442,9 +441,10 @@ impl Session {
     }
 
     /// The WINDOW_UPDATEs written so far have gone out (or will before the peer can answer
-    /// them): the peer may count on them from now on. [`Session::feed`] calls it first, since
-    /// nothing in one read can have been sent on credit written while reading it; a caller
-    /// that feeds frames one by one ([`Session::frame`]) calls it once per read.
+    /// them): the peer may count on them from now on. The caller calls it once per socket
+    /// read, before feeding what it read (however it feeds it: whole, in pieces, frame by
+    /// frame), since nothing in one read can have been sent on credit written while reading
+    /// it. Without it, credit is never counted and a window is all a peer may ever send.
     pub fn commit_credit(&mut self) {
         self.conn_credit.commit();
         for (.., c) in &mut self.stream_unacked {

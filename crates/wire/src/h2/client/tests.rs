@@ -65,7 +65,9 @@ fn response(stream: u32, status_index: usize, body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Feeds `input` as one socket read; every byte used.
 fn ends(c: &mut Client<u32>, input: &[u8], req: &Request, expect: Option<&[u8]>) -> Vec<End<u32>> {
+    c.commit_credit();
     let mut v = Vec::new();
     let used = c
         .feed(input, std::slice::from_ref(req), expect, &mut |e| v.push(e))

@@ -114,6 +114,9 @@ impl Server {
         if self.streams[i].recv_open {
             frame::write_rst_stream(out, stream, ErrorCode::NoError);
             self.session.forget(stream);
+            // The client's DATA already in flight for it is then ignored (§5.1), not a
+            // connection error that would take every other stream with it.
+            self.remember_reset(stream);
         }
         self.streams.swap_remove(i);
     }

@@ -517,3 +517,21 @@ fn oversized_header_lists_are_answered_431() {
     assert!(err.is_none());
     assert_eq!(seen, vec![Seen::TooLarge(1)]);
 }
+
+/// Found by the h2_server fuzz target's author: a stream answered before its body arrived (a
+/// 413, a fault) is reset with NO_ERROR; the client's DATA already in flight on it is ignored,
+/// not a STREAM_CLOSED connection error that ends every other stream.
+#[test]
+fn data_in_flight_for_a_stream_answered_early_is_ignored() {
+    let mut s = Server::new(Config::default());
+    let post = [(":method", "POST"), (":scheme", "http"), (":path", "/")];
+    let (seen, _, err) = run(&mut s, &headers(1, &post, false), 1 << 20);
+    assert_eq!((seen.len(), err), (1, None));
+    let mut out = Vec::new();
+    s.respond(&mut out, 1, 413, &[], true);
+    assert!(rst_codes(&out).contains(&(1, 0)), "reset with NO_ERROR");
+    let late = [data(1, b"late", false), headers(3, &get_fields("/"), true)].concat();
+    let (seen, _, err) = run(&mut s, &late, 1 << 20);
+    assert_eq!(err, None);
+    assert!(matches!(seen.last(), Some(Seen::Req(3, _))), "{seen:?}");
+}

@@ -38,7 +38,9 @@ fn frames(out: &[u8]) -> Vec<String> {
     v
 }
 
+/// Feeds `input` as one socket read.
 fn feed_all(s: &mut Session, input: &[u8]) -> (Vec<String>, Vec<u8>, Result<usize, H2Error>) {
+    s.commit_credit();
     let mut out = Vec::new();
     let mut events = Vec::new();
     let r = s.feed(input, &mut out, &mut |e| events.push(ev(e)));
