@@ -22,6 +22,7 @@ pub mod merge;
 pub mod metric;
 pub mod network;
 pub mod process;
+pub mod rng;
 pub mod stats;
 pub mod study;
 pub mod summary;

@@ -17,6 +17,8 @@
 //! Random draws come from a seeded SplitMix64, two per packet whatever the outcome, so a seed
 //! gives the same drops and delays for the same packets.
 
+use barrage_model::rng::SplitMix64;
+
 /// One direction's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkConfig {
@@ -111,25 +113,6 @@ impl Link {
         let at = (depart + delay).max(self.last_release);
         self.last_release = at;
         Verdict::Deliver(at)
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): small, fast, and good enough to draw losses and jitter.
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -121,23 +121,6 @@ pub fn ci95_mean(xs: &[f64]) -> Option<Interval> {
     })
 }
 
-/// SplitMix64: a tiny, well-mixed, seedable generator (no dependency needed for resampling).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64 * n as f64) as usize
-    }
-}
-
 /// Percentile bootstrap interval of the median at `level` (e.g. 0.95), with `resamples`
 /// resamples from a generator seeded with `seed`. `None` for n < 2.
 pub fn bootstrap_median_ci(
@@ -149,7 +132,7 @@ pub fn bootstrap_median_ci(
     if xs.len() < 2 || !finite(xs) || resamples == 0 {
         return None;
     }
-    let mut rng = SplitMix(seed);
+    let mut rng = crate::rng::SplitMix64(seed);
     let mut meds = Vec::with_capacity(resamples);
     let mut buf = vec![0.0; xs.len()];
     for _ in 0..resamples {
