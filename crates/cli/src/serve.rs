@@ -59,6 +59,12 @@ pub struct Args {
     /// streams allowed per connection (SETTINGS_MAX_CONCURRENT_STREAMS) [default: 256].
     #[arg(long, value_name = "N")]
     pub h2_max_streams: Option<u32>,
+    /// Most /sleep requests in service at once, server-wide, like an application server with
+    /// N request threads: later ones wait their turn, first come first served, and are answered
+    /// their sleep after a slot frees (other answers take no time and never wait) [default: no
+    /// limit].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
     /// Serve HTTPS (TLS 1.2 and 1.3; HTTP/2 or HTTP/1.1 as ALPN chooses) with a self-signed certificate for localhost, 127.0.0.1 and ::1 made at start,
     /// or with --cert and --key. The second line of stdout is then `tls: ..., sha256
     /// fingerprint XX:XX:...`, the certificate's fingerprint (clients of the self-signed one
@@ -98,6 +104,7 @@ impl Args {
             grace: self.grace.unwrap_or(d.grace),
             parser,
             h2_max_streams: self.h2_max_streams.unwrap_or(d.h2_max_streams),
+            concurrency: self.concurrency.map(|n| n as usize),
             tls: match (self.tls, &self.cert, &self.key) {
                 (false, ..) => None,
                 (true, Some(cert), Some(key)) => Some(Tls::Files {

@@ -17,6 +17,7 @@ mod date;
 pub use barrage_wire::pattern;
 mod respond;
 mod route;
+mod slots;
 mod stream;
 mod tls;
 mod transport;
@@ -67,6 +68,9 @@ pub struct ServerConfig {
     pub h2_max_streams: u32,
     /// Serve HTTPS with this certificate (None: plain HTTP).
     pub tls: Option<Tls>,
+    /// Most `/sleep` requests in service at once, server-wide, like an application server with
+    /// this many request threads; later ones wait their turn (`slots`). None: no limit.
+    pub concurrency: Option<usize>,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +89,7 @@ impl Default for ServerConfig {
             parser: Parser::Httparse,
             h2_max_streams: 256,
             tls: None,
+            concurrency: None,
         }
     }
 }
@@ -118,6 +123,24 @@ pub(crate) struct Shared {
     pub fault_seq: AtomicU64,
     /// The TLS configuration every connection shares, when serving HTTPS.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// With `concurrency`, the service slots every worker's sleeps share (a lock taken once per
+    /// `/sleep`, never on other answers).
+    pub slots: Option<std::sync::Mutex<slots::Slots>>,
+}
+
+impl Shared {
+    /// When a sleep of `hold` arriving at `now` is due: `now + hold`, or later when every
+    /// service slot is held.
+    pub(crate) fn sleep_until(
+        &self,
+        now: std::time::Instant,
+        hold: Duration,
+    ) -> std::time::Instant {
+        match &self.slots {
+            None => now + hold,
+            Some(s) => s.lock().unwrap_or_else(|e| e.into_inner()).admit(now, hold),
+        }
+    }
 }
 
 /// A running server. Dropping it shuts the server down like [`ServerHandle::shutdown`].
@@ -180,6 +203,9 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
             "header limit must be between 64 B and 1 MiB",
         ));
     }
+    if cfg.concurrency == Some(0) {
+        return Err(ServerError::Config("concurrency must be at least 1"));
+    }
     cfg.parser.ensure_compiled()?;
     let tls = cfg.tls.as_ref().map(tls::setup).transpose()?;
     let threads = if cfg.threads == 0 {
@@ -198,7 +224,11 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     for _ in 1..threads {
         listeners.push(listen(addr)?);
     }
+    let slots = cfg
+        .concurrency
+        .map(|n| std::sync::Mutex::new(slots::Slots::new(n, std::time::Instant::now())));
     let shared = Arc::new(Shared {
+        slots,
         cfg,
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),

@@ -125,3 +125,48 @@ fn a_client_that_stops_reading_times_out() {
     assert!(got < 1 << 30, "{got}");
     s.shutdown();
 }
+
+/// `concurrency: 1` serves sleeps one at a time, server-wide: three `/sleep/150` sent together on
+/// three connections (to two worker threads) are answered no earlier than 150, 300 and 450 ms
+/// after they were sent; without the limit all three come after ~150 ms (the upper bound there
+/// is generous: it only tells the two cases apart).
+#[test]
+fn concurrency_makes_sleeps_wait_for_a_slot() {
+    for (limit, threads) in [(Some(1), 2), (None, 2)] {
+        let s = server_with(ServerConfig {
+            concurrency: limit,
+            threads,
+            ..Default::default()
+        });
+        let t0 = std::time::Instant::now();
+        let clients: Vec<_> = (0..3)
+            .map(|_| {
+                let mut c = Reader::new(connect(s.local_addr()));
+                c.send(b"GET /sleep/150 HTTP/1.1\r\nHost: t\r\n\r\n");
+                c
+            })
+            .collect();
+        let handles: Vec<_> = clients
+            .into_iter()
+            .map(|mut c| {
+                std::thread::spawn(move || {
+                    let r = c.response(false).expect("answered");
+                    assert_eq!(r.status, 200);
+                    assert_eq!(r.body, b"slept 150 ms\n");
+                    t0.elapsed()
+                })
+            })
+            .collect();
+        let mut done: Vec<Duration> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        done.sort();
+        match limit {
+            Some(_) => {
+                for (i, d) in done.iter().enumerate() {
+                    let floor = Duration::from_millis(150 * (i as u64 + 1));
+                    assert!(*d >= floor, "answer {i} at {d:?}, before {floor:?}");
+                }
+            }
+            None => assert!(done[2] < Duration::from_millis(440), "{done:?}"),
+        }
+    }
+}

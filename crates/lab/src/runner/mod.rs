@@ -421,6 +421,7 @@ fn target_config(study: &Study, cpus: Option<&[usize]>) -> barrage_server::Serve
     barrage_server::ServerConfig {
         threads,
         fault_rate: study.target.fault_rate,
+        concurrency: study.target.concurrency,
         ..Default::default()
     }
 }

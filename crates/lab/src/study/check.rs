@@ -161,12 +161,17 @@ pub(super) fn validate(
         TargetSpec {
             threads: 0,
             fault_rate: 0.0,
+            concurrency: None,
         },
         |t| TargetSpec {
             threads: t.threads.unwrap_or(0) as usize,
             fault_rate: t.fault_rate.unwrap_or(0.0),
+            concurrency: t.concurrency.map(|n| n as usize),
         },
     );
+    if target.concurrency == Some(0) {
+        return Err(err(None, "[target] concurrency must be at least 1".into()));
+    }
     if !(0.0..=1.0).contains(&target.fault_rate) {
         return Err(err(
             None,

@@ -168,6 +168,9 @@ pub struct TargetSpec {
     /// Server threads (0: barrage's default).
     pub threads: usize,
     pub fault_rate: f64,
+    /// Most `/sleep` requests in service at once, server-wide (None: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
 }
 
 /// A server's readiness probe.

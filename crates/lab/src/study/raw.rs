@@ -221,6 +221,7 @@ pub struct Expect {
 pub struct Target {
     pub threads: Option<u32>,
     pub fault_rate: Option<f64>,
+    pub concurrency: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -68,7 +68,8 @@ impl Conn {
                 self.simple(ctx, out, &req, 400, msg.as_bytes(), &[]);
             }
             Route::Sleep { ms } => {
-                self.arm_timer(ctx, Duration::from_millis(ms));
+                let at = ctx.shared.sleep_until(ctx.now, Duration::from_millis(ms));
+                self.arm_timer(ctx, at - ctx.now);
                 self.busy = Busy::Sleep { req, ms };
             }
             Route::Bytes { n, chunked, chunk } => {

@@ -368,7 +368,7 @@ impl H2 {
                 self.simple(ctx, out, stream, 400, msg.as_bytes(), log)
             }
             Route::Sleep { ms } => {
-                let at = ctx.now + Duration::from_millis(ms);
+                let at = ctx.shared.sleep_until(ctx.now, Duration::from_millis(ms));
                 self.owe(stream, Owed::Sleep { at, ms }, log, 200);
             }
             Route::Bytes { n, chunked, .. } => {
