@@ -17,6 +17,7 @@ mod date;
 pub use barrage_wire::pattern;
 mod respond;
 mod route;
+mod stats;
 mod stream;
 mod tls;
 mod transport;
@@ -24,6 +25,7 @@ mod worker;
 
 pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
+pub use stats::ServerStats;
 pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -116,6 +118,8 @@ pub(crate) struct Shared {
     pub stop: AtomicBool,
     pub active: AtomicUsize,
     pub fault_seq: AtomicU64,
+    /// Each worker's counters (indexed as the workers).
+    pub counters: Vec<stats::Counters>,
     /// The TLS configuration every connection shares, when serving HTTPS.
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
@@ -139,6 +143,13 @@ impl ServerHandle {
     /// uppercase hex pairs joined by ':'; a client of a self-signed server can pin it.
     pub fn tls_fingerprint(&self) -> Option<String> {
         self.tls_fingerprint.clone()
+    }
+
+    /// What the server did so far (connections, responses by status), added up over its
+    /// workers: for `barrage serve --metrics`.
+    pub fn stats(&self) -> ServerStats {
+        let active = self.shared.active.load(Ordering::Relaxed) as u64;
+        ServerStats::of(&self.shared.counters, active)
     }
 
     /// Stops accepting, lets in-flight responses finish (up to the grace period), and returns
@@ -203,6 +214,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
+        counters: (0..threads).map(|_| stats::Counters::default()).collect(),
         tls: tls.as_ref().map(|t| t.config.clone()),
     });
     let mut handle = ServerHandle {
@@ -214,7 +226,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     };
     for (i, l) in listeners.into_iter().enumerate() {
         let (worker, waker) =
-            worker::Worker::new(l, shared.clone()).map_err(ServerError::Worker)?;
+            worker::Worker::new(l, shared.clone(), i).map_err(ServerError::Worker)?;
         handle.wakers.push(waker);
         let t = std::thread::Builder::new()
             .name(format!("barrage-serve-{i}"))
