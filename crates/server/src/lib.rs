@@ -124,6 +124,18 @@ pub(crate) struct Shared {
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
+/// Reads a server's figures from any thread, for as long as it is kept (after the server's
+/// shutdown it reads the final ones).
+#[derive(Clone)]
+pub struct StatsReader(Arc<Shared>);
+
+impl StatsReader {
+    pub fn read(&self) -> ServerStats {
+        let active = self.0.active.load(Ordering::Relaxed) as u64;
+        ServerStats::of(&self.0.counters, active)
+    }
+}
+
 /// A running server. Dropping it shuts the server down like [`ServerHandle::shutdown`].
 pub struct ServerHandle {
     addr: SocketAddr,
@@ -148,8 +160,12 @@ impl ServerHandle {
     /// What the server did so far (connections, responses by status), added up over its
     /// workers: for `barrage serve --metrics`.
     pub fn stats(&self) -> ServerStats {
-        let active = self.shared.active.load(Ordering::Relaxed) as u64;
-        ServerStats::of(&self.shared.counters, active)
+        self.stats_reader().read()
+    }
+
+    /// A reader of [`ServerHandle::stats`] that another thread may keep (a metrics endpoint).
+    pub fn stats_reader(&self) -> StatsReader {
+        StatsReader(self.shared.clone())
     }
 
     /// Stops accepting, lets in-flight responses finish (up to the grace period), and returns
