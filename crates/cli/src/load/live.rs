@@ -215,7 +215,8 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
 fn progress(st: &State, plan: &Plan, now: Instant, width: usize) -> String {
     let since = |t: Option<Instant>| t.map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
     let (what, done) = if st.phase == Phase::Done {
-        ("done".to_string(), Some(1.0))
+        let what = format!("done, {:.1}s measured", st.measure.seconds);
+        (what, Some(1.0))
     } else if !plan.stages.is_empty() {
         let at = since(st.started);
         let total = plan.stages.last().map_or(Duration::ZERO, |s| s.0);
@@ -298,5 +299,67 @@ fn cut(l: String, width: usize) -> String {
     match l.char_indices().nth(width) {
         Some((i, _)) => l[..i].to_string(),
         None => l,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::Figures;
+
+    #[test]
+    fn a_frame_holds_the_figures() {
+        let mut st = Figures::new().lock().clone();
+        let t0 = Instant::now();
+        st.started = Some(t0);
+        st.measure_from = Some(t0);
+        st.phase = Phase::Measure;
+        st.measure.responses = 1234;
+        st.measure.written = 1240;
+        st.measure.errors[ErrorKind::Timeout.index()] = 6;
+        st.measure.status.insert(200, 1234);
+        for v in [100u64, 200, 400, 800, 1600] {
+            st.measure.latency.record(v).unwrap();
+        }
+        st.measure.seconds = 2.0;
+        st.recent.push_back(barrage_engine::SecondStats {
+            responses: 617,
+            span_s: 1.0,
+            p50_us: 200,
+            p99_us: 1600,
+            ..Default::default()
+        });
+        let plan = Plan {
+            title: "GET http://h/ c=2".into(),
+            duration: Some(Duration::from_secs(4)),
+            ..Plan::default()
+        };
+        let lines = frame(&st, &plan, t0 + Duration::from_secs(1), 100);
+        let text = lines.join("\n");
+        assert!(lines.iter().all(|l| l.chars().count() <= 100));
+        assert_eq!(lines[0], "barrage load GET http://h/ c=2");
+        assert!(lines[1].starts_with("1.0s of 4s  [#") && lines[1].ends_with(" 25%"), "{text}");
+        assert!(text.contains("responses 1234  errors 6  written 1240"), "{text}");
+        assert!(text.contains("status  200 1234"), "{text}");
+        assert!(text.contains("errors  timeout 6"), "{text}");
+        assert!(text.contains("617 req/s last second, 617 req/s mean"), "{text}");
+        assert!(text.contains("latency so far (5 responses)"), "{text}");
+        let rows: Vec<&String> = lines.iter().filter(|l| l.starts_with("  <= ")).collect();
+        let counted: u64 = rows
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(counted, 5, "{text}");
+        // Stages: the one running, by the time since the start.
+        let plan = Plan {
+            stages: vec![(Duration::from_secs(2), 100.0), (Duration::from_secs(6), 500.0)],
+            ..plan
+        };
+        let l = frame(&st, &plan, t0 + Duration::from_secs(3), 100);
+        assert!(l[1].starts_with("stage 2 of 2 (to 500 req/s)  3.0s of 6s"), "{}", l[1]);
+        st.phase = Phase::Done;
+        let l = frame(&st, &plan, t0, 100);
+        assert!(l[1].starts_with("done, 2.0s measured"), "{}", l[1]);
+        assert_eq!(cut("ab█cd".into(), 3), "ab█");
     }
 }
