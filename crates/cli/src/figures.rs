@@ -119,12 +119,21 @@ impl Figures {
     }
 }
 
+impl Default for Figures {
+    fn default() -> Self {
+        Figures::new()
+    }
+}
+
 impl Sink for Figures {
     fn live(&self, l: &Live<'_>) {
         let mut st = self.lock();
         match l.second.phase {
             Phase::Warmup => st.warmup.add(l),
             _ => st.measure.add(l),
+        }
+        if st.phase != Phase::Done {
+            st.phase = l.second.phase;
         }
         st.in_flight = l.in_flight();
         st.connections = l.connections();

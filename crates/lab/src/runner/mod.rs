@@ -60,6 +60,9 @@ pub trait Progress: Sync {
     fn begin(&self, _total: usize, _done: usize) {}
     fn note(&self, _msg: &str) {}
     fn trial_start(&self, _what: &str) {}
+    /// The point (an index of `Results::points`) of the trial about to start, told just before
+    /// [`Progress::trial_start`].
+    fn trial_point(&self, _point: usize) {}
     fn trial_end(&self, _t: &Trial) {}
     /// Live: one second of load of the running trial (server studies).
     fn second(&self, _responses_per_s: f64, _errors: u64) {}
@@ -277,6 +280,7 @@ fn execute(
         }
         let point = &r.points[p.point];
         let c = &study.contenders[p.contender];
+        progress.trial_point(p.point);
         progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
         let seq = r.trials.len();
         let trial = match study.kind {
