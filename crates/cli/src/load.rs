@@ -14,9 +14,9 @@ use barrage_engine::Validate as _;
 use barrage_engine::{Cancel, Config};
 use std::io::{IsTerminal as _, Write};
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use barrage_model::load::Stage;

@@ -31,8 +31,8 @@ pub struct Endpoint {
 impl Endpoint {
     /// Binds `addr` (port 0 picks one) and serves `render`'s pages until dropped.
     pub fn start(addr: SocketAddr, render: Render) -> anyhow::Result<Endpoint> {
-        let listener =
-            TcpListener::bind(addr).with_context(|| format!("--metrics: cannot listen on {addr}"))?;
+        let listener = TcpListener::bind(addr)
+            .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -118,7 +118,11 @@ fn answer(head: &str, render: &Render) -> (&'static str, &'static str, String) {
     let (method, path) = (line.next().unwrap_or(""), line.next().unwrap_or(""));
     let path = path.split('?').next().unwrap_or("");
     if method != "GET" && method != "HEAD" {
-        return ("405 Method Not Allowed", "text/plain", "GET /metrics\n".into());
+        return (
+            "405 Method Not Allowed",
+            "text/plain",
+            "GET /metrics\n".into(),
+        );
     }
     if path != "/metrics" && path != "/" {
         return ("404 Not Found", "text/plain", "GET /metrics\n".into());

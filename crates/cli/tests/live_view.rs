@@ -53,9 +53,15 @@ impl Drop for Tmux {
 }
 
 fn have_tmux() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
-        assert!(std::env::var_os("CI").is_none(), "tmux is not installed (scripts/test installs it)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is not installed (scripts/test installs it)"
+        );
         eprintln!("SKIPPED: tmux is not installed");
     }
     ok
@@ -71,8 +77,14 @@ fn serve() -> (Proc, String) {
             .unwrap(),
     );
     let mut line = String::new();
-    BufReader::new(p.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on ").unwrap().to_string();
+    BufReader::new(p.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
     (p, addr)
 }
 
@@ -86,11 +98,18 @@ fn json_path(name: &str) -> PathBuf {
 fn wait_json(p: &Path) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        if let Some(v) = std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str(&t).ok()) {
+        if let Some(v) = std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+        {
             let _ = std::fs::remove_file(p);
             return v;
         }
-        assert!(Instant::now() < deadline, "no JSON document at {}", p.display());
+        assert!(
+            Instant::now() < deadline,
+            "no JSON document at {}",
+            p.display()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -110,8 +129,12 @@ fn wait_screen(t: &Tmux, want: &str) -> String {
 
 /// The live view's own lines: from its title to the summary's (both start `barrage load`).
 fn view(screen: &str) -> String {
-    let summary = screen.rfind("barrage load GET").expect("the summary's title");
-    let from = screen[..summary].rfind("barrage load GET").expect("the view's title");
+    let summary = screen
+        .rfind("barrage load GET")
+        .expect("the summary's title");
+    let from = screen[..summary]
+        .rfind("barrage load GET")
+        .expect("the view's title");
     screen[from..summary].to_string()
 }
 
@@ -121,17 +144,28 @@ fn check_view(screen: &str, doc: &Value) {
     let written = doc["requests_written"].as_u64().unwrap();
     let errors = doc["errors"]["total"].as_u64().unwrap();
     assert!(
-        v.contains(&format!("responses {requests}  errors {errors}  written {written}")),
+        v.contains(&format!(
+            "responses {requests}  errors {errors}  written {written}"
+        )),
         "the view lacks the JSON's counts ({requests}, {errors}, {written}):\n{v}"
     );
     let status = doc["status"].as_object().unwrap();
     let codes: Vec<String> = status.iter().map(|(c, n)| format!("{c} {n}")).collect();
     assert!(v.contains(&format!("status  {}", codes.join("  "))), "{v}");
-    assert!(v.contains(&format!("latency so far ({} responses)", doc["latency_us"]["count"])), "{v}");
+    assert!(
+        v.contains(&format!(
+            "latency so far ({} responses)",
+            doc["latency_us"]["count"]
+        )),
+        "{v}"
+    );
     assert!(v.contains("histogram so far"), "{v}");
     assert!(v.contains("done, "), "{v}");
     // The summary follows the view.
-    assert!(screen.contains(&format!("{requests} requests in ")), "{screen}");
+    assert!(
+        screen.contains(&format!("{requests} requests in ")),
+        "{screen}"
+    );
 }
 
 #[test]

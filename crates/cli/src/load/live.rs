@@ -8,8 +8,8 @@
 
 use crate::figures::{Figures, State};
 use crate::load::print::{bytes, distribution, ms};
-use barrage_engine::{Config, ErrorKind, Phase};
 use barrage_engine::LatencySummary;
+use barrage_engine::{Config, ErrorKind, Phase};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -158,9 +158,17 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
     let mut o = Vec::new();
     o.push(format!("barrage load {}", plan.title));
     o.push(progress(st, plan, now, width));
-    let phase = if st.phase == Phase::Warmup { Phase::Warmup } else { Phase::Measure };
+    let phase = if st.phase == Phase::Warmup {
+        Phase::Warmup
+    } else {
+        Phase::Measure
+    };
     let t = st.totals(phase);
-    let label = if phase == Phase::Warmup { "warmup: " } else { "" };
+    let label = if phase == Phase::Warmup {
+        "warmup: "
+    } else {
+        ""
+    };
     o.push(format!(
         "{label}responses {}  errors {}  written {}  in flight {}  connections {}  read {}",
         t.responses,
@@ -173,7 +181,11 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
     let status: Vec<String> = t.status.iter().map(|(c, n)| format!("{c} {n}")).collect();
     o.push(format!(
         "status  {}",
-        if status.is_empty() { "-".into() } else { status.join("  ") }
+        if status.is_empty() {
+            "-".into()
+        } else {
+            status.join("  ")
+        }
     ));
     let errors: Vec<String> = ErrorKind::ALL
         .iter()
@@ -182,14 +194,28 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
         .collect();
     o.push(format!(
         "errors  {}",
-        if errors.is_empty() { "none".into() } else { errors.join("  ") }
+        if errors.is_empty() {
+            "none".into()
+        } else {
+            errors.join("  ")
+        }
     ));
     let rate = |s: &barrage_engine::SecondStats| {
-        if s.span_s > 0.0 { s.responses as f64 / s.span_s } else { 0.0 }
+        if s.span_s > 0.0 {
+            s.responses as f64 / s.span_s
+        } else {
+            0.0
+        }
     };
-    let mean = if t.seconds > 0.0 { t.responses as f64 / t.seconds } else { 0.0 };
+    let mean = if t.seconds > 0.0 {
+        t.responses as f64 / t.seconds
+    } else {
+        0.0
+    };
     let now_rps = st.recent.back().map_or(0.0, rate);
-    o.push(format!("throughput  {now_rps:.0} req/s last second, {mean:.0} req/s mean"));
+    o.push(format!(
+        "throughput  {now_rps:.0} req/s last second, {mean:.0} req/s mean"
+    ));
     let room = width.saturating_sub(16).clamp(8, 120);
     let recent: Vec<_> = st.recent.iter().rev().take(room).rev().collect();
     let rps: Vec<f64> = recent.iter().map(|s| rate(s)).collect();
@@ -220,7 +246,11 @@ fn progress(st: &State, plan: &Plan, now: Instant, width: usize) -> String {
     } else if !plan.stages.is_empty() {
         let at = since(st.started);
         let total = plan.stages.last().map_or(Duration::ZERO, |s| s.0);
-        let i = plan.stages.iter().position(|s| at < s.0).unwrap_or(plan.stages.len() - 1);
+        let i = plan
+            .stages
+            .iter()
+            .position(|s| at < s.0)
+            .unwrap_or(plan.stages.len() - 1);
         let what = format!(
             "stage {} of {} (to {} req/s)  {:.1}s of {:.0}s",
             i + 1,
@@ -232,23 +262,41 @@ fn progress(st: &State, plan: &Plan, now: Instant, width: usize) -> String {
         (what, Some(at.as_secs_f64() / total.as_secs_f64().max(1e-9)))
     } else if st.phase == Phase::Warmup {
         let at = since(st.started);
-        let what = format!("warmup {:.1}s of {:.0}s", at.as_secs_f64(), plan.warmup.as_secs_f64());
-        (what, Some(at.as_secs_f64() / plan.warmup.as_secs_f64().max(1e-9)))
+        let what = format!(
+            "warmup {:.1}s of {:.0}s",
+            at.as_secs_f64(),
+            plan.warmup.as_secs_f64()
+        );
+        (
+            what,
+            Some(at.as_secs_f64() / plan.warmup.as_secs_f64().max(1e-9)),
+        )
     } else if let Some(n) = plan.requests {
         let w = st.measure.written;
-        (format!("{w} of {n} requests"), Some(w as f64 / n.max(1) as f64))
+        (
+            format!("{w} of {n} requests"),
+            Some(w as f64 / n.max(1) as f64),
+        )
     } else if let Some(d) = plan.duration {
         let at = since(st.measure_from);
         let what = format!("{:.1}s of {:.0}s", at.as_secs_f64(), d.as_secs_f64());
         (what, Some(at.as_secs_f64() / d.as_secs_f64().max(1e-9)))
     } else {
-        (format!("{:.1}s", since(st.measure_from).as_secs_f64()), None)
+        (
+            format!("{:.1}s", since(st.measure_from).as_secs_f64()),
+            None,
+        )
     };
     let Some(f) = done else { return what };
     let f = f.clamp(0.0, 1.0);
     let n = width.saturating_sub(what.len() + 8).min(40);
     let full = (f * n as f64).round() as usize;
-    format!("{what}  [{}{}] {:>3.0}%", "#".repeat(full), "-".repeat(n - full), f * 100.0)
+    format!(
+        "{what}  [{}{}] {:>3.0}%",
+        "#".repeat(full),
+        "-".repeat(n - full),
+        f * 100.0
+    )
 }
 
 /// A sparkline of `v`, scaled to its largest value.
@@ -272,7 +320,9 @@ fn histogram(h: &hdrhistogram::Histogram<u64>, width: usize) -> Vec<String> {
     }
     let (lo, hi) = (h.min().max(1) as f64, h.max().max(1) as f64);
     let step = (hi / lo).powf(1.0 / ROWS as f64).max(1.0 + 1e-9);
-    let mut edges: Vec<u64> = (1..=ROWS).map(|i| (lo * step.powi(i as i32)).ceil() as u64).collect();
+    let mut edges: Vec<u64> = (1..=ROWS)
+        .map(|i| (lo * step.powi(i as i32)).ceil() as u64)
+        .collect();
     edges.dedup();
     let mut from = 0;
     let counts: Vec<(u64, u64)> = edges
@@ -289,7 +339,11 @@ fn histogram(h: &hdrhistogram::Histogram<u64>, width: usize) -> Vec<String> {
     for (to, n) in counts {
         let len = (n as f64 / top as f64 * bar as f64).round() as usize;
         let pct = n as f64 * 100.0 / h.len() as f64;
-        o.push(format!("  <= {:>8}  {:<bar$} {pct:5.1}% {n}", ms(to as f64), "█".repeat(len)));
+        o.push(format!(
+            "  <= {:>8}  {:<bar$} {pct:5.1}% {n}",
+            ms(to as f64),
+            "█".repeat(len)
+        ));
     }
     o
 }
@@ -338,11 +392,20 @@ mod tests {
         let text = lines.join("\n");
         assert!(lines.iter().all(|l| l.chars().count() <= 100));
         assert_eq!(lines[0], "barrage load GET http://h/ c=2");
-        assert!(lines[1].starts_with("1.0s of 4s  [#") && lines[1].ends_with(" 25%"), "{text}");
-        assert!(text.contains("responses 1234  errors 6  written 1240"), "{text}");
+        assert!(
+            lines[1].starts_with("1.0s of 4s  [#") && lines[1].ends_with(" 25%"),
+            "{text}"
+        );
+        assert!(
+            text.contains("responses 1234  errors 6  written 1240"),
+            "{text}"
+        );
         assert!(text.contains("status  200 1234"), "{text}");
         assert!(text.contains("errors  timeout 6"), "{text}");
-        assert!(text.contains("617 req/s last second, 617 req/s mean"), "{text}");
+        assert!(
+            text.contains("617 req/s last second, 617 req/s mean"),
+            "{text}"
+        );
         assert!(text.contains("latency so far (5 responses)"), "{text}");
         let rows: Vec<&String> = lines.iter().filter(|l| l.starts_with("  <= ")).collect();
         let counted: u64 = rows
@@ -352,11 +415,18 @@ mod tests {
         assert_eq!(counted, 5, "{text}");
         // Stages: the one running, by the time since the start.
         let plan = Plan {
-            stages: vec![(Duration::from_secs(2), 100.0), (Duration::from_secs(6), 500.0)],
+            stages: vec![
+                (Duration::from_secs(2), 100.0),
+                (Duration::from_secs(6), 500.0),
+            ],
             ..plan
         };
         let l = frame(&st, &plan, t0 + Duration::from_secs(3), 100);
-        assert!(l[1].starts_with("stage 2 of 2 (to 500 req/s)  3.0s of 6s"), "{}", l[1]);
+        assert!(
+            l[1].starts_with("stage 2 of 2 (to 500 req/s)  3.0s of 6s"),
+            "{}",
+            l[1]
+        );
         st.phase = Phase::Done;
         let l = frame(&st, &plan, t0, 100);
         assert!(l[1].starts_with("done, 2.0s measured"), "{}", l[1]);

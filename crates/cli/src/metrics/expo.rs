@@ -135,7 +135,11 @@ mod tests {
             e.family("barrage_latency_seconds", Kind::Histogram, "Latency.");
             e.histogram("barrage_latency_seconds", &[], &[(0.001, 3)], 5, 0.0125);
             let page = e.finish();
-            let family = if om { "barrage_responses" } else { "barrage_responses_total" };
+            let family = if om {
+                "barrage_responses"
+            } else {
+                "barrage_responses_total"
+            };
             assert!(page.starts_with(&format!(
                 "# HELP {family} Valid responses.\n# TYPE {family} counter\n\
                  barrage_responses_total{{phase=\"measure\"}} 12\n"

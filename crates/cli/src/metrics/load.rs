@@ -19,23 +19,39 @@ pub fn write(e: &mut Expo, st: &State) {
     let counter = |e: &mut Expo, name: &str, help: &str, value: &dyn Fn(&Totals) -> u64| {
         e.family(name, Kind::Counter, help);
         for (label, p) in PHASES {
-            e.sample(&format!("{name}_total"), &[("phase", label)], value(st.totals(p)) as f64);
+            e.sample(
+                &format!("{name}_total"),
+                &[("phase", label)],
+                value(st.totals(p)) as f64,
+            );
         }
     };
-    counter(e, "barrage_requests_written", "Requests written.", &|t| t.written);
+    counter(e, "barrage_requests_written", "Requests written.", &|t| {
+        t.written
+    });
     counter(
         e,
         "barrage_responses",
         "Valid responses (the document's requests).",
         &|t| t.responses,
     );
-    counter(e, "barrage_bytes_read", "Bytes read from the server.", &|t| {
-        t.bytes_read
-    });
-    counter(e, "barrage_bytes_written", "Bytes written to the server.", &|t| {
-        t.bytes_written
-    });
-    e.family("barrage_errors", Kind::Counter, "Failed requests and connects, by class.");
+    counter(
+        e,
+        "barrage_bytes_read",
+        "Bytes read from the server.",
+        &|t| t.bytes_read,
+    );
+    counter(
+        e,
+        "barrage_bytes_written",
+        "Bytes written to the server.",
+        &|t| t.bytes_written,
+    );
+    e.family(
+        "barrage_errors",
+        Kind::Counter,
+        "Failed requests and connects, by class.",
+    );
     for (label, p) in PHASES {
         for k in ErrorKind::ALL {
             let n = st.totals(p).errors[k.index()];
@@ -67,7 +83,13 @@ pub fn write(e: &mut Expo, st: &State) {
             .map(|&le| (le, h.count_between(0, (le * 1e6) as u64)))
             .collect();
         let sum = h.mean() * h.len() as f64 / 1e6;
-        e.histogram("barrage_latency_seconds", &[("phase", label)], &buckets, h.len(), sum);
+        e.histogram(
+            "barrage_latency_seconds",
+            &[("phase", label)],
+            &buckets,
+            h.len(),
+            sum,
+        );
     }
     let last = st.recent.back();
     let gauge = |e: &mut Expo, name: &str, help: &str, v: f64| {
@@ -99,13 +121,25 @@ pub fn write(e: &mut Expo, st: &State) {
             0.0
         }
     });
-    gauge(e, "barrage_throughput_rps", "Valid responses per second over the last second.", rps);
+    gauge(
+        e,
+        "barrage_throughput_rps",
+        "Valid responses per second over the last second.",
+        rps,
+    );
     e.family(
         "barrage_second_latency_seconds",
         Kind::Gauge,
         "The last second's latency percentiles.",
     );
-    for (q, v) in [("0.5", last.map_or(0, |s| s.p50_us)), ("0.99", last.map_or(0, |s| s.p99_us))] {
-        e.sample("barrage_second_latency_seconds", &[("quantile", q)], v as f64 / 1e6);
+    for (q, v) in [
+        ("0.5", last.map_or(0, |s| s.p50_us)),
+        ("0.99", last.map_or(0, |s| s.p99_us)),
+    ] {
+        e.sample(
+            "barrage_second_latency_seconds",
+            &[("quantile", q)],
+            v as f64 / 1e6,
+        );
     }
 }

@@ -11,8 +11,16 @@ pub fn write(e: &mut Expo, s: &ServerStats) {
         Kind::Counter,
         "Connections accepted.",
     );
-    e.sample("barrage_serve_connections_accepted_total", &[], s.accepted as f64);
-    e.family("barrage_serve_connections", Kind::Gauge, "Connections open.");
+    e.sample(
+        "barrage_serve_connections_accepted_total",
+        &[],
+        s.accepted as f64,
+    );
+    e.family(
+        "barrage_serve_connections",
+        Kind::Gauge,
+        "Connections open.",
+    );
     e.sample("barrage_serve_connections", &[], s.active as f64);
     e.family(
         "barrage_serve_responses",

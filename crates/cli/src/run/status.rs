@@ -73,12 +73,36 @@ impl Study {
     /// The study's families for `--metrics`: the load's, then the trials'.
     pub fn write(&self, e: &mut Expo) {
         crate::metrics::load::write(e, &self.figures.lock());
-        e.family("barrage_trials_planned", Kind::Gauge, "Trials the study plans.");
-        e.sample("barrage_trials_planned", &[], self.planned.load(Ordering::Relaxed) as f64);
-        e.family("barrage_trials_done", Kind::Counter, "Trials recorded (failed ones too).");
-        e.sample("barrage_trials_done_total", &[], self.done.load(Ordering::Relaxed) as f64);
-        e.family("barrage_trials_failed", Kind::Counter, "Trials that failed.");
-        e.sample("barrage_trials_failed_total", &[], self.failed.load(Ordering::Relaxed) as f64);
+        e.family(
+            "barrage_trials_planned",
+            Kind::Gauge,
+            "Trials the study plans.",
+        );
+        e.sample(
+            "barrage_trials_planned",
+            &[],
+            self.planned.load(Ordering::Relaxed) as f64,
+        );
+        e.family(
+            "barrage_trials_done",
+            Kind::Counter,
+            "Trials recorded (failed ones too).",
+        );
+        e.sample(
+            "barrage_trials_done_total",
+            &[],
+            self.done.load(Ordering::Relaxed) as f64,
+        );
+        e.family(
+            "barrage_trials_failed",
+            Kind::Counter,
+            "Trials that failed.",
+        );
+        e.sample(
+            "barrage_trials_failed_total",
+            &[],
+            self.failed.load(Ordering::Relaxed) as f64,
+        );
         e.family("barrage_trial_info", Kind::Gauge, "The running trial.");
         let what = self.inner().what.clone();
         e.sample("barrage_trial_info", &[("trial", &what)], 1.0);
@@ -238,6 +262,9 @@ mod tests {
         assert!(page.contains("barrage_trials_planned 10\n"), "{page}");
         assert!(page.contains("barrage_trials_done_total 5\n"), "{page}");
         assert!(page.contains("barrage_trials_failed_total 1\n"), "{page}");
-        assert!(page.contains("barrage_trial_info{trial=\"a 10c #1/1\"} 1\n"), "{page}");
+        assert!(
+            page.contains("barrage_trial_info{trial=\"a 10c #1/1\"} 1\n"),
+            "{page}"
+        );
     }
 }

@@ -333,7 +333,11 @@ impl<'a> Worker<'a> {
         };
         let span = until.saturating_duration_since(self.sec_start);
         self.iv.in_flight = self.inflight_total;
-        self.iv.open = self.conns.iter().filter(|c| c.state == State::Ready).count() as u64;
+        self.iv.open = self
+            .conns
+            .iter()
+            .filter(|c| c.state == State::Ready)
+            .count() as u64;
         let interval = Box::new(std::mem::take(&mut self.iv));
         let report = Report::Second {
             phase,
