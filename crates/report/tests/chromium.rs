@@ -635,13 +635,7 @@ fn hover_and_zoom(h: &serde_json::Value) {
 /// "Copy as Markdown": one button per answer table, each copying the table as the Markdown
 /// report writes it; and the dark theme when the system asks for it (Chromium told so), light
 /// otherwise.
-fn copy_and_dark(
-    chrome: &Path,
-    html: &str,
-    dir: &Path,
-    v: &serde_json::Value,
-    files: &[&str],
-) {
+fn copy_and_dark(chrome: &Path, html: &str, dir: &Path, v: &serde_json::Value, files: &[&str]) {
     let copies = v["copy"].as_array().unwrap();
     assert!(!copies.is_empty(), "no Copy as Markdown button: {v}");
     let markdown = report(files, Format::Markdown);
@@ -649,7 +643,10 @@ fn copy_and_dark(
         assert_eq!(c["text"], "Copy as Markdown");
         let md = c["md"].as_str().unwrap();
         assert!(md.starts_with("| # | contender |"), "{md}");
-        assert!(markdown.contains(md), "not the Markdown report's table:\n{md}");
+        assert!(
+            markdown.contains(md),
+            "not the Markdown report's table:\n{md}"
+        );
     }
     assert_eq!(v["dark"], false);
     assert_eq!(v["bg"], "rgba(0, 0, 0, 0)");
