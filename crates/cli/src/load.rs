@@ -1,6 +1,9 @@
 //! `barrage load URL`: command-line options -> `barrage_engine::Config`, then the engine's
 //! result -> a wrk-like summary, the compact line, and optionally the `barrage.load/1` JSON.
+//! While it runs: the live view on a terminal (`live.rs`; `-q` keeps the one progress line),
+//! and the `--metrics` endpoint, both reading the figures so far (`crate::figures`).
 
+mod live;
 mod parse;
 pub(crate) mod print;
 mod progress;
@@ -9,9 +12,11 @@ mod thresholds;
 use anyhow::Context;
 use barrage_engine::Validate as _;
 use barrage_engine::{Cancel, Config};
-use std::io::Write;
+use std::io::{IsTerminal as _, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use barrage_model::load::Stage;
@@ -166,6 +171,19 @@ pub struct Args {
     /// ~/.local/share/barrage/history.db. Read it with `barrage history`.
     #[arg(long, value_name = "DB", num_args = 0..=1)]
     pub history: Option<Option<PathBuf>>,
+    /// Serve the figures so far for Prometheus at http://ADDR/metrics (counters by phase and
+    /// status code, errors by class, a latency histogram, gauges of in-flight requests and
+    /// connections; OpenMetrics when asked for). Port 0 picks one; the address is printed on
+    /// stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
+    /// After the run, keep serving --metrics for this long (Ctrl-C ends it sooner), so that a
+    /// scraper gets the final figures.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "metrics")]
+    pub metrics_linger: Option<Duration>,
+    /// No live view on a terminal: one progress line instead (a non-terminal gets neither).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 impl Args {
@@ -226,21 +244,41 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let mut history = crate::history::open(args.history.as_ref())?;
     let started = barrage_model::time::now_rfc3339();
     let to_stdout = args.json.as_deref() == Some("-");
-    let progress = progress::Progress::new();
+    // Signals blocked before any thread starts (the endpoint's, the view's, the workers'), so
+    // that only the watcher receives them.
     let signals = crate::signals::CtrlC::install()?;
-    let cancel = Cancel::new();
-    let abort = thresholds::AbortOnFail::new(&progress, &args.thresholds, cancel.clone());
-    let sink: &dyn barrage_engine::Sink = if args.abort_on_fail {
-        &abort
-    } else {
-        &progress
+    let figures = Arc::new(crate::figures::Figures::new());
+    let endpoint = match args.metrics {
+        Some(addr) => {
+            let f = figures.clone();
+            let e = crate::metrics::Endpoint::start(
+                addr,
+                Box::new(move |om| {
+                    let mut e = crate::metrics::expo::Expo::new(om);
+                    crate::metrics::load::write(&mut e, &f.lock());
+                    e.finish()
+                }),
+            )?;
+            eprintln!("{}", e.announce());
+            Some(e)
+        }
+        None => None,
     };
+    let progress = progress::Progress::new(args.quiet);
+    let cancel = Cancel::new();
+    let view = (!args.quiet && std::io::stderr().is_terminal())
+        .then(|| live::LiveView::start(figures.clone(), live::Plan::of(&cfg)));
+    let tee = crate::figures::Tee(vec![&*figures, &progress]);
+    let abort = thresholds::AbortOnFail::new(&tee, &args.thresholds, cancel.clone());
+    let sink: &dyn barrage_engine::Sink = if args.abort_on_fail { &abort } else { &tee };
     let result = {
         let _watch = signals.watch(cancel.clone());
         barrage_engine::run(&valid, sink, &cancel)
     };
     progress.clear();
-    drop(signals);
+    if let Some(v) = view {
+        v.finish();
+    }
     let mut result = result?;
     let aborted = abort.broke.lock().ok().and_then(|b| b.clone());
     result.doc.thresholds = args
@@ -275,6 +313,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     std::io::stdout().flush().ok();
+    if let (Some(_), Some(linger)) = (&endpoint, args.metrics_linger) {
+        let stop = Cancel::new();
+        let _watch = signals.watch(stop.clone());
+        let end = std::time::Instant::now() + linger;
+        while std::time::Instant::now() < end && !stop.is_cancelled() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    drop(endpoint);
+    drop(signals);
     let status = thresholds::exit_status(&result.thresholds);
     if status == ExitCode::SUCCESS && result.doc.requests == 0 {
         // Nothing answered (a dead or hostile server, or one that allows no stream): the run

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 mod cluster;
 mod compare;
+mod figures;
 mod history;
 mod load;
 mod merge;
+mod metrics;
 mod report;
 mod run;
 mod serve;

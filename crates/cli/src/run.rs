@@ -1,13 +1,15 @@
 //! `barrage run [STUDY]`: runs a study file (or the embedded default study) with a progress bar
 //! over the trials, then prints the summary table; results go to `./results/<study>-<time>/`
 //! (or `--out`). `--resume DIR` finishes an interrupted study. Ctrl-C stops the contenders,
-//! keeps every finished trial and says how to resume.
+//! keeps every finished trial and says how to resume. The status area and `--metrics` are
+//! `run/status.rs`'s.
+
+mod status;
 
 use anyhow::Context as _;
-use barrage_lab::results::Trial;
-use barrage_lab::runner::{self, Progress, RunOptions};
+use barrage_lab::runner::{self, RunOptions};
 use barrage_lab::study;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -43,49 +45,12 @@ pub struct Args {
     /// ~/.local/share/barrage/history.db. Read it with `barrage history`.
     #[arg(long, value_name = "DB", num_args = 0..=1)]
     pub history: Option<Option<PathBuf>>,
-}
-
-struct Bar {
-    pb: ProgressBar,
-    /// The running trial, for the live message.
-    what: std::sync::Mutex<String>,
-}
-
-impl Progress for Bar {
-    fn begin(&self, total: usize, done: usize) {
-        self.pb.set_length(total as u64);
-        self.pb.set_position(done as u64);
-        self.pb.reset_eta();
-    }
-    fn note(&self, msg: &str) {
-        self.pb.println(msg);
-    }
-    fn trial_start(&self, what: &str) {
-        *self.what.lock().unwrap_or_else(|e| e.into_inner()) = what.to_string();
-        self.pb.set_message(what.to_string());
-    }
-    fn second(&self, rps: f64, errors: u64) {
-        let what = self.what.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let errs = if errors > 0 {
-            format!(", {errors} errors")
-        } else {
-            String::new()
-        };
-        self.pb.set_message(format!("{what}: {rps:.0} req/s{errs}"));
-    }
-    fn trial_end(&self, t: &Trial) {
-        if let Some(f) = &t.failure {
-            self.pb.println(format!(
-                "trial failed: {} (point {}, trial {}): {}: {}",
-                t.contender,
-                t.point,
-                t.trial + 1,
-                f.kind,
-                f.message
-            ));
-        }
-        self.pb.inc(1);
-    }
+    /// Serve the study's figures for Prometheus at http://ADDR/metrics while it runs: trials
+    /// planned, done and failed, the running trial, and the load's counters, latency
+    /// histogram and gauges over its trials. Port 0 picks one; the address is printed on
+    /// stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
@@ -99,22 +64,22 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     barrage_lab::supervise::install_interrupt_cleanup()
         .context("cannot install the Ctrl-C handler")?;
     let exe = std::env::current_exe().context("cannot find the barrage binary's path")?;
-    let pb = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        pb.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trials, ETA {eta} {wide_msg}",
-            )
-            .expect("valid template"),
-        );
-        pb.enable_steady_tick(std::time::Duration::from_millis(200));
-        pb
-    };
-    let bar = Bar {
-        pb: pb.clone(),
-        what: std::sync::Mutex::new(String::new()),
+    let bar = status::Status::new(args.quiet);
+    let _endpoint = match args.metrics {
+        Some(addr) => {
+            let study = bar.study.clone();
+            let e = crate::metrics::Endpoint::start(
+                addr,
+                Box::new(move |om| {
+                    let mut e = crate::metrics::expo::Expo::new(om);
+                    study.write(&mut e);
+                    e.finish()
+                }),
+            )?;
+            bar.say(e.announce());
+            Some(e)
+        }
+        None => None,
     };
     let (results, dir) = if let Some(dir) = &args.resume {
         let opts = RunOptions {
@@ -148,7 +113,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             barrage_exe: exe,
             study_file: file,
         };
-        pb.println(format!(
+        bar.println(format!(
             "study {}{}: {} -> {}",
             st.name,
             if st.quick {
@@ -174,7 +139,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             runner::run(&st, &opts, &bar).with_context(|| format!("study {} failed", st.name))?;
         (r, dir)
     };
-    pb.finish_and_clear();
+    bar.finish();
     let csv = barrage_report::summary_csv::render(&results);
     barrage_lab::results::write_atomic(&dir.join("summary.csv"), csv.as_bytes())
         .context("cannot write summary.csv")?;

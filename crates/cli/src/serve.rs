@@ -77,6 +77,11 @@ pub struct Args {
     /// With --tls: the private key of --cert, PEM (PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires_all = ["tls", "cert"])]
     pub key: Option<PathBuf>,
+    /// Serve the server's figures for Prometheus at http://ADDR/metrics (connections accepted
+    /// and open, responses by protocol and status code). Port 0 picks one; the address is
+    /// printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
 }
 
 impl Args {
@@ -144,7 +149,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     stdout.flush()?;
     drop(stdout);
+    let endpoint = match args.metrics {
+        Some(addr) => {
+            let stats = server.stats_reader();
+            let e = crate::metrics::Endpoint::start(
+                addr,
+                Box::new(move |om| {
+                    let mut e = crate::metrics::expo::Expo::new(om);
+                    crate::metrics::serve::write(&mut e, &stats.read());
+                    e.finish()
+                }),
+            )?;
+            eprintln!("{}", e.announce());
+            Some(e)
+        }
+        None => None,
+    };
     let sig = signals.wait()?;
+    drop(endpoint);
     eprintln!("barrage serve: signal {sig}, finishing in-flight responses");
     server.shutdown();
     Ok(ExitCode::SUCCESS)

@@ -29,7 +29,7 @@ pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer, Rate, Stages};
 pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
-pub use sink::{NullSink, Phase, SecondStats, Sink};
+pub use sink::{Live, NullSink, Phase, SecondStats, Sink};
 pub use stats::LatencySummary;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -5,7 +5,7 @@ use crate::config::ValidConfig;
 use crate::encoded::Encoded;
 use crate::pacer::{Rate, Stages};
 use crate::result::{Parts, RunResult, Timing};
-use crate::sink::{Phase, SecondStats, Sink};
+use crate::sink::{Live, Phase, SecondStats, Sink};
 use crate::stats::{Interval, Recorder};
 use crate::worker::{H2Setup, Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
@@ -361,7 +361,7 @@ fn collect(
             target_rps: schedule.target(key.0 == 1, key.1, p.span),
             span_s: p.span.as_secs_f64(),
         };
-        sink.second(&s);
+        sink.live(&Live::new(&s, &p.interval));
         if key.0 == 1 {
             out.series.push(s);
         }

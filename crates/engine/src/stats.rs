@@ -275,7 +275,10 @@ pub fn decode_hdr(s: &str) -> Option<Histogram<u64>> {
     barrage_model::hdr::decode(s).ok()
 }
 
-/// One worker's second: its counters and latency histogram.
+/// One worker's second (or, merged, the run's): its counters and latency histogram, and what
+/// only live views and metrics read (errors by class, status codes, bytes written, the gauges
+/// at its end). Counted as the series counts: in the measured window only what the run's
+/// totals count, so the measured seconds add up to the document's figures.
 #[derive(Debug, Clone)]
 pub struct Interval {
     pub responses: u64,
@@ -283,6 +286,14 @@ pub struct Interval {
     pub written: u64,
     pub bytes_read: u64,
     pub latency: Histogram<u64>,
+    /// `errors` by class (indexed by [`ErrorKind::index`]).
+    pub by_class: [u64; ErrorKind::COUNT],
+    /// Complete responses by status code (valid or not), in the order first seen.
+    pub status: Vec<(u16, u64)>,
+    pub bytes_written: u64,
+    /// Gauges at the second's end: requests in flight, connections open (ready).
+    pub in_flight: u64,
+    pub open: u64,
 }
 
 impl Default for Interval {
@@ -293,24 +304,45 @@ impl Default for Interval {
             written: 0,
             bytes_read: 0,
             latency: new_histogram(),
+            by_class: [0; ErrorKind::COUNT],
+            status: Vec::new(),
+            bytes_written: 0,
+            in_flight: 0,
+            open: 0,
         }
     }
 }
 
 impl Interval {
-    pub fn reset(&mut self) {
-        self.responses = 0;
-        self.errors = 0;
-        self.written = 0;
-        self.bytes_read = 0;
-        self.latency.reset();
-    }
     pub fn merge(&mut self, o: &Interval) {
         self.responses += o.responses;
         self.errors += o.errors;
         self.written += o.written;
         self.bytes_read += o.bytes_read;
         let _ = self.latency.add(&o.latency);
+        for (a, b) in self.by_class.iter_mut().zip(o.by_class) {
+            *a += b;
+        }
+        for &(code, n) in &o.status {
+            self.count_status(code, n);
+        }
+        self.bytes_written += o.bytes_written;
+        self.in_flight += o.in_flight;
+        self.open += o.open;
+    }
+
+    /// Counts `n` errors of class `kind`.
+    pub fn error(&mut self, kind: ErrorKind, n: u64) {
+        self.errors += n;
+        self.by_class[kind.index()] += n;
+    }
+
+    /// Counts `n` responses with status `code` (a second sees few codes: a short list).
+    pub fn count_status(&mut self, code: u16, n: u64) {
+        match self.status.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, m)) => *m += n,
+            None => self.status.push((code, n)),
+        }
     }
 }
 
@@ -355,6 +387,25 @@ mod tests {
         assert_eq!(a.examples[ErrorKind::Timeout.index()].as_deref(), Some("t"));
         assert_eq!(a.status[200], 3);
         assert_eq!(a.latency.len(), 1);
+    }
+
+    #[test]
+    fn intervals_merge_by_class_and_status() {
+        let mut a = Interval::default();
+        let mut b = Interval::default();
+        a.error(ErrorKind::Timeout, 2);
+        a.count_status(200, 3);
+        b.error(ErrorKind::Timeout, 1);
+        b.error(ErrorKind::Reset, 4);
+        b.count_status(500, 1);
+        b.count_status(200, 2);
+        (a.in_flight, b.in_flight, b.open) = (1, 2, 5);
+        a.merge(&b);
+        assert_eq!(a.errors, 7);
+        assert_eq!(a.by_class[ErrorKind::Timeout.index()], 3);
+        assert_eq!(a.by_class[ErrorKind::Reset.index()], 4);
+        assert_eq!(a.status, vec![(200, 5), (500, 1)]);
+        assert_eq!((a.in_flight, a.open), (3, 5));
     }
 
     #[test]

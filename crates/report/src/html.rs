@@ -1,6 +1,8 @@
-//! The self-contained HTML report: one file, inline CSS, inline SVG plots, one inline script
-//! (hover and zoom, [`crate::interact`]; the page is whole without it), no font or image fetched
-//! from anywhere, so it opens offline and prints (plots avoid page breaks).
+//! The self-contained HTML report: one file, inline CSS (a dark theme when the reader's system
+//! asks for one, `prefers-color-scheme`), inline SVG plots, one inline script (hover, zoom and
+//! "Copy as Markdown" of each answer table, [`crate::interact`]; the page is whole without it),
+//! no font or image fetched from anywhere, so it opens offline and prints (plots avoid page
+//! breaks).
 
 use crate::answer::{Answer, NoteLine};
 use crate::page::{Page, Section};
@@ -76,6 +78,33 @@ svg.plot .xhair { stroke: #444; stroke-width: 1; pointer-events: none; }
 svg.plot .sel { fill: #0072B2; fill-opacity: 0.15; pointer-events: none; }
 .tip { position: fixed; z-index: 10; pointer-events: none; white-space: pre; background: #fff; border: 1px solid #888; border-radius: 3px; padding: 3px 7px; font-size: 12px; font-variant-numeric: tabular-nums; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
 @media print { .tip, svg.plot .xhair, svg.plot .sel { display: none; } }
+button.copy-md { font: 12px system-ui, sans-serif; margin: 0 0 6px; padding: 2px 8px; cursor: pointer; }
+@media print { button.copy-md { display: none; } }
+@media screen and (prefers-color-scheme: dark) {
+:root { color-scheme: dark; }
+body { background: #16181c; color: #e2e2e2; }
+h2 { border-bottom-color: #56B4E9; }
+th, td { border-color: #4a4d52; }
+th { background: #262a30; }
+p.question { color: #d0d0d0; }
+p.caption, p.small { color: #b0b0b0; }
+footer { color: #999; }
+nav.toc { background: #1f2630; }
+.note { background: #2c2618; border-left-color: #E69F00; }
+pre { background: #22252a; }
+td.failed, tr.failed td { color: #FF8A4C; }
+svg.plot { background: #1c1f24; }
+svg.plot text { fill: #dcdcdc; }
+svg.plot text.shade-label { fill: #aaa; }
+svg.plot .grid { stroke: #33373d; }
+svg.plot .frame { stroke: #777; }
+svg.plot .errbar { stroke: #ddd; }
+svg.plot .trial { fill: #1c1f24; stroke: #ddd; }
+svg.plot .mark, svg.plot .xhair { stroke: #aaa; }
+svg.plot [stroke='#000000'] { stroke: #e8e8e8; }
+svg.plot [fill='#000000'] { fill: #e8e8e8; }
+.tip { background: #24272c; color: #eee; border-color: #777; }
+}
 "#;
 
 /// Renders the page as one HTML document.
@@ -225,6 +254,11 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
     }
     if let Some(a) = &sec.answer {
         answer(s, a, sec.answer_chart.as_ref());
+        // The table in Markdown, by the Markdown report's own code, for the script's "Copy as
+        // Markdown" button (inert without the script).
+        let mut md = String::new();
+        crate::markdown::answer_table(&mut md, a);
+        let _ = writeln!(s, "<template class=\"answer-md\">{}</template>", esc(&md));
     }
     // The section's own facts already say what these two kinds say.
     let kinds: Vec<NoteLine> = sec

@@ -25,6 +25,29 @@
     for (var k in attrs) e.setAttribute(k, attrs[k]);
     return parent.appendChild(e);
   }
+  // "Copy as Markdown" above each answer table: the table as the Markdown report writes it,
+  // carried by the <template> that follows the answer.
+  [].forEach.call(document.querySelectorAll('template.answer-md'), function (t) {
+    var box = t.previousElementSibling && t.previousElementSibling.querySelector('.answer-text');
+    if (!box) return;
+    var md = t.content.textContent, b = document.createElement('button');
+    b.type = 'button'; b.className = 'copy-md'; b.textContent = 'Copy as Markdown';
+    function done(ok) {
+      b.textContent = ok ? 'Copied' : 'Copy failed';
+      setTimeout(function () { b.textContent = 'Copy as Markdown'; }, 1500);
+    }
+    function fallback() { // file:// pages may have no clipboard API
+      var a = document.body.appendChild(document.createElement('textarea')), ok = false;
+      a.value = md; a.select();
+      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+      a.remove(); done(ok);
+    }
+    b.addEventListener('click', function () {
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(md).then(function () { done(true); }, fallback);
+      else fallback();
+    });
+    box.insertBefore(b, box.firstChild);
+  });
   [].forEach.call(document.querySelectorAll('svg.plot[data-series]'), function (svg) {
     var d = JSON.parse(svg.getAttribute('data-series'));
     var L = d.plot[0], T = d.plot[1], W = d.plot[2], H = d.plot[3], x = d.x;

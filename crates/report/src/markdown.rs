@@ -17,6 +17,27 @@ pub fn render(page: &Page) -> String {
 /// The answer first: the question, the ranked table, the verdicts, one line per kind of note.
 fn answer(s: &mut String, a: &crate::answer::Answer) {
     let _ = writeln!(s, "**{}**\n", cell(&a.question));
+    answer_table(s, a);
+    let _ = writeln!(s, "\n{}\n", cell(&a.ranked_by));
+    for n in &a.network {
+        let _ = writeln!(s, "{}\n", cell(n));
+    }
+    for v in &a.verdicts {
+        let _ = writeln!(s, "- {}", cell(v));
+    }
+    if !a.verdicts.is_empty() {
+        s.push('\n');
+    }
+    for n in &a.notes {
+        let _ = writeln!(s, "> **Note:** {}", cell(&n.text));
+    }
+    if !a.notes.is_empty() {
+        s.push('\n');
+    }
+}
+
+/// The answer's ranked table alone (also what the HTML report's "Copy as Markdown" copies).
+pub(crate) fn answer_table(s: &mut String, a: &crate::answer::Answer) {
     let heads: Vec<String> = a
         .columns
         .iter()
@@ -53,22 +74,6 @@ fn answer(s: &mut String, a: &crate::answer::Answer) {
             cell(&r.name),
             cells.join(" | ")
         );
-    }
-    let _ = writeln!(s, "\n{}\n", cell(&a.ranked_by));
-    for n in &a.network {
-        let _ = writeln!(s, "{}\n", cell(n));
-    }
-    for v in &a.verdicts {
-        let _ = writeln!(s, "- {}", cell(v));
-    }
-    if !a.verdicts.is_empty() {
-        s.push('\n');
-    }
-    for n in &a.notes {
-        let _ = writeln!(s, "> **Note:** {}", cell(&n.text));
-    }
-    if !a.notes.is_empty() {
-        s.push('\n');
     }
 }
 

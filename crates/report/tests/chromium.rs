@@ -142,12 +142,25 @@ if(svg){
  svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));
  hover={k:k,x:X,plot:[L,W],tip:tip1,hair:hair,ticks:ticks0,drag:[a,b],zoomed_ticks:ticks1,zoomed_x:z.x,zoomed_tip:tip2,reset_ticks:ticks()};
 }
-var out={errors:window.__errs, plots:plots, hover:hover, resources:performance.getEntriesByType('resource').length,
+var copy=[].slice.call(document.querySelectorAll('button.copy-md')).map(function(b){var t=b.closest('.answer').nextElementSibling;return {text:b.textContent,md:t&&t.content.textContent}});
+var out={errors:window.__errs, plots:plots, hover:hover, resources:performance.getEntriesByType('resource').length, copy:copy,
+ dark:matchMedia('(prefers-color-scheme: dark)').matches, bg:getComputedStyle(document.body).backgroundColor,
  notes:[].slice.call(document.querySelectorAll('p.note')).map(function(p){return p.textContent})};
 var pre=document.createElement('pre'); pre.id='barrage-check'; pre.textContent=JSON.stringify(out); document.body.appendChild(pre);
 })();</script>"#;
 
 fn probe(chrome: &Path, html: &str, dir: &Path, name: &str) -> serde_json::Value {
+    probe_with(chrome, html, dir, name, &[])
+}
+
+/// [`probe`] with more Chromium arguments.
+fn probe_with(
+    chrome: &Path,
+    html: &str,
+    dir: &Path,
+    name: &str,
+    extra: &[&str],
+) -> serde_json::Value {
     let probed = html
         .replacen("<head>", &format!("<head>{PROBE_HEAD}"), 1)
         .replacen("</body>", &format!("{PROBE_TAIL}</body>"), 1);
@@ -156,7 +169,11 @@ fn probe(chrome: &Path, html: &str, dir: &Path, name: &str) -> serde_json::Value
     let (dom, log) = run(
         chrome,
         &page,
-        &["--dump-dom".into(), "--window-size=1400,1000".into()],
+        &["--dump-dom", "--window-size=1400,1000"]
+            .iter()
+            .chain(extra)
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>(),
         &dir.join(format!("profile-{name}-probe")),
     );
     let start = dom
@@ -231,6 +248,7 @@ fn html_reports_render_in_chromium() {
         }
         if *name == "server-study" {
             hover_and_zoom(&v["hover"]);
+            copy_and_dark(&chrome, &html, &dir, &v, files);
         }
         let titles: Vec<&str> = plots.iter().map(|p| p["title"].as_str().unwrap()).collect();
         let has = |prefix: &str| titles.iter().any(|t| t.starts_with(prefix));
@@ -612,4 +630,33 @@ fn hover_and_zoom(h: &serde_json::Value) {
         "zoomed vertex at {zx}, not {want}: {h}"
     );
     assert_eq!(h["reset_ticks"], h["ticks"], "double-click resets: {h}");
+}
+
+/// "Copy as Markdown": one button per answer table, each copying the table as the Markdown
+/// report writes it; and the dark theme when the system asks for it (Chromium told so), light
+/// otherwise.
+fn copy_and_dark(chrome: &Path, html: &str, dir: &Path, v: &serde_json::Value, files: &[&str]) {
+    let copies = v["copy"].as_array().unwrap();
+    assert!(!copies.is_empty(), "no Copy as Markdown button: {v}");
+    let markdown = report(files, Format::Markdown);
+    for c in copies {
+        assert_eq!(c["text"], "Copy as Markdown");
+        let md = c["md"].as_str().unwrap();
+        assert!(md.starts_with("| # | contender |"), "{md}");
+        assert!(
+            markdown.contains(md),
+            "not the Markdown report's table:\n{md}"
+        );
+    }
+    assert_eq!(v["dark"], false);
+    assert_eq!(v["bg"], "rgba(0, 0, 0, 0)");
+    let d = probe_with(
+        chrome,
+        html,
+        dir,
+        "server-study-dark",
+        &["--blink-settings=preferredColorScheme=0"],
+    );
+    assert_eq!(d["dark"], true, "Chromium was not told of a dark system");
+    assert_eq!(d["bg"], "rgb(22, 24, 28)");
 }

@@ -18,6 +18,7 @@ pub use barrage_wire::pattern;
 mod respond;
 mod route;
 mod slots;
+mod stats;
 mod stream;
 mod tls;
 mod transport;
@@ -25,6 +26,7 @@ mod worker;
 
 pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
+pub use stats::ServerStats;
 pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -121,6 +123,8 @@ pub(crate) struct Shared {
     pub stop: AtomicBool,
     pub active: AtomicUsize,
     pub fault_seq: AtomicU64,
+    /// Each worker's counters (indexed as the workers).
+    pub counters: Vec<stats::Counters>,
     /// The TLS configuration every connection shares, when serving HTTPS.
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// With `concurrency`, the service slots every worker's sleeps share (a lock taken once per
@@ -143,6 +147,18 @@ impl Shared {
     }
 }
 
+/// Reads a server's figures from any thread, for as long as it is kept (after the server's
+/// shutdown it reads the final ones).
+#[derive(Clone)]
+pub struct StatsReader(Arc<Shared>);
+
+impl StatsReader {
+    pub fn read(&self) -> ServerStats {
+        let active = self.0.active.load(Ordering::Relaxed) as u64;
+        ServerStats::of(&self.0.counters, active)
+    }
+}
+
 /// A running server. Dropping it shuts the server down like [`ServerHandle::shutdown`].
 pub struct ServerHandle {
     addr: SocketAddr,
@@ -162,6 +178,17 @@ impl ServerHandle {
     /// uppercase hex pairs joined by ':'; a client of a self-signed server can pin it.
     pub fn tls_fingerprint(&self) -> Option<String> {
         self.tls_fingerprint.clone()
+    }
+
+    /// What the server did so far (connections, responses by status), added up over its
+    /// workers: for `barrage serve --metrics`.
+    pub fn stats(&self) -> ServerStats {
+        self.stats_reader().read()
+    }
+
+    /// A reader of [`ServerHandle::stats`] that another thread may keep (a metrics endpoint).
+    pub fn stats_reader(&self) -> StatsReader {
+        StatsReader(self.shared.clone())
     }
 
     /// Stops accepting, lets in-flight responses finish (up to the grace period), and returns
@@ -233,6 +260,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
+        counters: (0..threads).map(|_| stats::Counters::default()).collect(),
         tls: tls.as_ref().map(|t| t.config.clone()),
     });
     let mut handle = ServerHandle {
@@ -244,7 +272,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     };
     for (i, l) in listeners.into_iter().enumerate() {
         let (worker, waker) =
-            worker::Worker::new(l, shared.clone()).map_err(ServerError::Worker)?;
+            worker::Worker::new(l, shared.clone(), i).map_err(ServerError::Worker)?;
         handle.wakers.push(waker);
         let t = std::thread::Builder::new()
             .name(format!("barrage-serve-{i}"))

@@ -30,6 +30,8 @@ pub(crate) struct Ctx<'a> {
     pub templates: &'a Templates,
     pub now: Instant,
     pub draining: bool,
+    /// This worker's counters (`--metrics`).
+    pub counters: &'a crate::stats::Counters,
     slot: usize,
     timers: &'a mut BinaryHeap<TimerEntry>,
     checksums: &'a mut HashMap<u64, String>,
@@ -90,6 +92,8 @@ pub(crate) struct Worker {
     templates: Templates,
     scratch: Scratch,
     drain_deadline: Option<Instant>,
+    /// This worker's index in `Shared::counters`.
+    index: usize,
 }
 
 impl Worker {
@@ -97,6 +101,7 @@ impl Worker {
     pub(crate) fn new(
         listener: std::net::TcpListener,
         shared: Arc<Shared>,
+        index: usize,
     ) -> io::Result<(Worker, Arc<Waker>)> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
@@ -120,6 +125,7 @@ impl Worker {
                 output: Vec::with_capacity(64 * 1024),
             },
             drain_deadline: None,
+            index,
         };
         Ok((worker, waker))
     }
@@ -187,6 +193,7 @@ impl Worker {
                 // WouldBlock, or out of descriptors: wait for the next readiness.
                 Err(_) => return,
             };
+            self.shared.counters[self.index].accepted();
             let active = self.shared.active.fetch_add(1, Ordering::AcqRel);
             if active >= self.shared.cfg.max_connections {
                 self.shared.active.fetch_sub(1, Ordering::AcqRel);
@@ -231,6 +238,7 @@ impl Worker {
             templates: &self.templates,
             now,
             draining: self.drain_deadline.is_some(),
+            counters: &self.shared.counters[self.index],
             slot,
             timers: &mut self.timers,
             checksums: &mut self.checksums,

@@ -259,7 +259,7 @@ fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
     }
 }
 
-fn distribution(o: &mut String, l: &LatencySummary) {
+pub(crate) fn distribution(o: &mut String, l: &LatencySummary) {
     let _ = writeln!(
         o,
         "    mean {}  stdev {}  min {}  max {}",
@@ -281,7 +281,7 @@ fn distribution(o: &mut String, l: &LatencySummary) {
 }
 
 /// Microseconds, shown in the unit that fits.
-fn ms(us: f64) -> String {
+pub(crate) fn ms(us: f64) -> String {
     if us >= 1_000_000.0 {
         format!("{:.2}s", us / 1_000_000.0)
     } else if us >= 1000.0 {
@@ -291,7 +291,7 @@ fn ms(us: f64) -> String {
     }
 }
 
-fn bytes(b: f64) -> String {
+pub(crate) fn bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = b;
     let mut u = 0;

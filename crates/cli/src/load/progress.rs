@@ -1,5 +1,5 @@
-//! While a run goes on: the live progress line on stderr (only when it is a terminal), and
-//! Ctrl-C, which cancels the run so that what ran is still reported.
+//! While a run goes on with `-q`: the progress line on stderr (only when it is a terminal; the
+//! live view, `live.rs`, takes its place otherwise).
 
 use barrage_engine::{Phase, SecondStats, Sink};
 use std::io::{IsTerminal, Write};
@@ -16,9 +16,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new() -> Self {
+    /// The line, drawn when `on` and stderr is a terminal.
+    pub fn new(on: bool) -> Self {
         Progress {
-            tty: std::io::stderr().is_terminal(),
+            tty: on && std::io::stderr().is_terminal(),
             shown: AtomicBool::new(false),
             measured_s: AtomicU64::new(0),
             responses: AtomicU64::new(0),

@@ -40,6 +40,20 @@ impl<'a> AbortOnFail<'a> {
 impl Sink for AbortOnFail<'_> {
     fn second(&self, s: &SecondStats) {
         self.inner.second(s);
+        self.check(s);
+    }
+    fn live(&self, l: &barrage_engine::Live<'_>) {
+        self.inner.live(l);
+        self.check(l.second);
+    }
+    fn phase(&self, phase: Phase, at: Instant) {
+        self.inner.phase(phase, at);
+    }
+}
+
+impl AbortOnFail<'_> {
+    /// Cancels the run when a threshold can no longer pass.
+    fn check(&self, s: &SecondStats) {
         if s.phase != Phase::Measure {
             return;
         }
@@ -59,9 +73,6 @@ impl Sink for AbortOnFail<'_> {
                 self.cancel.cancel();
             }
         }
-    }
-    fn phase(&self, phase: Phase, at: Instant) {
-        self.inner.phase(phase, at);
     }
 }
 

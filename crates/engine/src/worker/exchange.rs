@@ -56,6 +56,7 @@ impl Worker<'_> {
             match t.write(&self.sh.encoded.bytes()[c.wpos..c.wend]) {
                 Ok(n) => {
                     c.wpos += n;
+                    self.iv.bytes_written += n as u64;
                     if self.measuring {
                         self.rec.counts.bytes_written += n as u64;
                     }
@@ -233,11 +234,14 @@ pub(super) fn complete(
     };
     match kind {
         _ if !in_interval => {}
-        Some(_) => iv.errors += 1,
+        Some(k) => iv.error(k, 1),
         None => {
             iv.responses += 1;
             let _ = iv.latency.record(lat);
         }
+    }
+    if in_interval {
+        iv.count_status(d.status, 1);
     }
     if !s.measured {
         return;

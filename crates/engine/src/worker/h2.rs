@@ -103,6 +103,7 @@ impl Worker<'_> {
             match t.write(&client.out[c.h2_wpos..]) {
                 Ok(n) => {
                     c.h2_wpos += n;
+                    self.iv.bytes_written += n as u64;
                     if self.measuring {
                         self.rec.counts.bytes_written += n as u64;
                     }

@@ -332,6 +332,12 @@ impl<'a> Worker<'a> {
             Phase::Warmup
         };
         let span = until.saturating_duration_since(self.sec_start);
+        self.iv.in_flight = self.inflight_total;
+        self.iv.open = self
+            .conns
+            .iter()
+            .filter(|c| c.state == State::Ready)
+            .count() as u64;
         let interval = Box::new(std::mem::take(&mut self.iv));
         let report = Report::Second {
             phase,
@@ -575,7 +581,7 @@ fn count_lost(
     (all, measured): (u64, u64),
     why: &dyn std::fmt::Display,
 ) {
-    iv.errors += if measuring { measured } else { all };
+    iv.error(kind, if measuring { measured } else { all });
     if measured > 0 {
         rec.error(kind, measured, || why.to_string());
     }

@@ -60,19 +60,28 @@ pub trait Progress: Sync {
     fn begin(&self, _total: usize, _done: usize) {}
     fn note(&self, _msg: &str) {}
     fn trial_start(&self, _what: &str) {}
+    /// The point (an index of `Results::points`) of the trial about to start, told just before
+    /// [`Progress::trial_start`].
+    fn trial_point(&self, _point: usize) {}
     fn trial_end(&self, _t: &Trial) {}
     /// Live: one second of load of the running trial (server studies).
     fn second(&self, _responses_per_s: f64, _errors: u64) {}
+    /// Live: the same second with the engine's details (for metrics); by default passes its
+    /// throughput and errors on to [`Progress::second`].
+    fn live(&self, l: &barrage_engine::Live<'_>) {
+        let s = l.second;
+        if s.span_s > 0.0 {
+            self.second(s.responses as f64 / s.span_s, s.errors);
+        }
+    }
 }
 
 /// Feeds the engine's per-second records to a [`Progress`].
 struct LiveSink<'a>(&'a dyn Progress);
 
 impl barrage_engine::Sink for LiveSink<'_> {
-    fn second(&self, s: &barrage_engine::SecondStats) {
-        if s.span_s > 0.0 {
-            self.0.second(s.responses as f64 / s.span_s, s.errors);
-        }
+    fn live(&self, l: &barrage_engine::Live<'_>) {
+        self.0.live(l);
     }
 }
 
@@ -271,6 +280,7 @@ fn execute(
         }
         let point = &r.points[p.point];
         let c = &study.contenders[p.contender];
+        progress.trial_point(p.point);
         progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
         let seq = r.trials.len();
         let trial = match study.kind {

@@ -192,6 +192,7 @@ impl Conn {
 
     /// A response is complete (or fully queued): log it, and close afterwards if asked.
     pub(super) fn finish(&mut self, ctx: &mut Ctx<'_>, req: &Req, status: u16) {
+        ctx.counters.response(false, status);
         if !req.keep_alive || ctx.draining {
             self.closing.get_or_insert(End::Close);
         }

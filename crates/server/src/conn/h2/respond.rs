@@ -21,6 +21,7 @@ impl H2 {
         extra: &[(&str, &[u8])],
         end_stream: bool,
     ) {
+        ctx.counters.response(true, status);
         let mut n = itoa_buf();
         let len_s = len.map(|l| fmt_u64(&mut n, l));
         let mut h: [(&str, &[u8]); 6] = [("", b""); 6];

@@ -1,0 +1,35 @@
+//! `barrage serve --metrics`: the server's counters (connections accepted, responses by
+//! protocol and status code) and its open connections.
+
+use super::expo::{Expo, Kind};
+use barrage_server::ServerStats;
+
+/// Writes the server's families.
+pub fn write(e: &mut Expo, s: &ServerStats) {
+    e.family(
+        "barrage_serve_connections_accepted",
+        Kind::Counter,
+        "Connections accepted.",
+    );
+    e.sample(
+        "barrage_serve_connections_accepted_total",
+        &[],
+        s.accepted as f64,
+    );
+    e.family(
+        "barrage_serve_connections",
+        Kind::Gauge,
+        "Connections open.",
+    );
+    e.sample("barrage_serve_connections", &[], s.active as f64);
+    e.family(
+        "barrage_serve_responses",
+        Kind::Counter,
+        "Responses by protocol and status code.",
+    );
+    for (proto, code, n) in &s.responses {
+        let code = code.to_string();
+        let l = [("protocol", *proto), ("code", code.as_str())];
+        e.sample("barrage_serve_responses_total", &l, *n as f64);
+    }
+}
