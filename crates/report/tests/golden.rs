@@ -124,7 +124,7 @@ fn two_files_are_compared_point_by_point() {
     // correction over the comparison's 28 tests makes it 1: not significant, as `barrage
     // compare` says of the same files (the section once called it "1.38x faster").
     assert!(
-        md.contains("| c=1 | barrage-serve | throughput | 3272 req/s | 4503 req/s | +37.6% | [+1.9%, +94.4%] | 1.000 | not significant |"),
+        md.contains("| c=1 | barrage-serve | throughput | 3272 req/s | 4503 req/s | +37.6% | [+1.9%, +94.4%] | 1.00 | not significant |"),
         "{md}"
     );
     assert!(md.contains("Holm-corrected over the 28 tests"), "{md}");

@@ -105,7 +105,7 @@ fn long_markdown_leads_with_the_changes_and_folds_the_rest() {
         .split_once("<details><summary>All 14 rows</summary>")
         .unwrap();
     assert_eq!(lead.matches("\n| c=64 |").count(), 1, "{md}");
-    assert!(lead.contains("| c=64 | d | throughput | 10.0k req/s | 5010 req/s | -49.9% | [-50.6%, -49.2%] | < 0.001 | **regression** |"), "{md}");
+    assert!(lead.contains("| c=64 | d | throughput | 10.0k req/s | 5010 req/s | -49.9% | [-50.6%, -49.2%] | < 0.0001 | **regression** |"), "{md}");
     assert_eq!(folded.matches("\n| c=64 |").count(), 14, "{md}");
     assert!(folded.contains("</details>"));
 }
@@ -140,7 +140,7 @@ fn text_and_json_carry_the_same_rows() {
         lines[3].starts_with("c=64   srv        throughput  10.0k req/s  5010 req/s  -49.9%"),
         "{text}"
     );
-    assert!(lines[3].ends_with("< 0.001  regression"), "{text}");
+    assert!(lines[3].ends_with("< 0.0001  regression"), "{text}");
     assert_eq!(
         *lines.last().unwrap(),
         "1 regression (throughput of srv at c=64), 0 improvements beyond the ±2.5% noise floor."
@@ -206,7 +206,7 @@ fn the_words_of_a_row() {
     let new = study("s", &[("srv", &HALF_RPS, &[])]);
     let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
     assert_eq!(render::ci_text(&d.rows[0]), "[-50.6%, -49.2%]");
-    assert_eq!(render::p_text(&d.rows[0]), "< 0.001");
+    assert_eq!(render::p_text(&d.rows[0]), "< 0.0001");
     assert_eq!(render::verdict_text(&d.rows[0]), "regression");
     // One trial a side: judged by the floor alone, and said so.
     let old = study("s", &[("srv", &[10000.0], &[])]);
