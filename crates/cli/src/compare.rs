@@ -4,7 +4,8 @@
 //! exits 1 on a regression when asked to (`--fail-on regression`), for CI.
 
 use anyhow::Context;
-use barrage_report::diff::{self, render, Diff, Kind};
+use barrage_model::compare::{Comparison, Kind, Options};
+use barrage_report::diff::{self, render};
 use barrage_report::Input;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -120,7 +121,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         (base.label, new.label)
     };
-    let options = diff::Options { noise: args.noise };
+    let options = Options { noise: args.noise };
     let d = diff::compare((&bl, &base.input), (&nl, &new.input), &options)?;
     let format = args.format.unwrap_or_else(|| {
         match args
@@ -161,7 +162,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// One line per regression, naming it and what it was judged on.
-fn regression_lines(d: &Diff) -> Vec<String> {
+fn regression_lines(d: &Comparison) -> Vec<String> {
     let floor = format!("±{} noise floor", render::percent(d.noise));
     d.regressed()
         .map(|r| {

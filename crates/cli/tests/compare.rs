@@ -250,7 +250,7 @@ fn studies_with_a_real_2x_difference_over_5_trials_fail_and_overlapping_ones_pas
         (lo - 0.4936).abs() < 1e-3 && (hi - 0.5075).abs() < 1e-3,
         "{t}"
     );
-    assert!(stderr(&o).contains("barrage: regression: throughput of srv at c=64: 10.0k req/s -> 5010 req/s (-49.9%), beyond the ±5% noise floor, adjusted p < 0.001"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("barrage: regression: throughput of srv at c=64: 10.0k req/s -> 5010 req/s (-49.9%), beyond the ±5% noise floor, adjusted p < 0.0001"), "{}", stderr(&o));
 
     // Medians 100 -> 85 with trials all over the place: not a significant change.
     let wide = study_dir(&dir, "wide", &[100.0, 140.0, 80.0, 120.0, 95.0]);

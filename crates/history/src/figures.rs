@@ -1,13 +1,15 @@
-//! The figures a load run is recorded by. Those the model's metric registry declares (throughput,
-//! p50, p90, p99, p99.9, maximum and mean latency, errors) keep its keys, labels and units; the
-//! request count and the share of requests that ended in an error (connect errors left out) are
-//! declared here, as `Metric` values too, so that listings and trend charts show every figure
-//! one way. They are read from the document, never from a trial (hence `Read::Figure`).
+//! The figures a load run is recorded by: the registry's (`metric::LOAD`: throughput, p50, p90,
+//! p99, p99.9, maximum and mean latency, errors, the error share), each read by the registry's
+//! one reading of a load document (`metric::load_value`), so a run's error share here is the
+//! one `barrage compare` judges; and the request count, which the registry lacks, declared here
+//! as a `Metric` too, so that listings and trend charts show every figure one way. Histories
+//! written before schema 2 recorded the error share without connect errors; opening one for
+//! writing recomputes it from the stored documents (`open.rs`).
 
 use barrage_model::load::LoadDoc;
 use barrage_model::metric::{
-    self, Better, Format, Metric, Read, ERRORS, LATENCY_MAX as MAX, LATENCY_MEAN as MEAN, P50, P90,
-    P99, P999, RPS,
+    self, Better, Format, Metric, Read, ERRORS, ERROR_PCT, LATENCY_MAX as MAX,
+    LATENCY_MEAN as MEAN, P50, P90, P99, P999, RPS,
 };
 use std::borrow::Cow;
 
@@ -25,18 +27,6 @@ pub const REQUESTS: Metric = Metric {
     compared: false,
     merged_quantile: None,
 };
-/// Requests that ended in an error, as a percentage of the requests that ended (connect errors
-/// belong to no request and are left out, as the document counts them).
-pub const ERROR_PCT: Metric = Metric {
-    key: Cow::Borrowed("error_pct"),
-    label: Cow::Borrowed("errors"),
-    unit: "%",
-    better: Better::Lower,
-    noun: Some(Cow::Borrowed("errors")),
-    format: Format::Number,
-    ..REQUESTS
-};
-
 /// The metrics of a load run, in listing order.
 pub const LOAD: &[&Metric] = &[
     &RPS, &P50, &P90, &P99, &P999, &MAX, &MEAN, &ERRORS, &ERROR_PCT, &REQUESTS,
@@ -63,28 +53,16 @@ pub fn describe(key: &str) -> Metric {
     })
 }
 
-/// The figures of a load document, in stored units. Latency figures only when some response
-/// was timed (an empty histogram has no p99, and 0 would read as very fast).
+/// The figures of a load document, in stored units: the registry's reading of each (latency
+/// figures only when some response was timed: an empty histogram has no p99, and 0 would read
+/// as very fast), and the request count.
 pub fn of_load(d: &LoadDoc) -> Vec<(&'static Metric, f64)> {
-    let l = &d.latency_us;
-    let timed = l.count > 0;
-    let ended = d.requests + d.errors.of_requests();
     LOAD.iter()
         .filter_map(|&m| {
-            let v = match m.key.as_ref() {
-                "rps" => Some(d.rps),
-                "latency_p50_us" => timed.then_some(l.p50 as f64),
-                "latency_p90_us" => timed.then_some(l.p90 as f64),
-                "latency_p99_us" => timed.then_some(l.p99 as f64),
-                "latency_p999_us" => timed.then_some(l.p999 as f64),
-                "latency_max_us" => timed.then_some(l.max as f64),
-                "latency_mean_us" => timed.then_some(l.mean),
-                "errors" => Some(d.errors.total as f64),
-                "error_pct" => {
-                    (ended > 0).then(|| d.errors.of_requests() as f64 * 100.0 / ended as f64)
-                }
-                "requests" => Some(d.requests as f64),
-                _ => None,
+            let v = if m.key == REQUESTS.key {
+                Some(d.requests as f64)
+            } else {
+                metric::load_value(m, d)
             }?;
             v.is_finite().then_some((m, v))
         })
@@ -130,8 +108,8 @@ mod tests {
                 ("latency_max_us", 500.0),
                 ("latency_mean_us", 150.5),
                 ("errors", 15.0),
-                // 10 of the 1000 requests that ended; the 5 connect errors are no requests.
-                ("error_pct", 1.0),
+                // 15 errors of 1005 outcomes, the 5 connect errors included (the registry's).
+                ("error_pct", 100.0 * 15.0 / 1005.0),
                 ("requests", 990.0),
             ]
         );
@@ -151,6 +129,8 @@ mod tests {
         d.errors.connect = 3;
         d.errors.total = 3;
         let keys: Vec<&str> = of_load(&d).iter().map(|(m, _)| m.key.as_ref()).collect();
-        assert_eq!(keys, ["rps", "errors", "requests"]);
+        assert_eq!(keys, ["rps", "errors", "error_pct", "requests"]);
+        // Every outcome an error: a dead server's error share is 100%, not missing.
+        assert_eq!(of_load(&d)[2].1, 100.0);
     }
 }

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 /// other applications' before it writes anything.
 pub const APPLICATION_ID: i32 = 0x4252_4748;
 
-/// The schema this barrage writes (the `meta` table's `schema_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema this barrage writes (the `meta` table's `schema_version`). Version 2: a load
+/// run's `error_pct` is the registry's error share (connect errors included, as `barrage
+/// compare` judges it); version 1 left connect errors out. The tables are the same, and a
+/// version 1 history opened for writing is migrated ([`migrate`]).
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a writer waits for another one's transaction (another run appending at the same
 /// moment) before it gives up: appends take milliseconds, so only a stuck process waits this.
@@ -26,7 +29,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The header every SQLite 3 database file starts with.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// Version 1. `runs.document` is the whole result document; `metrics` holds its flat figures.
+/// The tables (unchanged since version 1). `runs.document` is the whole result document; `metrics` holds its flat figures.
 /// AUTOINCREMENT: an id is never reused, even after rows are deleted by hand, so `history:ID`
 /// keeps naming one run.
 const SCHEMA: &str = "
@@ -66,8 +69,8 @@ CREATE INDEX metrics_by_key ON metrics (key, run);
 enum Found {
     /// Missing, empty, or an SQLite database with nothing in it: barrage may create its schema.
     New,
-    /// A barrage history this barrage can write.
-    Ours,
+    /// A barrage history this barrage can write, of this schema version.
+    Ours(i64),
 }
 
 /// Opens (creating when new) the history at `path`, read-write, in WAL mode with the busy
@@ -96,7 +99,8 @@ pub fn open(path: &Path) -> Result<Connection, HistoryError> {
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql)?;
     match identify(&tx, path)? {
-        Found::Ours => {}
+        Found::Ours(v) if v < SCHEMA_VERSION => migrate(&tx, v).map_err(sql)?,
+        Found::Ours(_) => {}
         Found::New => {
             tx.execute_batch(SCHEMA).map_err(sql)?;
             tx.pragma_update(None, "application_id", APPLICATION_ID)
@@ -148,7 +152,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, HistoryError> {
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
     conn.pragma_update(None, "query_only", true).map_err(sql)?;
     match identify(&conn, path)? {
-        Found::Ours => Ok(conn),
+        Found::Ours(_) => Ok(conn),
         Found::New => Err(no_runs()),
     }
 }
@@ -329,7 +333,43 @@ fn identify(conn: &Connection, path: &Path) -> Result<Found, HistoryError> {
             supported: SCHEMA_VERSION,
         });
     }
-    Ok(Found::Ours)
+    Ok(Found::Ours(found))
+}
+
+/// Brings a history of schema `from` to [`SCHEMA_VERSION`], inside the caller's write
+/// transaction: from 1, every load run's `error_pct` is recomputed from its stored document by
+/// the registry's reading (removed where the document has none), so old and new runs of one
+/// trend share one definition.
+fn migrate(tx: &Connection, from: i64) -> Result<(), rusqlite::Error> {
+    use barrage_model::metric::{load_value, ERROR_PCT};
+    if from < 2 {
+        let runs: Vec<(i64, String)> = {
+            let mut st = tx.prepare("SELECT id, document FROM runs WHERE kind = 'load'")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for (id, document) in runs {
+            // A document that no longer parses keeps what was recorded.
+            let Ok(doc) = serde_json::from_str::<barrage_model::load::LoadDoc>(&document) else {
+                continue;
+            };
+            tx.execute(
+                "DELETE FROM metrics WHERE run = ?1 AND key = ?2",
+                (id, ERROR_PCT.key.as_ref()),
+            )?;
+            if let Some(v) = load_value(&ERROR_PCT, &doc).filter(|v| v.is_finite()) {
+                tx.execute(
+                    "INSERT INTO metrics (run, key, point, contender, value) VALUES (?1, ?2, '', '', ?3)",
+                    (id, ERROR_PCT.key.as_ref(), v),
+                )?;
+            }
+        }
+    }
+    tx.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+        [SCHEMA_VERSION.to_string()],
+    )?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)
 }
 
 /// Switches the database to WAL, where readers never block the writer and writers queue on

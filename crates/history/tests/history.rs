@@ -220,7 +220,7 @@ fn a_history_of_a_newer_schema_is_refused_and_left_untouched() {
             e,
             HistoryError::NewerSchema {
                 found: 99,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -237,7 +237,7 @@ fn a_history_of_a_newer_schema_is_refused_and_left_untouched() {
             e,
             HistoryError::NewerSchema {
                 found: 98,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -485,4 +485,53 @@ fn a_reader_creates_nothing_and_writes_nothing() {
             .len(),
         1
     );
+}
+
+#[test]
+fn a_schema_1_history_gets_the_registrys_error_share_when_opened_for_writing() {
+    let dir = TempDir::new("migrate");
+    let path = dir.join("history.db");
+    // 100 responses, 4 errors of which 3 connect errors: schema 1 recorded 1 / 101 (connect
+    // errors left out); the registry's share, which barrage compare judges, is 4 / 104.
+    let mut run = load_run("http://a/", 1.0, 1, "x");
+    let mut doc: LoadDoc = serde_json::from_str(&run.document).unwrap();
+    doc.errors.timeout = 1;
+    doc.errors.connect = 3;
+    doc.errors.total = 4;
+    run.document = serde_json::to_string_pretty(&doc).unwrap();
+    History::open(&path).unwrap().append(&run).unwrap();
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "UPDATE metrics SET value = 100.0 / 101.0 WHERE key = 'error_pct';
+             UPDATE meta SET value = '1' WHERE key = 'schema_version';
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let share = |h: &History| {
+        let t = h.trend("error_pct", &Filter::default()).unwrap();
+        assert_eq!(t.len(), 1);
+        t[0].value
+    };
+    // A reader reads it as recorded.
+    let old = share(&History::open_read_only(&path).unwrap());
+    assert!((old - 100.0 / 101.0).abs() < 1e-12, "{old}");
+    // A writer migrates it, once.
+    let h = History::open(&path).unwrap();
+    let new = share(&h);
+    assert!((new - 400.0 / 104.0).abs() < 1e-12, "{new}");
+    drop(h);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let v: String = c
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let u: i64 = c
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!((v.as_str(), u), ("2", 2));
 }

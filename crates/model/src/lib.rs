@@ -8,6 +8,9 @@
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
 //! - [`network`]: a point's emulated network and what the link emulator did in a trial.
+//! - [`compare`]: the comparison of two results (`barrage.compare/1`): cells paired, tested,
+//!   Holm-corrected, judged against a noise floor; one verdict per row for `barrage compare`,
+//!   `barrage report A B` and its answer block.
 //! - [`merge`]: load documents of one load (shards) added into one, exactly.
 //! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
@@ -15,6 +18,7 @@
 //!
 //! No I/O: the lab writes these values, the report and the CLI read them.
 
+pub mod compare;
 pub mod figure;
 pub mod hdr;
 pub mod load;

@@ -348,6 +348,16 @@ impl Metric {
         }
     }
 
+    /// A stored value in a table whose header names the throughput's unit: throughput as a
+    /// bare count ("12.3k"), every other metric as [`Metric::show`] ("1.25 ms", "48.0 MiB").
+    pub fn show_in_table(&self, v: f64) -> String {
+        if self.key == RPS.key {
+            fmt_count(v)
+        } else {
+            self.show(v)
+        }
+    }
+
     /// A stored value for people: "12.3k req/s", "1.25 ms", "48.0 MiB", "3.2 µs".
     pub fn show(&self, v: f64) -> String {
         match self.format {
@@ -500,6 +510,11 @@ mod tests {
         t.metrics.errors = Some(10);
         assert_eq!(ERROR_PCT.value(&t), Some(1.0));
         assert_eq!(ERROR_PCT.show(0.25), "0.25%");
+        assert_eq!(ERROR_PCT.show_in_table(0.25), "0.25%");
+        assert_eq!(
+            (RPS.show(12345.0), RPS.show_in_table(12345.0)),
+            ("12.3k req/s".to_string(), "12.3k".to_string())
+        );
         t.metrics.requests = Some(0);
         t.metrics.errors = Some(0);
         assert_eq!(ERROR_PCT.value(&t), None);

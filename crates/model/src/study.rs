@@ -311,6 +311,70 @@ impl Results {
             .filter(|t| t.point == point && t.contender == contender)
             .collect()
     }
+
+    /// The label of point `id` as every table names it: its own label, else its parameters
+    /// ("c=64 path=/"), else "point N" (empty for a study with a single unlabelled point).
+    pub fn point_label(&self, id: usize) -> String {
+        match self.points.iter().find(|p| p.id == id) {
+            Some(p) if !p.label.is_empty() => p.label.clone(),
+            Some(p) if !p.params.is_empty() => p
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={}", value_text(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ if self.points.len() <= 1 => String::new(),
+            _ => format!("point {id}"),
+        }
+    }
+
+    /// The (point id, contender) pairs that have trials, in study order: points as listed,
+    /// contenders as listed (then any point or contender seen only in trials).
+    pub fn cells_order(&self) -> Vec<(usize, String)> {
+        let mut points: Vec<usize> = Vec::new();
+        for p in self
+            .points
+            .iter()
+            .map(|p| p.id)
+            .chain(self.trials.iter().map(|t| t.point))
+        {
+            if !points.contains(&p) {
+                points.push(p);
+            }
+        }
+        let mut names: Vec<&str> = Vec::new();
+        let listed = self
+            .contenders
+            .iter()
+            .filter(|c| c.ran())
+            .map(|c| c.name.as_str());
+        for n in listed.chain(self.trials.iter().map(|t| t.contender.as_str())) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let mut out = Vec::new();
+        for p in &points {
+            for n in &names {
+                if self
+                    .trials
+                    .iter()
+                    .any(|t| t.point == *p && t.contender == *n)
+                {
+                    out.push((*p, n.to_string()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A parameter's value as a label shows it: strings bare, anything else as JSON.
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// One phase of a trial: a name and the load it runs.

@@ -238,10 +238,10 @@ impl Measured for LoadDoc {
         })
     }
     fn rps(&self) -> f64 {
-        self.rps
+        crate::metric::load_value(&crate::metric::RPS, self).unwrap_or(0.0)
     }
     fn errors(&self) -> f64 {
-        self.errors.total as f64
+        crate::metric::load_value(&crate::metric::ERRORS, self).unwrap_or(0.0)
     }
     fn attempts(&self) -> f64 {
         (self.requests + self.errors.total) as f64
@@ -283,7 +283,10 @@ impl Measured for Cell {
         })
     }
     fn rps(&self) -> f64 {
-        self.stats.get("rps").map_or(0.0, |s| s.median)
+        // The registry's key: the statistics are recorded under it (`summary::update`).
+        self.stats
+            .get(crate::metric::RPS.key.as_ref())
+            .map_or(0.0, |s| s.median)
     }
     fn errors(&self) -> f64 {
         self.errors as f64

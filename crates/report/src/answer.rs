@@ -174,13 +174,10 @@ fn values(doc: &Results, point: usize, name: &str, m: &Metric) -> Vec<f64> {
     )
 }
 
-/// A stored value for people: throughput as a count ("12.3k"), the rest the metric's way.
+/// A stored value for people: throughput as a count ("12.3k"), the rest the metric's way (the
+/// registry's `Metric::show_in_table`, which the terminal uses too).
 pub fn show(m: &Metric, v: f64) -> String {
-    if m.key == metric::RPS.key {
-        metric::fmt_count(v)
-    } else {
-        m.show(v)
-    }
+    m.show_in_table(v)
 }
 
 /// Failures of a cell inline: "OOM 5/5, 2.00 GiB, after 3.8 s" (all failed) or "2/5 failed:

@@ -1,79 +1,49 @@
-//! Two result files, a baseline and a change: every (point, contender) and metric of either file
-//! side by side, with the change's ratio to the baseline and the model's test (Welch's t-test on
-//! log values) over the two files' trials. Points match by label, contenders by name; what one
-//! side lacks is said so.
+//! Two result files, a baseline and a change: the model's comparison of the two
+//! (`barrage_model::compare::studies`, the very value `barrage compare` renders: cells paired by
+//! point label and contender, each metric tested, Holm-corrected over the comparison, judged
+//! against the noise floor), laid out as a section: its answer (the primary metric per
+//! contender, with each row's verdict), the two runs side by side, every row of the comparison,
+//! and the sweep plots of both files in one.
 
 use crate::answer::{Answer, Cell as ACell, Column as AColumn, Row as ARow};
-use crate::page::{CompareRow, Plot, PlotGroup, Section};
-use crate::study_section::{columns, table};
+use crate::diff::render;
+use crate::page::{Plot, PlotGroup, Section};
+use crate::study_section::table;
 use crate::svg::LineChart;
-use crate::table::{compare, dedup, Cell};
+use crate::table::{dedup, Cell, Table};
+use barrage_model::compare::{self, Comparison, Options, Row, Verdict};
 use barrage_model::study::Results;
 
-/// Whether two files share a contender that ran in both (else there is nothing to compare).
+/// Whether two files share a contender at a point (else there is nothing to compare).
 pub fn comparable(base: &Results, change: &Results) -> bool {
-    let ran = |d: &Results| -> Vec<String> {
-        let mut names: Vec<String> = d.trials.iter().map(|t| t.contender.clone()).collect();
-        names.sort();
-        names.dedup();
-        names
-    };
-    let b = ran(base);
-    ran(change).iter().any(|c| b.contains(c))
+    !compare::shared_cells(base, change).is_empty()
+}
+
+/// A row of the primary metric with each file's cell of it (trial values, median, interval),
+/// for the answer and its chart.
+struct Line<'a> {
+    row: &'a Row,
+    baseline: Cell,
+    change: Cell,
 }
 
 /// The comparison section of `change` against `base`.
 pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Results) -> Section {
     let (tb, tc) = (table(base), table(change));
-    let keys = dedup(
-        tb.rows
-            .iter()
-            .chain(&tc.rows)
-            .map(|r| (r.point.clone(), r.contender.clone())),
-    );
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    if base.study.kind != change.study.kind {
-        notes.push(format!("The files hold different kinds of study ({:?} vs {:?}): only the metrics they share are compared.", base.study.kind, change.study.kind));
-    }
-    let empty = Cell::default();
-    for (point, contender) in keys {
-        let b = tb
-            .rows
-            .iter()
-            .find(|r| r.point == point && r.contender == contender);
-        let c = tc
-            .rows
-            .iter()
-            .find(|r| r.point == point && r.contender == contender);
-        for m in columns(base).into_iter().filter(|c| c.compared()) {
-            let cell = |t: &crate::table::Table, r: Option<&crate::table::Row>| -> Cell {
-                match (r, t.columns.iter().position(|x| *x == m)) {
-                    (Some(r), Some(i)) => r.cells[i].clone(),
-                    _ => empty.clone(),
-                }
-            };
-            let (bc, cc) = (cell(&tb, b), cell(&tc, c));
-            if bc.summary.is_none() && cc.summary.is_none() {
-                continue;
+    let cmp = match compare::studies(
+        (base_label, base),
+        (change_label, change),
+        &Options::default(),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            return Section {
+                heading: format!("Comparison: {change_label} vs baseline {base_label}"),
+                notes: vec![e.to_string()],
+                ..Section::default()
             }
-            let verdict = compare(&m, "baseline", &bc, &cc);
-            rows.push(CompareRow {
-                point: point.clone(),
-                contender: contender.clone(),
-                metric: m,
-                baseline: bc,
-                change: cc,
-                verdict,
-            });
         }
-    }
-    let single = rows
-        .iter()
-        .any(|r| r.verdict.as_ref().is_some_and(|v| v.p.is_none()));
-    if single {
-        notes.push("Some points have a single trial on one side: their ratio is shown without a significance test.".into());
-    }
+    };
     let plots = overlay(base, &tb, change, &tc).into_iter().collect();
     // Two runs of one study are named by their study names when those differ (download vs
     // download-allcpus), else by their directories.
@@ -82,8 +52,25 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
     } else {
         (short(base_label), short(change_label))
     };
-    let mut answer = answer(base, &bl, &cl, &rows);
-    let chart = side_by_side(base, &bl, &cl, &rows, &answer);
+    let m = barrage_model::metric::primary(base);
+    let cell = |t: &Table, r: &Row| -> Cell {
+        t.row(&r.point, &r.contender)
+            .and_then(|x| t.cell(x, &m.key))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let lines: Vec<Line> = cmp
+        .rows
+        .iter()
+        .filter(|r| r.metric == m.key)
+        .map(|r| Line {
+            row: r,
+            baseline: cell(&tb, r),
+            change: cell(&tc, r),
+        })
+        .collect();
+    let mut answer = answer(base, &cmp, &bl, &cl, &lines);
+    let chart = side_by_side(base, &bl, &cl, &lines, &answer);
     let failed_in = |d: &Results| -> Vec<String> {
         dedup(d.trials.iter().map(|t| t.contender.clone()))
             .into_iter()
@@ -120,8 +107,8 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
                 ),
             ),
         ],
-        notes,
-        comparison: rows,
+        notes: cmp.notes.clone(),
+        comparison: Some(cmp),
         ..Section::default()
     }
 }
@@ -135,95 +122,76 @@ fn short(label: &str) -> String {
     }
 }
 
-/// The comparison's answer: per contender (and point) the primary metric in both files and the
-/// change's ratio, tested per row (Welch's t-test on logs) and Holm-corrected over the rows.
-fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareRow]) -> Answer {
-    let m = barrage_model::metric::primary(base);
-    let (b, c) = (base_label.to_string(), change_label.to_string());
-    let picked: Vec<&CompareRow> = rows.iter().filter(|r| r.metric.is_stat_of(m)).collect();
-    let ps: Vec<f64> = picked
-        .iter()
-        .filter_map(|r| r.verdict.as_ref()?.p)
-        .collect();
-    let adjusted = barrage_model::stats::ratio::holm(&ps);
-    let mut k = 0;
-    let mut sig = Vec::new();
-    for r in &picked {
-        match r.verdict.as_ref().and_then(|v| v.p.map(|_| v)) {
-            Some(v) => {
-                sig.push(adjusted[k] < barrage_model::stats::ALPHA && v.ratio != 1.0);
-                k += 1;
-            }
-            None => sig.push(false),
-        }
-    }
-    let better = m.higher_is_better();
-    let center = |r: &CompareRow| r.change.center();
-    let mut order: Vec<usize> = (0..picked.len()).collect();
-    order.sort_by(|&x, &y| {
-        let (a, b) = (center(picked[x]), center(picked[y]));
-        match (a, b) {
-            (Some(a), Some(b)) if better => b.total_cmp(&a),
-            (Some(a), Some(b)) => a.total_cmp(&b),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            _ => std::cmp::Ordering::Equal,
-        }
-    });
-    let improved = |r: &CompareRow| {
-        r.verdict
-            .as_ref()
-            .is_some_and(|v| if better { v.ratio > 1.0 } else { v.ratio < 1.0 })
+/// The ratio new/old of a row, and its words: "0.50x", with what the comparison made of it
+/// when that is not a change: "(not significant)", "(within noise)", "(untested)".
+fn ratio_text(r: &Row) -> (Option<f64>, String) {
+    let ratio = r.change.map(|c| c + 1.0);
+    let qualifier = match r.verdict {
+        Verdict::Regression | Verdict::Improvement if r.untested() => " (untested)",
+        Verdict::Regression | Verdict::Improvement => "",
+        Verdict::NotSignificant => " (n.s.)",
+        Verdict::WithinNoise => " (within noise)",
+        Verdict::NotJudged | Verdict::Missing => "",
     };
-    let (mut up, mut down) = (0, 0);
-    for (i, r) in picked.iter().enumerate() {
-        if sig[i] {
-            if improved(r) {
-                up += 1;
-            } else {
-                down += 1;
-            }
-        }
-    }
+    let text = match (ratio, r.verdict) {
+        (Some(x), _) => format!("{}x{qualifier}", barrage_model::stats::format_factor(x)),
+        (None, Verdict::Regression) => "failed".into(),
+        (None, Verdict::Improvement) => "now runs".into(),
+        (None, _) => "-".into(),
+    };
+    (ratio, text)
+}
+
+/// The comparison's answer: per contender (and point) the primary metric in both files and the
+/// change's ratio, with the verdict the comparison gave its row.
+fn answer(base: &Results, cmp: &Comparison, b: &str, c: &str, lines: &[Line]) -> Answer {
+    let m = barrage_model::metric::primary(base);
+    let better = m.higher_is_better();
+    let center = |l: &Line| l.change.center().or(l.row.new);
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&x, &y| match (center(&lines[x]), center(&lines[y])) {
+        (Some(a), Some(b)) if better => b.total_cmp(&a),
+        (Some(a), Some(b)) => a.total_cmp(&b),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        _ => std::cmp::Ordering::Equal,
+    });
+    let count = |v: Verdict| lines.iter().filter(|l| l.row.verdict == v).count();
+    let (up, down) = (count(Verdict::Improvement), count(Verdict::Regression));
     let cell = |t: String, v: Option<f64>| ACell {
         value: v,
         text: t,
         ..ACell::default()
     };
+    let shown = |c: &Cell, text: &str| {
+        if c.summary.is_some() {
+            c.text()
+        } else {
+            text.to_string()
+        }
+    };
     let arows: Vec<ARow> = order
         .iter()
         .map(|&i| {
-            let r = picked[i];
-            let name = if r.point.is_empty() {
-                r.contender.clone()
-            } else {
-                format!("{} {}", r.contender, r.point)
-            };
-            let ratio = r.verdict.as_ref().map_or("-".to_string(), |v| {
-                format!(
-                    "{}x{}",
-                    barrage_model::stats::format_factor(v.ratio),
-                    if sig[i] { "" } else { " (n.s.)" }
-                )
-            });
+            let l = &lines[i];
+            let (ratio, text) = ratio_text(l.row);
             ARow {
-                name,
+                name: a_name(l.row),
                 cells: vec![
-                    cell(r.baseline.text(), r.baseline.center()),
-                    cell(r.change.text(), r.change.center()),
-                    cell(ratio, r.verdict.as_ref().map(|v| v.ratio)),
+                    cell(shown(&l.baseline, &l.row.old_text), l.baseline.center()),
+                    cell(shown(&l.change, &l.row.new_text), l.change.center()),
+                    cell(text, ratio),
                 ],
             }
         })
         .collect();
-    let verdicts = vec![
-        format!(
-            "{} in {c}: significantly better than in {b} for {up} of {} contenders, worse for {down}, no significant difference for the rest (Welch's t-test on log values per contender, Holm-corrected over the {}).",
-            capital(&m.label),
-            picked.len(),
-            picked.len()
-        ),
-    ];
+    let verdicts = vec![format!(
+        "{} in {c}: better than in {b} for {up} of {} contenders, worse for {down}, no change called for the rest (beyond the ±{} noise floor and significant, Welch's t-test on log values Holm-corrected over the comparison's {} tests; the same verdicts as barrage compare).",
+        capital(&m.label),
+        lines.len(),
+        render::percent(cmp.noise),
+        cmp.tests()
+    )];
     Answer {
         question: format!("What changes from {b} to {c}?"),
         columns: vec![
@@ -245,7 +213,7 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
         ],
         rows: arows,
         ranked_by: format!(
-            "Ranked by {} in {c}, best first; n.s.: not significant after the correction.",
+            "Ranked by {} in {c}, best first; n.s.: beyond the noise floor but not significant after the correction.",
             m.label
         ),
         verdicts,
@@ -256,7 +224,7 @@ fn answer(base: &Results, base_label: &str, change_label: &str, rows: &[CompareR
 
 /// The primary metric of both runs as horizontal bars, one row per contender in the answer's
 /// order: baseline and change side by side, with their intervals and trials.
-fn side_by_side(base: &Results, b: &str, c: &str, rows: &[CompareRow], answer: &Answer) -> Plot {
+fn side_by_side(base: &Results, b: &str, c: &str, lines: &[Line], answer: &Answer) -> Plot {
     let m = barrage_model::metric::primary(base);
     let bar = |cell: &Cell| crate::svg::Bar {
         value: cell.center(),
@@ -267,15 +235,10 @@ fn side_by_side(base: &Results, b: &str, c: &str, rows: &[CompareRow], answer: &
     let hrows = answer
         .rows
         .iter()
-        .filter_map(|a| {
-            rows.iter().find(|r| {
-                r.metric.is_stat_of(m)
-                    && (r.contender == a.name || format!("{} {}", r.contender, r.point) == a.name)
-            })
-        })
-        .map(|r| crate::svg::HBarRow {
-            label: a_name(r),
-            bars: vec![bar(&r.baseline), bar(&r.change)],
+        .filter_map(|a| lines.iter().find(|l| a_name(l.row) == a.name))
+        .map(|l| crate::svg::HBarRow {
+            label: a_name(l.row),
+            bars: vec![bar(&l.baseline), bar(&l.change)],
             note: String::new(),
         })
         .collect();
@@ -290,7 +253,7 @@ fn side_by_side(base: &Results, b: &str, c: &str, rows: &[CompareRow], answer: &
     })
 }
 
-fn a_name(r: &CompareRow) -> String {
+fn a_name(r: &Row) -> String {
     if r.point.is_empty() {
         r.contender.clone()
     } else {

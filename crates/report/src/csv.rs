@@ -58,26 +58,31 @@ pub fn render(page: &Page) -> String {
                 field(&format!("{} ({})", v.phrase, v.between)),
             );
         }
-        for r in &sec.comparison {
-            let v = r.verdict.as_ref();
-            let (b, c) = (r.baseline.summary.as_ref(), r.change.summary.as_ref());
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},,,{},baseline,{},{},{},{},{},{},{}",
-                field(&sec.heading),
-                field(&r.point),
-                field(&r.contender),
-                r.metric.key(),
-                field(r.metric.unit()),
-                stat_fields(c),
-                num(v.map(|c| c.ratio)),
-                v.and_then(|c| c.p).map_or(String::new(), fmt_p),
-                field(v.map_or("not comparable (missing on one side)", |c| c.text.as_str())),
-                b.map_or(0, |s| s.n),
-                num(b.map(|s| s.median)),
-                num(r.baseline.ci().map(|c| c.0)),
-                num(r.baseline.ci().map(|c| c.1)),
-            );
+        if let Some(cmp) = &sec.comparison {
+            for r in &cmp.rows {
+                // The model's rows, in the registry's shown unit like the table's lines (a
+                // study's own figure has no scale); the verdict in `barrage compare`'s words.
+                let (scale, unit) =
+                    barrage_model::metric::get(&r.metric).map_or((1.0, ""), |m| (m.scale, m.unit));
+                let t = r.test.as_ref();
+                let _ = writeln!(
+                    s,
+                    "{},{},{},{},{},,,{},{},,,,,,,baseline,{},{},{},{},{},,",
+                    field(&sec.heading),
+                    field(&r.point),
+                    field(&r.contender),
+                    field(&r.metric),
+                    field(unit),
+                    t.map_or(String::new(), |t| t.trials_new.to_string()),
+                    num(r.new.map(|v| v * scale)),
+                    num(r.change.map(|c| c + 1.0)),
+                    t.filter(|t| t.testable)
+                        .map_or(String::new(), |t| fmt_p(t.p_judged())),
+                    field(&crate::diff::render::verdict_text(r)),
+                    t.map_or(String::new(), |t| t.trials_old.to_string()),
+                    num(r.old.map(|v| v * scale)),
+                );
+            }
         }
     }
     s

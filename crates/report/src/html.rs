@@ -274,7 +274,7 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
     if sec.table.is_some() {
         toc.push(("results", "Results table".into()));
     }
-    if !sec.comparison.is_empty() {
+    if sec.comparison.is_some() {
         toc.push(("change", "Baseline vs change".into()));
     }
     if !sec.plots.is_empty() {
@@ -314,32 +314,43 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
         let _ = writeln!(s, "<h3 id=\"{id}-results\">Results</h3>");
         table(s, t, sec.verdicts.is_empty());
     }
-    if !sec.comparison.is_empty() {
+    if let Some(c) = &sec.comparison {
         // Under an answer the full list (every metric) is folded.
         let folded = sec.answer.is_some();
         if folded {
             let _ = writeln!(
                 s,
                 "<details id=\"{id}-change\"><summary>Baseline vs change: every metric ({} rows)</summary>",
-                sec.comparison.len()
+                c.rows.len()
             );
         } else {
             let _ = writeln!(s, "<h3 id=\"{id}-change\">Baseline vs change</h3>");
         }
-        s.push_str("<table><tr><th>point</th><th>contender</th><th>metric</th><th>baseline</th><th>change</th><th>verdict</th></tr>");
-        for r in &sec.comparison {
-            let sig = r.verdict.as_ref().is_some_and(|v| v.significant);
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td{}>{}</td></tr>",
-                esc(&r.point),
-                esc(&r.contender),
-                esc(&r.metric.header()),
-                esc(&r.baseline.text()),
-                esc(&r.change.text()),
-                if sig { " class=\"sig\"" } else { "" },
-                esc(r.verdict.as_ref().map_or("not comparable (missing on one side)", |v| v.text.as_str()))
-            );
+        // The rows as `barrage compare` lays them out; a change called is highlighted.
+        let rows: Vec<_> = c.rows.iter().collect();
+        let cells = crate::diff::render::cells(c, &rows);
+        s.push_str("<table><tr>");
+        for h in &cells[0] {
+            let _ = write!(s, "<th>{}</th>", esc(h));
+        }
+        s.push_str("</tr>");
+        for (line, r) in cells[1..].iter().zip(&rows) {
+            s.push_str("<tr>");
+            let last = line.len() - 1;
+            for (i, cell) in line.iter().enumerate() {
+                let class = match i {
+                    _ if i == last && r.verdict.is_change() => " class=\"sig\"",
+                    _ if i == last || (!r.point.is_empty() && i == 0) => "",
+                    _ if cell
+                        .starts_with(|ch: char| ch.is_ascii_digit() || "+-<[".contains(ch)) =>
+                    {
+                        " class=\"num\""
+                    }
+                    _ => "",
+                };
+                let _ = write!(s, "<td{class}>{}</td>", esc(cell));
+            }
+            s.push_str("</tr>");
         }
         s.push_str("</table>\n");
         if folded {

@@ -112,24 +112,10 @@ fn section(s: &mut String, sec: &Section) {
         }
         s.push('\n');
     }
-    if !sec.comparison.is_empty() {
-        s.push_str("| point | contender | metric | baseline | change | verdict |\n|---|---|---|---|---|---|\n");
-        for r in &sec.comparison {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} |",
-                cell(&r.point),
-                cell(&r.contender),
-                r.metric.header(),
-                r.baseline.text(),
-                r.change.text(),
-                cell(
-                    r.verdict
-                        .as_ref()
-                        .map_or("not comparable (missing on one side)", |v| v.text.as_str())
-                )
-            );
-        }
+    if let Some(c) = &sec.comparison {
+        // The rows as `barrage compare -f md` lays them out.
+        let rows: Vec<_> = c.rows.iter().collect();
+        crate::diff::render::md_table(s, c, &rows);
         s.push('\n');
     }
     if !sec.recovery.is_empty() {

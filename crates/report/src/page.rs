@@ -3,7 +3,7 @@
 //! only lay this out; every figure is computed when the page is built.
 
 use crate::svg::{BarChart, HBarChart, LineChart};
-use crate::table::{Cell, Column, Comparison, Table};
+use crate::table::Table;
 
 /// The whole report.
 #[derive(Debug, Clone, Default)]
@@ -21,7 +21,8 @@ pub struct Section {
     /// Warnings and facts the reader must not miss (failed trials, no CI possible, ...).
     pub notes: Vec<String>,
     pub table: Option<Table>,
-    pub comparison: Vec<CompareRow>,
+    /// A comparison of two files: the model's, as `barrage compare` renders it.
+    pub comparison: Option<barrage_model::compare::Comparison>,
     /// The lab's comparisons (contenders at a point, variants of a contender), as the terminal
     /// shows them.
     pub verdicts: Vec<Verdict>,
@@ -230,18 +231,6 @@ impl Plot {
             Plot::HBar(c) => c.to_svg(),
         }
     }
-}
-
-/// One line of a baseline-vs-change comparison.
-#[derive(Debug, Clone)]
-pub struct CompareRow {
-    pub point: String,
-    pub contender: String,
-    pub metric: Column,
-    pub baseline: Cell,
-    pub change: Cell,
-    /// The change relative to the baseline; `None` when either side has no value.
-    pub verdict: Option<Comparison>,
 }
 
 /// The failed trials of one contender at one point for one reason.

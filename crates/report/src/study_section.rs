@@ -10,7 +10,6 @@ use crate::table::{
 };
 use barrage_model::metric::{self as registry, Metric};
 use barrage_model::study::{Kind, Results, Trial};
-use serde_json::Value;
 
 mod across;
 mod counts;
@@ -40,55 +39,16 @@ pub fn columns(doc: &Results) -> Vec<Column> {
     cols
 }
 
-/// Label of a point by id ("" for a study with a single unlabelled point).
+/// Label of a point by id ("" for a study with a single unlabelled point): the model's.
 pub fn point_label(doc: &Results, id: usize) -> String {
-    match doc.points.iter().find(|p| p.id == id) {
-        Some(p) if !p.label.is_empty() => p.label.clone(),
-        Some(p) if !p.params.is_empty() => p
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={}", value_text(v)))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ if doc.points.len() <= 1 => String::new(),
-        _ => format!("point {id}"),
-    }
+    doc.point_label(id)
 }
 
-pub fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
+pub use barrage_model::study::value_text;
 
-/// The (point id, contender) pairs in study order: points as listed, contenders as listed (then
-/// any contender seen only in trials).
+/// The (point id, contender) pairs in study order: the model's.
 pub fn cells_order(doc: &Results) -> Vec<(usize, String)> {
-    let mut points: Vec<usize> = doc.points.iter().map(|p| p.id).collect();
-    points.extend(doc.trials.iter().map(|t| t.point));
-    let points = dedup(points);
-    let mut names: Vec<String> = doc
-        .contenders
-        .iter()
-        .filter(|c| c.ran())
-        .map(|c| c.name.clone())
-        .collect();
-    names.extend(doc.trials.iter().map(|t| t.contender.clone()));
-    let names = dedup(names);
-    let mut out = Vec::new();
-    for p in &points {
-        for n in &names {
-            if doc
-                .trials
-                .iter()
-                .any(|t| t.point == *p && &t.contender == n)
-            {
-                out.push((*p, n.clone()));
-            }
-        }
-    }
-    out
+    doc.cells_order()
 }
 
 /// Trials of one contender at one point, in trial order.

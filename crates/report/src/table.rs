@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(c.reference, "fast");
         assert!(
             c.text
-                .starts_with("1.47x slower [1.46, 1.48] than fast (p < 0.001)"),
+                .starts_with("1.47x slower [1.46, 1.48] than fast (p < 0.0001)"),
             "{}",
             c.text
         );

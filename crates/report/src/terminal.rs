@@ -7,27 +7,17 @@ use barrage_model::metric::{self, Format, Metric};
 use barrage_model::study::{Cell, Kind, Results};
 use std::fmt::Write as _;
 
-/// A stored value of `m` for people ("12.3k", "1.25 ms", "48.0 MiB"); throughput bare, as the
-/// header names its unit.
-fn fmt_metric(m: &Metric, v: f64) -> String {
-    if m.key == metric::RPS.key {
-        metric::fmt_count(v)
-    } else {
-        m.show(v)
-    }
-}
-
 fn median_ci(c: &Cell, m: &Metric) -> String {
     match c.stats.get(m.key.as_ref()) {
         None => "-".into(),
         Some(s) => match s.ci95_median {
             Some(ci) => format!(
                 "{} [{}, {}]",
-                fmt_metric(m, s.median),
-                fmt_metric(m, ci.lo),
-                fmt_metric(m, ci.hi)
+                m.show_in_table(s.median),
+                m.show_in_table(ci.lo),
+                m.show_in_table(ci.hi)
             ),
-            None => fmt_metric(m, s.median),
+            None => m.show_in_table(s.median),
         },
     }
 }
@@ -111,7 +101,7 @@ fn text(c: &Cell, m: &Metric, show: Show) -> String {
         Show::MedianCi => median_ci(c, m),
         Show::SecondBest => stat
             .and_then(|s| s.second_best)
-            .map_or("-".into(), |v| fmt_metric(m, v)),
+            .map_or("-".into(), |v| m.show_in_table(v)),
         Show::Total => c.errors.to_string(),
         Show::Median => match m.merged_quantile {
             Some(q) => c
@@ -119,7 +109,7 @@ fn text(c: &Cell, m: &Metric, show: Show) -> String {
                 .as_ref()
                 .and_then(|l| merged_percentile(l, q))
                 .map_or("-".into(), |us| m.show(us)),
-            None => stat.map_or("-".into(), |s| fmt_metric(m, s.median)),
+            None => stat.map_or("-".into(), |s| m.show_in_table(s.median)),
         },
     }
 }

@@ -1,7 +1,8 @@
 //! `barrage compare -f json` (`barrage.compare/1`) of real results validates against
 //! docs/schema/compare.schema.json, and the schema rejects documents that break it.
 
-use barrage_report::diff::{self, render, Options};
+use barrage_model::compare::Options;
+use barrage_report::diff::{self, render};
 use barrage_report::parse;
 use serde_json::Value;
 use std::path::PathBuf;

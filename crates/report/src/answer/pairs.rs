@@ -1,13 +1,16 @@
 //! Studies of paired contenders (`X-close` / `X-keepalive`): one row per pair with both medians
-//! and the speed-up of keep-alive over close, each pair tested (Welch on logs) and the p-values
-//! Holm-corrected over the pairs; then the figures the study declared, close and keep-alive.
+//! and the speed-up of keep-alive over close, judged by the model's comparison of two samples
+//! (`compare::judge_samples`: close as the old side, keep-alive as the new, each pair tested
+//! with Welch on logs and Holm-corrected over the pairs, no noise floor); then the figures the
+//! study declared, close and keep-alive.
 
 use super::{
     contenders, failure_text, mark_best, median, point_ids, show, values, Answer, Cell, Column,
     Row, MAX_VERDICTS,
 };
+use barrage_model::compare::{self, Row as Judged, Sample, Verdict};
 use barrage_model::metric::{self, Metric};
-use barrage_model::stats::{self, Comparison, Wording};
+use barrage_model::stats;
 use barrage_model::study::Results;
 
 /// Contender pairs that differ only by `close` / `keepalive` in their names: (what they share,
@@ -27,15 +30,27 @@ pub fn pairs(doc: &Results) -> Option<Vec<(String, String, String)>> {
     (!out.is_empty() && out.len() * 2 == names.len()).then_some(out)
 }
 
-/// The pairs' table: close and keep-alive medians and the speed-up, each pair tested (Welch on
-/// logs) and the p-values Holm-corrected over the pairs.
+/// The pairs' table: close and keep-alive medians and the speed-up, judged together by the
+/// model's comparison (each pair tested, Welch on logs, Holm-corrected over the pairs).
 pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String)]) -> Answer {
     let point = point_ids(doc).first().copied().unwrap_or(0);
-    let mut tested: Vec<(Row, Option<Comparison>)> = pairs
+    let samples = pairs
         .iter()
-        .map(|(base, close, ka)| {
-            let (vc, vk) = (values(doc, point, close, m), values(doc, point, ka, m));
-            let c = stats::compare(&vk, &vc, m.higher_is_better());
+        .map(|(base, close, ka)| Sample {
+            point: String::new(),
+            contender: base.clone(),
+            metric: m.clone(),
+            old: values(doc, point, close, m),
+            new: values(doc, point, ka, m),
+            failed: None,
+        })
+        .collect();
+    // No noise floor: the question is whether keep-alive is faster at all.
+    let judged = compare::judge_samples(samples, 0.0);
+    let mut tested: Vec<(Row, Option<&Judged>)> = pairs
+        .iter()
+        .zip(&judged)
+        .map(|((base, close, ka), j)| {
             let cell = |name: &str| {
                 let trials = doc.trials_of(point, name);
                 let value = median(doc, point, name, m);
@@ -49,48 +64,17 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                     best: false,
                 }
             };
-            let row = Row {
+            let mut row = Row {
                 name: base.clone(),
                 cells: vec![cell(close), cell(ka), Cell::default()],
             };
-            (row, c)
+            let j = (j.change.is_some() && j.test.is_some()).then_some(j);
+            if let Some(j) = j {
+                row.cells[2] = speedup_cell(j, m);
+            }
+            (row, j)
         })
         .collect();
-    {
-        let mut refs: Vec<(&mut Comparison, Wording)> = tested
-            .iter_mut()
-            .filter_map(|(_, c)| c.as_mut().map(|c| (c, Wording::Speed)))
-            .collect();
-        stats::adjust(&mut refs);
-    }
-    for (row, c) in &mut tested {
-        if let Some(c) = c {
-            // Keep-alive over close, as a ratio in the metric's better direction.
-            let speedup = if m.higher_is_better() {
-                c.ratio
-            } else {
-                1.0 / c.ratio
-            };
-            row.cells[2] = Cell {
-                value: Some(speedup),
-                text: if c.significant {
-                    format!(
-                        "{}x{}",
-                        stats::format_factor(speedup),
-                        stats::interval_text(c)
-                    )
-                } else {
-                    format!(
-                        "{}x{}, n.s. (p = {})",
-                        stats::format_factor(speedup),
-                        stats::interval_text(c),
-                        stats::format_p(c.p_adjusted.unwrap_or(c.p_value))
-                    )
-                },
-                ..Cell::default()
-            };
-        }
-    }
     tested.sort_by(|a, b| {
         let v = |r: &Row| r.cells[1].value.unwrap_or(f64::NAN);
         if m.higher_is_better() {
@@ -129,9 +113,15 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
     let mut best: Vec<Option<&Metric>> = vec![Some(m), Some(m), None];
     best.extend(figures.iter().flat_map(|f| [Some(f), Some(f)]));
     mark_best(&mut rows, &best);
-    let cs: Vec<&Comparison> = tested.iter().filter_map(|(_, c)| c.as_ref()).collect();
-    let faster = cs.iter().filter(|c| c.significant && c.a_better).count();
-    let slower = cs.iter().filter(|c| c.significant && !c.a_better).count();
+    let cs: Vec<&Judged> = tested.iter().filter_map(|(_, j)| *j).collect();
+    let faster = cs
+        .iter()
+        .filter(|j| called(j) && j.verdict == Verdict::Improvement)
+        .count();
+    let slower = cs
+        .iter()
+        .filter(|j| called(j) && j.verdict == Verdict::Regression)
+        .count();
     let mut verdicts = vec![format!(
         "Keep-alive is significantly faster than a new connection per request in {faster} of {} pairs{} (Welch's t-test on log values, Holm-corrected over the pairs).",
         cs.len(),
@@ -144,7 +134,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
     let extreme = |pick_max: bool| {
         tested
             .iter()
-            .filter(|(_, c)| c.as_ref().is_some_and(|c| c.significant))
+            .filter(|(_, j)| j.is_some_and(called))
             .max_by(|a, b| {
                 let (x, y) = (a.0.cells[2].value, b.0.cells[2].value);
                 let o = x.unwrap_or(0.0).total_cmp(&y.unwrap_or(0.0));
@@ -192,5 +182,46 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         ),
         verdicts,
         ..Answer::default()
+    }
+}
+
+/// Whether the comparison called the pair a change on a test (with no noise floor, an untested
+/// pair would be called on its medians alone).
+fn called(j: &Judged) -> bool {
+    j.verdict.is_change() && !j.untested()
+}
+
+/// Keep-alive over close as a ratio in the metric's better direction, with its interval in the
+/// same direction: "1.47x [1.41, 1.53]", and "n.s. (p = ...)" unless the comparison called it.
+fn speedup_cell(j: &Judged, m: &Metric) -> Cell {
+    let ratio = j.change.map_or(1.0, |c| c + 1.0);
+    let flip = |x: f64| if m.higher_is_better() { x } else { 1.0 / x };
+    let speedup = flip(ratio);
+    let test = j.test.as_ref();
+    let ci = test.and_then(|t| t.ratio_ci95).map_or(String::new(), |i| {
+        let (lo, hi) = if m.higher_is_better() {
+            (i.lo, i.hi)
+        } else {
+            (1.0 / i.hi, 1.0 / i.lo)
+        };
+        format!(
+            " [{}, {}]",
+            stats::format_factor(lo),
+            stats::format_factor(hi)
+        )
+    });
+    let text = match test {
+        Some(_) if called(j) => format!("{}x{ci}", stats::format_factor(speedup)),
+        Some(t) if t.testable => format!(
+            "{}x{ci}, n.s. (p = {})",
+            stats::format_factor(speedup),
+            stats::format_p(t.p_judged())
+        ),
+        _ => format!("{}x{ci}, untested", stats::format_factor(speedup)),
+    };
+    Cell {
+        value: Some(speedup),
+        text,
+        ..Cell::default()
     }
 }

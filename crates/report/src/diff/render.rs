@@ -1,21 +1,16 @@
-//! A [`Diff`] laid out: a terminal table, Markdown ready to paste into a pull request, or JSON
+//! A [`Comparison`] laid out: a terminal table, Markdown ready to paste into a pull request, or JSON
 //! (`barrage.compare/1`, the value itself). Every format says what was compared, the noise
 //! floor, each row's verdict and the notes; none recomputes anything.
 
-use super::{Diff, Kind, Row, Verdict};
 use crate::table::fmt_p;
+use barrage_model::compare::{Comparison, Kind, Row, Verdict};
 use std::fmt::Write as _;
 
 /// A Markdown table longer than this shows the rows called changes first and folds the full
 /// table: a pull request comment should lead with what changed, not with forty quiet rows.
 const FOLD_ROWS: usize = 12;
 
-/// A fraction as a percentage without trailing zeros: 0.05 -> "5%", 0.025 -> "2.5%".
-pub fn percent(f: f64) -> String {
-    let s = format!("{:.3}", f * 100.0);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}%")
-}
+pub use barrage_model::compare::percent;
 
 /// A relative change with its sign: "+394.1%", "-79.9%", "0.0%".
 pub fn signed_percent(c: f64) -> String {
@@ -91,7 +86,7 @@ pub fn row_name(r: &Row) -> String {
 }
 
 /// "2 regressions (throughput, p50), 0 improvements beyond the ±5% noise floor."
-pub fn summary(d: &Diff) -> String {
+pub fn summary(d: &Comparison) -> String {
     let floor = format!("±{} noise floor", percent(d.noise));
     let names = |v: Verdict| {
         let all: Vec<String> = d
@@ -133,7 +128,7 @@ pub fn summary(d: &Diff) -> String {
     )
 }
 
-fn what(d: &Diff) -> &'static str {
+fn what(d: &Comparison) -> &'static str {
     match d.kind {
         Kind::Load => "load runs",
         Kind::Study => "study results",
@@ -142,7 +137,7 @@ fn what(d: &Diff) -> &'static str {
 
 /// The table's header and rows as text cells: studies with the contender (and the point, when
 /// the study has several), the interval and p; load runs without them.
-fn cells(d: &Diff, rows: &[&Row]) -> Vec<Vec<String>> {
+pub fn cells(d: &Comparison, rows: &[&Row]) -> Vec<Vec<String>> {
     let points = rows.iter().any(|r| !r.point.is_empty());
     let study = d.kind == Kind::Study;
     let mut head: Vec<&str> = Vec::new();
@@ -182,7 +177,7 @@ fn cells(d: &Diff, rows: &[&Row]) -> Vec<Vec<String>> {
 }
 
 /// The terminal table: a header line, the aligned table, the notes, the summary.
-pub fn text(d: &Diff) -> String {
+pub fn text(d: &Comparison) -> String {
     let mut s = format!(
         "barrage compare: {} -> {} ({}, noise floor ±{})\n\n",
         d.base,
@@ -202,7 +197,7 @@ pub fn text(d: &Diff) -> String {
 
 /// Markdown for a pull request: a heading naming both sides, the summary with the noise floor,
 /// the table (long ones: the changed rows, then every row folded), the notes.
-pub fn markdown(d: &Diff) -> String {
+pub fn markdown(d: &Comparison) -> String {
     let mut s = format!(
         "### barrage compare: `{}` → `{}`\n\n{}, noise floor ±{}. {}\n\n",
         d.base,
@@ -254,7 +249,9 @@ fn bold_regressions(summary: &str, n: usize) -> String {
     summary.replacen(&format!("{n} {word}"), &format!("**{n} {word}**"), 1)
 }
 
-fn md_table(s: &mut String, d: &Diff, rows: &[&Row]) {
+/// The rows as a Markdown table (regressions in bold): `barrage compare -f md`'s, and the
+/// comparison section's of `barrage report A B -f md`.
+pub fn md_table(s: &mut String, d: &Comparison, rows: &[&Row]) {
     let cells = cells(d, rows);
     let head = &cells[0];
     let _ = writeln!(s, "| {} |", head.join(" | "));
@@ -291,8 +288,8 @@ fn capital(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The JSON document (`barrage.compare/1`): the [`Diff`] itself.
-pub fn json(d: &Diff) -> String {
+/// The JSON document (`barrage.compare/1`): the [`Comparison`] itself.
+pub fn json(d: &Comparison) -> String {
     let mut s = serde_json::to_string_pretty(d).unwrap_or_default();
     s.push('\n');
     s

@@ -97,21 +97,18 @@ pub fn fmt_factor(f: f64) -> String {
     stats::format_factor(f)
 }
 
-/// "0.008", "< 0.001".
+/// A p-value as every output writes it: the model's one format ("0.03", "0.0012", "< 0.0001").
 pub fn fmt_p(p: f64) -> String {
-    if p < 0.001 {
-        "< 0.001".into()
-    } else {
-        format!("{p:.3}")
-    }
+    stats::format_p(p)
 }
 
-/// "p = 0.008", "p < 0.001".
+/// "p = 0.03", "p = 0.0012", "p < 0.0001".
 pub fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".into()
+    let s = stats::format_p(p);
+    if s.starts_with('<') {
+        format!("p {s}")
     } else {
-        format!("p = {p:.3}")
+        format!("p = {s}")
     }
 }
 
@@ -157,5 +154,20 @@ mod tests {
             "{}",
             t.text
         );
+    }
+
+    #[test]
+    fn p_values_have_one_format_everywhere() {
+        for (p, bare, worded) in [
+            (0.00005, "< 0.0001", "p < 0.0001"),
+            (0.0007, "0.0007", "p = 0.0007"),
+            (0.0079, "0.0079", "p = 0.0079"),
+            (0.042, "0.04", "p = 0.04"),
+            (1.0, "1.00", "p = 1.00"),
+        ] {
+            assert_eq!(fmt_p(p), bare);
+            assert_eq!(fmt_p(p), stats::format_p(p));
+            assert_eq!(p_text(p), worded);
+        }
     }
 }
