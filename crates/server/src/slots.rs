@@ -41,10 +41,13 @@ impl Slots {
 mod tests {
     use super::*;
 
+    /// Slots; requests as (arrival ms, hold ms); when each answer is due (ms).
+    type Case = (usize, &'static [(u64, u64)], &'static [u64]);
+
     /// (arrival ms, hold ms) -> answer due (ms), for 1 and 2 slots.
     #[test]
     fn requests_wait_for_the_first_free_slot_in_arrival_order() {
-        let cases: &[(usize, &[(u64, u64)], &[u64])] = &[
+        let cases: &[Case] = &[
             // One slot: three 100 ms sleeps arriving together are answered at 100, 200, 300.
             (1, &[(0, 100), (0, 100), (0, 100)], &[100, 200, 300]),
             // One slot, idle in between: a late arrival does not wait.
