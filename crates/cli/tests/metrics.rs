@@ -363,23 +363,31 @@ ready = { kind = "http", path = "/", status = 200, timeout = "10s" }
         .read_line(&mut line)
         .unwrap();
     let addr = metrics_addr(&line);
-    let (mut responses, mut done) = (0.0, 0.0);
+    let (mut responses, mut done, mut saw_planned) = (0.0, 0.0, false);
     let deadline = Instant::now() + Duration::from_secs(60);
     while run.0.try_wait().unwrap().is_none() && Instant::now() < deadline {
         // The study may end between two scrapes: an endpoint gone ends the loop.
         let Some(p) = try_scrape(&py, &addr, false) else {
             break;
         };
-        assert_eq!(p.get("barrage_trials_planned", &[]), Some(2.0));
         let r = p
             .get("barrage_responses_total", &[("phase", "measure")])
             .unwrap();
         let d = p.get("barrage_trials_done_total", &[]).unwrap();
+        // The endpoint is up before the study begins (contenders build first): 0 planned until
+        // then, 2 once it has begun.
+        let planned = p.get("barrage_trials_planned", &[]);
+        if planned == Some(2.0) {
+            saw_planned = true;
+        } else {
+            assert_eq!((planned, d, saw_planned), (Some(0.0), 0.0, false));
+        }
         assert!(r >= responses && d >= done, "counters went back");
         (responses, done) = (r, d);
         std::thread::sleep(Duration::from_millis(300));
     }
     assert!(run.0.wait().unwrap().success());
     assert!(responses > 0.0, "no scrape saw a response");
+    assert!(saw_planned, "no scrape saw the 2 planned trials");
     let _ = std::fs::remove_dir_all(&dir);
 }
