@@ -22,8 +22,8 @@ for need in "$NGINX" "$H2LOAD" "$(command -v strace || true)"; do
   [ -x "$need" ] || { echo "bench/h2-wire.sh: missing ${need:-a tool} (apt install nginx-light nghttp2-client strace)" >&2; exit 1; }
 done
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -p barrage >/dev/null 2>&1 || cargo build --release -p barrage
-BARRAGE=$PWD/$target/release/barrage
+cargo build --profile perf -p barrage >/dev/null 2>&1 || cargo build --profile perf -p barrage
+BARRAGE=$PWD/$target/perf/barrage
 
 WORK=$(mktemp -d /tmp/barrage-h2wire.XXXXXX)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -35,9 +35,13 @@ HAVE_OHA=1
 [ -x "$OHA" ] || { echo "bench/h2.sh: oha not found ($OHA); skipping it" >&2; HAVE_OHA=0; }
 
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -p barrage >/dev/null 2>&1 || cargo build --release -p barrage
-BARRAGE=$PWD/$target/release/barrage
-[ -x "$BARRAGE" ] || BARRAGE=$target/release/barrage
+# BARRAGE=path skips the build (a binary built elsewhere, e.g. another profile); BARRAGE_ALT=path
+# adds a second barrage binary to the rounds as tool "alt".
+if [ -z "${BARRAGE:-}" ]; then
+  cargo build --profile perf -p barrage >/dev/null 2>&1 || cargo build --profile perf -p barrage
+  BARRAGE=$PWD/$target/perf/barrage
+  [ -x "$BARRAGE" ] || BARRAGE=$target/perf/barrage
+fi
 
 ulimit -n "$(ulimit -Hn)" || true
 WORK=$(mktemp -d /tmp/barrage-h2bench.XXXXXX)
@@ -97,6 +101,7 @@ run() {
     h2load) cmd=("$H2LOAD" -t1 -c"$CONNS" -m"$STREAMS" -D"$DURATION" "$URL") ;;
     oha) cmd=("$OHA" --http2 --insecure -z "${DURATION}s" -c "$CONNS" -p "$STREAMS" --no-tui "$URL") ;;
     barrage) cmd=("$BARRAGE" load --http2 --insecure -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" "$URL") ;;
+    alt) cmd=("$BARRAGE_ALT" load --http2 --insecure -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" "$URL") ;;
   esac
   local before after
   before=$(awk '{print $14 + $15}' "/proc/$NGINX_PID/stat")
@@ -110,7 +115,7 @@ user, sys_, rss = float(tm[-3]), float(tm[-2]), int(tm[-1])
 if tool == "h2load":
     rps = float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", out).group(1))
     n = int(re.search(r"status codes: (\d+) 2xx", out).group(1))
-elif tool == "barrage":
+elif tool in ("barrage", "alt"):
     n = int(re.search(r"^r:(\d+) ", out, re.M).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 else:  # oha: responses from its status code distribution
@@ -128,6 +133,8 @@ server="nginx $("$NGINX" -v 2>&1 | cut -d/ -f2) (h2c)"
 echo "$server, $("$H2LOAD" --version 2>&1 | head -1), $([ $HAVE_OHA = 1 ] && "$OHA" --version), $("$BARRAGE" --version)"
 TOOLS=(h2load barrage)
 [ $HAVE_OHA = 1 ] && TOOLS=(h2load oha barrage)
+# BARRAGE_ALT=path: a second barrage binary in the same rounds, as "alt" (profile comparisons).
+[ -n "${BARRAGE_ALT:-}" ] && TOOLS+=(alt)
 declare -A RPS CPU RSS SRV
 for r in $(seq "$ROUNDS"); do
   for t in "${TOOLS[@]}"; do

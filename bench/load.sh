@@ -32,10 +32,16 @@ command -v taskset >/dev/null || { echo "bench/load.sh: missing taskset" >&2; ex
 HAVE_OHA=1
 [ -x "$OHA" ] || { echo "bench/load.sh: oha not found ($OHA); skipping it" >&2; HAVE_OHA=0; }
 
-cargo build --release --locked -p barrage >/dev/null 2>&1 || cargo build --release -p barrage
-target=${CARGO_TARGET_DIR:-target}
-BARRAGE=$target/release/barrage
+# BARRAGE=path skips the build (a binary built elsewhere, e.g. another profile); BARRAGE_ALT=path
+# adds a second barrage binary, run as tool "alt" in the same rounds (profile comparisons).
+if [ -z "${BARRAGE:-}" ]; then
+  cargo build --profile perf --locked -p barrage >/dev/null 2>&1 || cargo build --profile perf -p barrage
+  target=${CARGO_TARGET_DIR:-target}
+  BARRAGE=$target/perf/barrage
+fi
 case "$BARRAGE" in /*) ;; *) BARRAGE=$PWD/$BARRAGE ;; esac
+ALT=()
+[ -n "${BARRAGE_ALT:-}" ] && ALT=(alt)
 
 ulimit -n "$(ulimit -Hn)" || true
 WORK=$(mktemp -d /tmp/barrage-bench.XXXXXX)
@@ -75,6 +81,8 @@ run() {
     oha:plain) cmd=("$OHA" -z "$DURATION" -c "$CONNS" --no-tui "$URL") ;;
     barrage:plain) cmd=("$BARRAGE" load -t1 -c"$CONNS" -d"$DURATION" "$URL") ;;
     barrage:pipeline) cmd=("$BARRAGE" load -t1 -c"$CONNS" -d"$DURATION" --pipeline 16 "$URL") ;;
+    alt:plain) cmd=("$BARRAGE_ALT" load -t1 -c"$CONNS" -d"$DURATION" "$URL") ;;
+    alt:pipeline) cmd=("$BARRAGE_ALT" load -t1 -c"$CONNS" -d"$DURATION" --pipeline 16 "$URL") ;;
   esac
   taskset -c 1 /usr/bin/time -f "%U %S %M" -o "$tm" "${cmd[@]}" >"$out" 2>&1
   python3 - "$tool" "$out" "$tm" "$DUR_S" <<'PY'
@@ -84,7 +92,7 @@ user, sys_, rss = float(tm[-3]), float(tm[-2]), int(tm[-1])
 if tool == "wrk":
     n = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-elif tool == "barrage":
+elif tool in ("barrage", "alt"):
     n = int(re.search(r"^r:(\d+) ", out, re.M).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 else:  # oha: responses from its status code distribution
@@ -122,10 +130,10 @@ bench() {
 
 echo "# bench/load.sh on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "nginx $("$NGINX" -v 2>&1 | cut -d/ -f2), $("$WRK" -v 2>&1 | head -1 | cut -d' ' -f1-2), $([ $HAVE_OHA = 1 ] && "$OHA" --version), $("$BARRAGE" --version)"
-TOOLS=(wrk barrage)
-[ $HAVE_OHA = 1 ] && TOOLS=(wrk oha barrage)
+TOOLS=(wrk barrage "${ALT[@]}")
+[ $HAVE_OHA = 1 ] && [ -z "${BARRAGE_ALT:-}" ] && TOOLS=(wrk oha barrage)
 bench plain "${TOOLS[@]}"
-[ "${SKIP_PIPELINE:-0}" = 1 ] || bench pipeline wrk barrage
+[ "${SKIP_PIPELINE:-0}" = 1 ] || bench pipeline wrk barrage "${ALT[@]}"
 
 if [ "${SKIP_RSS:-0}" != 1 ]; then
   echo

@@ -18,7 +18,7 @@ SIZE=${SIZE:-64}
 DELAY_MS=${DELAY_MS:-10}
 SECS=${SECS:-3}
 CPU=${CPU:-1}
-cargo build -q --release -p barrage-netem --example netem_bench
+cargo build -q --profile perf -p barrage-netem --example netem_bench
 # shellcheck disable=SC2086
-target/release/examples/netem_bench --delay-ms "$DELAY_MS" --size "$SIZE" --secs "$SECS" \
+target/perf/examples/netem_bench --delay-ms "$DELAY_MS" --size "$SIZE" --secs "$SECS" \
     --cpu "$CPU" $RATES

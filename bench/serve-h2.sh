@@ -25,8 +25,8 @@ done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p barrage >&2
-BARRAGE=$target/release/barrage
+cargo build --profile perf -q -p barrage >&2
+BARRAGE=$target/perf/barrage
 case "$BARRAGE" in /*) ;; *) BARRAGE=$PWD/$BARRAGE ;; esac
 
 WORK=$(mktemp -d /tmp/barrage-serveh2.XXXXXX)

@@ -32,9 +32,9 @@ done
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BARRAGE=${BARRAGE:-$ROOT/target/release/barrage}
+BARRAGE=${BARRAGE:-$ROOT/target/perf/barrage}
 if [ -z "${BARRAGE_NO_BUILD:-}" ]; then
-    (cd "$ROOT" && cargo build --release -q -p barrage) >&2
+    (cd "$ROOT" && cargo build --profile perf -q -p barrage) >&2
 fi
 for tool in wrk curl nginx h2o python3 taskset; do
     command -v "$tool" >/dev/null || { echo "serve.sh: $tool is not installed" >&2; exit 1; }

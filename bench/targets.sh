@@ -23,9 +23,9 @@ for need in "$NGINX" /usr/bin/time; do
   [ -x "$need" ] || { echo "bench/targets.sh: missing $need" >&2; exit 1; }
 done
 
-cargo build --release --locked -p barrage >/dev/null 2>&1 || cargo build --release -p barrage
+cargo build --profile perf --locked -p barrage >/dev/null 2>&1 || cargo build --profile perf -p barrage
 target=${CARGO_TARGET_DIR:-target}
-BARRAGE=$target/release/barrage
+BARRAGE=$target/perf/barrage
 case "$BARRAGE" in /*) ;; *) BARRAGE=$PWD/$BARRAGE ;; esac
 
 WORK=$(mktemp -d /tmp/barrage-bench.XXXXXX)
