@@ -139,7 +139,8 @@ impl Run<'_> {
                 true
             }
             Err(e) => {
-                self.log.push(Log::Error(format!("{:?} {}", e.class, e.why)));
+                self.log
+                    .push(Log::Error(format!("{:?} {}", e.class, e.why)));
                 false
             }
         }
@@ -206,7 +207,9 @@ fn run_once(setup: &Setup, order: &Order, chunks: &[&[u8]], how: Feed) -> Vec<Lo
         }
         r.log.push(Log::Ended(e));
     }
-    r.log.push(Log::Eof(eof.map_err(|e| format!("{:?} {}", e.class, e.why))));
+    r.log.push(Log::Eof(
+        eof.map_err(|e| format!("{:?} {}", e.class, e.why)),
+    ));
     r.drain();
     r.log
 }
@@ -237,7 +240,12 @@ pub fn run(data: &[u8]) {
     }
     chunks.push(&input[at..]);
     let whole = run_once(&setup, &order, &chunks, Feed::Whole);
-    let split = run_once(&setup, &order, &chunks, Feed::Split(u64::from(*c2) << 8 | 1));
+    let split = run_once(
+        &setup,
+        &order,
+        &chunks,
+        Feed::Split(u64::from(*c2) << 8 | 1),
+    );
     assert_eq!(whole, split, "whole and split feeds differ");
     if input.len() <= 4096 {
         let bytewise = run_once(&setup, &order, &chunks, Feed::Bytewise);
