@@ -9,10 +9,8 @@
 //! `barrage-wire`'s.
 
 mod config;
-mod encoded;
 mod error;
 mod pacer;
-mod parser;
 mod plan;
 mod result;
 mod run;

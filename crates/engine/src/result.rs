@@ -35,7 +35,7 @@ pub fn error_counts(c: &Counts) -> ErrorCounts {
 
 /// The `http2` part of the document from the workers' counts.
 fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model::load::Http2 {
-    let h = &rec.h2;
+    let h = &rec.proto.h2;
     let rst_stream = h
         .rst_by_code
         .iter()

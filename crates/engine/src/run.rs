@@ -2,13 +2,14 @@
 //! per-second intervals into [`SecondStats`] for the sink, and builds the [`RunResult`].
 
 use crate::config::ValidConfig;
-use crate::encoded::Encoded;
 use crate::pacer::{Rate, Stages};
 use crate::result::{Parts, RunResult, Timing};
 use crate::sink::{Live, Phase, SecondStats, Sink};
 use crate::stats::{Interval, Recorder};
-use crate::worker::{H2Setup, Plan, Report, Shared, Worker};
+use crate::worker::{Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
+use barrage_wire::client::{Order, Protocol};
+use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
 use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
@@ -17,6 +18,78 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
+/// pipelined batch is one slice of one buffer.
+fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let encoded: Vec<Vec<u8>> = cfg
+        .requests
+        .iter()
+        .map(|r| {
+            RequestSpec {
+                method: r.method.clone(),
+                host: target.authority.clone(),
+                path: r.path.clone(),
+                headers: r.headers.clone(),
+                body: r.body.clone(),
+                keep_alive: c.keepalive,
+            }
+            .encode()
+        })
+        .collect();
+    h1client::Setup {
+        encoded: Encoded::new(&encoded, order),
+        is_head: cfg
+            .requests
+            .iter()
+            .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
+            .collect(),
+        depth: c.pipeline.max(1),
+        keep_alive: c.keepalive,
+        // The closed loop sends whole batches; the open loop one request per slot.
+        batch: c.rate.is_none() && c.stages.is_empty(),
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+    }
+}
+
+/// HTTP/2: every request encoded once for a stream, and the connections' settings.
+fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let scheme = if tls { "https" } else { "http" };
+    let several = cfg.requests.len() > 1;
+    h2client::Setup {
+        requests: cfg
+            .requests
+            .iter()
+            .map(|r| {
+                let req = h2client::Request::new(
+                    &r.method,
+                    scheme,
+                    &target.authority,
+                    &r.path,
+                    &r.headers,
+                    &r.body,
+                );
+                // Different requests on one connection cannot share HPACK table entries.
+                if several {
+                    req.without_indexing()
+                } else {
+                    req
+                }
+            })
+            .collect(),
+        config: h2client::Config {
+            max_streams: c.streams as u32,
+            stream_window: c.h2_window,
+            conn_window: c.h2_window,
+            max_header_list: h2client::MAX_HEADER_LIST,
+        },
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+    }
+}
 
 /// Runs the load described by `cfg`, reporting each second to `sink`, until the duration or
 /// request count is reached or `cancel` is set. Fails only when the run cannot start (the
@@ -48,56 +121,17 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         (true, true, Some(b"h2")) => Some("h2"),
         (true, true, _) => Some("http/1.1"),
     };
-    let scheme = if target.tls { "https" } else { "http" };
-    let several = cfg.requests.len() > 1;
-    let h2 = matches!(protocol, Some("h2" | "h2c")).then(|| H2Setup {
-        requests: cfg
-            .requests
-            .iter()
-            .map(|r| {
-                let req = h2client::Request::new(
-                    &r.method,
-                    scheme,
-                    &target.authority,
-                    &r.path,
-                    &r.headers,
-                    &r.body,
-                );
-                // Different requests on one connection cannot share HPACK table entries.
-                if several {
-                    req.without_indexing()
-                } else {
-                    req
-                }
-            })
-            .collect(),
-        client: h2client::Config {
-            max_streams: c.streams as u32,
-            stream_window: c.h2_window,
-            conn_window: c.h2_window,
-            max_header_list: h2client::MAX_HEADER_LIST,
-        },
-    });
+    let h2 = matches!(protocol, Some("h2" | "h2c"));
     // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.
-    let per_conn = if h2.is_some() { c.streams } else { c.pipeline };
-
-    // Every request encoded once, laid out in sending order (HTTP/2 encodes its own above).
-    let encoded: Vec<Vec<u8>> = cfg
-        .requests
-        .iter()
-        .map(|r| {
-            RequestSpec {
-                method: r.method.clone(),
-                host: target.authority.clone(),
-                path: r.path.clone(),
-                headers: r.headers.clone(),
-                body: r.body.clone(),
-                keep_alive: c.keepalive,
-            }
-            .encode()
-        })
-        .collect();
-    let encoded = Encoded::new(&encoded, &cfg.order, c.pipeline.max(1));
+    let depth = if h2 { c.streams } else { c.pipeline }.max(1);
+    let order = Order::new(&cfg.order, depth);
+    // Every request encoded once for the protocol: the connections' sessions send copies of
+    // these bytes, never encoding anything per request.
+    let speaks = if h2 {
+        Protocol::H2(h2_setup(cfg, target.tls))
+    } else {
+        Protocol::H1(h1_setup(cfg, &order))
+    };
     let threads = cfg.threads;
     // Shards started together: wait for the agreed wall-clock time (Ctrl-C still ends the wait).
     if let Some(at) = c.start_at {
@@ -122,23 +156,16 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let shared = Shared {
         addr,
         tls,
-        encoded,
-        is_head: cfg
-            .requests
-            .iter()
-            .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
-            .collect(),
+        order,
+        protocol: speaks,
         per_target: !cfg.targets.is_empty(),
-        pipeline: per_conn,
-        keepalive: c.keepalive,
+        depth,
         timeout: c.timeout,
         expect_status: c.expect_status,
-        expect_body: c.expect_body.clone(),
         start,
         measure_start,
         end,
         cancel: cancel.clone(),
-        h2,
     };
     let round = cfg.order.len();
     // A shard runs its share of the connections and of any request count; its workers take

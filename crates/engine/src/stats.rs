@@ -2,6 +2,7 @@
 //! computed from merged histograms. Nothing here allocates per request.
 
 use crate::error::ErrorKind;
+use barrage_wire::client::Counts as ProtoCounts;
 
 use hdrhistogram::Histogram;
 use std::time::Duration;
@@ -49,59 +50,6 @@ impl Counts {
     }
 }
 
-/// What the worker counts of HTTP/2 beyond requests (the run adds them up).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct H2Counts {
-    /// RST_STREAMs received, by error code (RFC 9113 §7, 0x0-0xd; other codes in the last).
-    pub rst_by_code: [u64; 15],
-    /// GOAWAYs received.
-    pub goaways: u64,
-    /// Requests the server did not process (above a GOAWAY's last stream id, or refused with
-    /// REFUSED_STREAM), sent again.
-    pub retried: u64,
-    /// Connections on which the server's SETTINGS_MAX_CONCURRENT_STREAMS was below `-m`.
-    pub capped: u64,
-    /// The lowest stream limit a server announced (`u32::MAX`: none).
-    pub min_limit: u32,
-    pub header_bytes_received: u64,
-    pub header_bytes_decoded: u64,
-    /// Streams opened, and connections they were opened on (streams per connection).
-    pub streams: u64,
-    pub connections: u64,
-}
-
-impl Default for H2Counts {
-    fn default() -> Self {
-        H2Counts {
-            rst_by_code: [0; 15],
-            goaways: 0,
-            retried: 0,
-            capped: 0,
-            min_limit: u32::MAX,
-            header_bytes_received: 0,
-            header_bytes_decoded: 0,
-            streams: 0,
-            connections: 0,
-        }
-    }
-}
-
-impl H2Counts {
-    pub fn add(&mut self, o: &H2Counts) {
-        for (a, b) in self.rst_by_code.iter_mut().zip(o.rst_by_code) {
-            *a += b;
-        }
-        self.goaways += o.goaways;
-        self.retried += o.retried;
-        self.capped += o.capped;
-        self.min_limit = self.min_limit.min(o.min_limit);
-        self.header_bytes_received += o.header_bytes_received;
-        self.header_bytes_decoded += o.header_bytes_decoded;
-        self.streams += o.streams;
-        self.connections += o.connections;
-    }
-}
-
 /// Everything a worker measures over the measured window.
 #[derive(Debug, Clone)]
 pub struct Recorder {
@@ -118,8 +66,9 @@ pub struct Recorder {
     pub status: Vec<u64>,
     /// The first message seen for each error class, to tell the user what went wrong.
     pub examples: [Option<String>; ErrorKind::COUNT],
-    /// HTTP/2 only.
-    pub h2: H2Counts,
+    /// What each protocol counts beyond requests (HTTP/2's resets, GOAWAYs, streams...), as its
+    /// client sessions count it; the recorder only adds them up.
+    pub proto: ProtoCounts,
     /// `--targets` runs: each target's figures (indexed as the run's requests; empty else).
     pub targets: Vec<TargetRec>,
 }
@@ -179,7 +128,7 @@ impl Default for Recorder {
             connect: new_histogram(),
             status: vec![0; 1000],
             examples: Default::default(),
-            h2: H2Counts::default(),
+            proto: ProtoCounts::default(),
             targets: Vec::new(),
         }
     }
@@ -194,7 +143,7 @@ impl Recorder {
         self.connect.reset();
         self.status.iter_mut().for_each(|s| *s = 0);
         self.examples = Default::default();
-        self.h2 = H2Counts::default();
+        self.proto = ProtoCounts::default();
         let n = self.targets.len();
         self.targets.clear();
         self.targets.resize_with(n, TargetRec::default);
@@ -248,7 +197,7 @@ impl Recorder {
         for (a, b) in self.status.iter_mut().zip(&o.status) {
             *a += b;
         }
-        self.h2.add(&o.h2);
+        self.proto.add(&o.proto);
         if self.targets.len() < o.targets.len() {
             self.targets
                 .resize_with(o.targets.len(), TargetRec::default);

@@ -1,4 +1,6 @@
-//! barrage's HTTP/1.1 codec, shared by the load engine (client side) and the server.
+//! barrage's HTTP codecs, shared by the load engine (client side) and the server: HTTP/1.1 at the
+//! root (with the client's connection in [`h1`]), HTTP/2 in [`h2`], and the one interface the
+//! engine drives a client connection of either through ([`client`]).
 //!
 //! Nothing here does I/O: every function takes bytes that the caller read and says how many it
 //! consumed, so the same code serves a mio loop, a blocking socket or a fuzzer. Header parsing is
@@ -7,8 +9,10 @@
 
 pub mod body;
 pub mod chunked;
+pub mod client;
 pub mod encode;
 pub mod error;
+pub mod h1;
 pub mod h2;
 pub mod pattern;
 pub mod request;

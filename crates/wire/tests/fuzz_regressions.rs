@@ -5,6 +5,8 @@
 
 #[path = "../../../fuzz/harness/chunked.rs"]
 mod chunked;
+#[path = "../../../fuzz/harness/h1_client.rs"]
+mod h1_client;
 #[path = "../../../fuzz/harness/h2.rs"]
 mod h2;
 #[path = "../../../fuzz/harness/h2_client.rs"]
@@ -32,6 +34,11 @@ fn response() {
 #[test]
 fn chunked() {
     replay::all("chunked", chunked::run);
+}
+
+#[test]
+fn h1_client() {
+    replay::all("h1_client", h1_client::run);
 }
 
 #[test]

@@ -1,20 +1,20 @@
-//! One worker: a thread that owns its connections and a mio event loop. No locks, no allocation
-//! per request: request bytes are pre-encoded in sending order ([`Encoded`]) and written from
-//! one buffer, responses are parsed in place from one read buffer shared by the worker's connections
-//! (a partial head is carried per connection), bodies are discarded as they stream by.
+//! One worker: a thread that owns its connections and a mio event loop, for every protocol and
+//! every load mode. No locks, no allocation per request. Each connection's protocol lives in a
+//! session behind wire's one client interface ([`ClientSession`]): the loop opens requests on
+//! it, writes what it has to send, feeds it what was read (in place, from one read buffer shared
+//! by the worker's connections, with what a session left unconsumed carried per connection),
+//! and records each request's [`End`] the same way whatever the protocol.
 
-use crate::encoded::Encoded;
-use crate::parser::{Done, Parser};
 use crate::sink::Phase;
 use crate::stats::{micros, Interval, Recorder};
+mod ends;
 mod exchange;
-mod h2;
 mod open_loop;
 
 use crate::timer::Timer;
 use crate::transport::{TlsStream, Transport};
 use crate::{Cancel, ErrorKind, Pacer};
-use barrage_wire::h2::client::{self as h2client, Client};
+use barrage_wire::client::{ClientSession, Order, Protocol, Session, Tag, MAX_CARRY};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use rustls::pki_types::ServerName;
@@ -26,8 +26,8 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Read buffer per worker: room for a carried head of up to `MAX_HEAD` plus a 64 KiB read.
-const READ_BUF: usize = crate::parser::MAX_HEAD + 64 * 1024;
+/// Read buffer per worker: room for a carry of up to `MAX_CARRY` plus a 64 KiB read.
+const READ_BUF: usize = MAX_CARRY + 64 * 1024;
 /// First and largest reconnect delay after consecutive failures.
 const BACKOFF_BASE: Duration = Duration::from_millis(5);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
@@ -38,31 +38,22 @@ const GENERATOR_SLACK: Duration = Duration::from_millis(1);
 pub struct Shared {
     pub addr: SocketAddr,
     pub tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
-    /// The HTTP/1.1 requests in sending order.
-    pub encoded: Encoded,
-    /// Request i is a HEAD request (its response has no body).
-    pub is_head: Vec<bool>,
+    /// The run's requests in sending order, by position.
+    pub order: Order,
+    /// The protocol: what its connections share (the requests encoded for it); each connection
+    /// gets a session of it.
+    pub protocol: Protocol,
     /// `--targets` runs: each request keeps figures of its own.
     pub per_target: bool,
-    pub pipeline: usize,
-    pub keepalive: bool,
+    /// Requests in flight per connection (the pipeline depth, or HTTP/2's streams): the open
+    /// loop's slots per connection.
+    pub depth: usize,
     pub timeout: Duration,
     pub expect_status: Option<u16>,
-    pub expect_body: Option<Vec<u8>>,
     pub start: Instant,
     pub measure_start: Instant,
     pub end: Option<Instant>,
     pub cancel: Cancel,
-    /// HTTP/2: the request encoded for streams and the connections' settings (`pipeline` is
-    /// then the streams per connection).
-    pub h2: Option<H2Setup>,
-}
-
-/// What every HTTP/2 connection of a run shares.
-pub struct H2Setup {
-    /// Request i encoded for a stream (indexed as `Shared::is_head`).
-    pub requests: Vec<h2client::Request>,
-    pub client: h2client::Config,
 }
 
 /// This worker's share of the run.
@@ -103,32 +94,40 @@ enum State {
     Ready,
 }
 
+/// A request's tag: what the worker needs back when it ends.
 #[derive(Clone, Copy)]
 struct Sent {
     intended: Instant,
     sent: Instant,
     measured: bool,
-    /// The request (an index into the run's requests).
+    /// The request (an index into the run's requests) and its position in the run's order.
     req: u32,
+    pos: u32,
 }
 
-struct Conn {
+impl Tag for Sent {
+    #[inline]
+    fn counted(&self) -> bool {
+        self.measured
+    }
+    #[inline]
+    fn sent(&self) -> Instant {
+        self.sent
+    }
+}
+
+struct Conn<'a> {
     t: Option<Transport>,
     state: State,
     /// Start of the current state (connect start), or the end of a backoff.
     since: Instant,
     gen: u32,
-    inflight: VecDeque<Sent>,
-    /// Pending part of a write from `Shared::encoded`.
-    wpos: usize,
-    wend: usize,
-    parser: Parser,
     failures: u32,
-    served: u64,
-    /// HTTP/2: the connection's session and streams (`inflight` stays empty), and how much
-    /// of its output was written.
-    h2: Option<Box<Client<Sent>>>,
-    h2_wpos: usize,
+    /// What the session left unconsumed of the last read (a partial head or frame; almost
+    /// always empty), fed again in front of the next.
+    carry: Vec<u8>,
+    /// The connection's protocol state, kept across reconnects (`start` begins afresh).
+    session: Session<'a, Sent>,
 }
 
 pub struct Worker<'a> {
@@ -137,7 +136,7 @@ pub struct Worker<'a> {
     tx: Sender<(usize, Report)>,
     index: usize,
     poll: Poll,
-    conns: Vec<Conn>,
+    conns: Vec<Conn<'a>>,
     rbuf: Vec<u8>,
     rec: Recorder,
     iv: Interval,
@@ -147,7 +146,7 @@ pub struct Worker<'a> {
     inflight_total: u64,
     /// Open loop: (connection, generation) for each free request slot.
     free: VecDeque<(u32, u32)>,
-    /// Open loop: HTTP/2 requests a server did not process (REFUSED_STREAM, above a GOAWAY's
+    /// Open loop: requests a server did not process (HTTP/2's REFUSED_STREAM, above a GOAWAY's
     /// last stream), sent again before any new one with their first intended times, so their
     /// latency still counts from when they were due.
     retry: VecDeque<Sent>,
@@ -162,8 +161,6 @@ pub struct Worker<'a> {
     tick: Duration,
     /// The next position in the round of requests.
     cursor: usize,
-    /// Responses parsed from one read, before they are matched with their requests (reused).
-    done: Vec<Done>,
 }
 
 impl<'a> Worker<'a> {
@@ -180,18 +177,13 @@ impl<'a> Worker<'a> {
                 state: State::Backoff,
                 since: now + plan.ramp.get(i).copied().unwrap_or_default(),
                 gen: 0,
-                inflight: VecDeque::with_capacity(sh.pipeline),
-                wpos: 0,
-                wend: 0,
-                parser: Parser::default(),
                 failures: 0,
-                served: 0,
-                h2: None,
-                h2_wpos: 0,
+                carry: Vec::new(),
+                session: sh.protocol.session(),
             })
             .collect();
         let free_cap = if plan.pacer.is_some() {
-            plan.connections * sh.pipeline
+            plan.connections * sh.depth
         } else {
             0
         };
@@ -208,7 +200,11 @@ impl<'a> Worker<'a> {
             poll,
             conns,
             rbuf: vec![0; READ_BUF],
-            rec: Recorder::with_targets(if sh.per_target { sh.is_head.len() } else { 0 }),
+            rec: Recorder::with_targets(if sh.per_target {
+                sh.protocol.requests()
+            } else {
+                0
+            }),
             iv: Interval::default(),
             measuring,
             sec_start: sh.start,
@@ -223,8 +219,7 @@ impl<'a> Worker<'a> {
             last_progress: now,
             // Timeouts and reconnects are checked on a coarse tick, not on every wakeup.
             tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
-            cursor: plan.first % sh.encoded.round(),
-            done: Vec::with_capacity(sh.pipeline + 1),
+            cursor: plan.first % sh.order.round(),
             plan,
         })
     }
@@ -244,6 +239,9 @@ impl<'a> Worker<'a> {
             if !self.measuring && now >= self.sh.measure_start {
                 self.flush_second(self.sh.measure_start);
                 self.rec.reset();
+                for c in &mut self.conns {
+                    c.session.reset_counts();
+                }
                 self.measuring = true;
                 self.sec_start = self.sh.measure_start;
                 self.sec_index = 0;
@@ -303,18 +301,12 @@ impl<'a> Worker<'a> {
         }
         let stopped = Instant::now();
         self.flush_second(stopped);
-        for i in 0..self.conns.len() {
-            self.h2_account(i);
+        let mut in_flight = 0u64;
+        for c in &mut self.conns {
+            c.session
+                .drain(&mut |s: Sent| in_flight += u64::from(s.measured));
+            c.session.take_counts(&mut self.rec.proto);
         }
-        let in_flight = self
-            .conns
-            .iter()
-            .flat_map(|c| {
-                let h2 = c.h2.iter().flat_map(|h| h.streams().map(|(_, s)| s));
-                c.inflight.iter().chain(h2)
-            })
-            .filter(|s| s.measured)
-            .count() as u64;
         // Sockets close with the worker.
         let outcome = Outcome {
             rec: std::mem::take(&mut self.rec),
@@ -405,21 +397,10 @@ impl<'a> Worker<'a> {
                 Ok(false) => {}
                 Err(e) => self.fail(i, ErrorKind::Connect, &e, now),
             },
-            State::Ready if c.h2.is_some() => {
-                if writable {
-                    self.h2_flush(i);
-                    if let Some(Err(e)) = self.conns[i].t.as_mut().map(|t| t.flush()) {
-                        return self.fail(i, ErrorKind::Reset, &e, now);
-                    }
-                }
-                if readable && self.conns[i].state == State::Ready {
-                    self.on_readable(i, closed, now);
-                }
-            }
             State::Ready => {
                 if writable {
-                    if c.wpos < c.wend {
-                        self.write_pending(i);
+                    if !c.session.out().is_empty() {
+                        self.flush(i);
                     } else if let Err(e) = t.flush() {
                         return self.fail(i, ErrorKind::Reset, &e, now);
                     }
@@ -441,18 +422,17 @@ impl<'a> Worker<'a> {
         self.last_progress = now;
         let c = &mut self.conns[i];
         c.state = State::Ready;
-        c.served = 0;
         if self.measuring {
             self.rec.counts.connects += 1;
             let _ = self.rec.connect.record(micros(now - c.since));
         }
-        if self.sh.h2.is_some() {
-            return self.h2_ready(i, now);
-        }
+        // A preface, if the protocol has one, goes out with the first requests.
+        c.session.start(c.since);
         if self.plan.pacer.is_some() {
-            for _ in 0..self.sh.pipeline {
+            for _ in 0..self.sh.depth {
                 self.free.push_back((i as u32, c.gen));
             }
+            self.flush(i);
         } else {
             self.fill(i, now);
         }
@@ -474,30 +454,21 @@ impl<'a> Worker<'a> {
     /// Closes the socket and forgets its requests, each a `kind` error of its target; returns
     /// how many were lost, and how many of those were measured.
     fn drop_conn(&mut self, i: usize, kind: ErrorKind) -> (u64, u64) {
-        self.h2_account(i);
-        let c = &mut self.conns[i];
-        if self.sh.per_target {
-            let h2 = c.h2.iter().flat_map(|h| h.streams().map(|(_, s)| s));
-            for s in c.inflight.iter().chain(h2).filter(|s| s.measured) {
-                self.rec.target_error(s.req, kind);
+        let (c, rec) = (&mut self.conns[i], &mut self.rec);
+        let (mut all, mut measured) = (0u64, 0u64);
+        c.session.drain(&mut |s: Sent| {
+            all += 1;
+            if s.measured {
+                measured += 1;
+                // A no-op without per-target figures.
+                rec.target_error(s.req, kind);
             }
-        }
+        });
+        c.session.take_counts(&mut rec.proto);
         c.t = None;
         c.gen = c.gen.wrapping_add(1);
-        c.parser.reset();
-        c.wpos = 0;
-        c.wend = 0;
-        let mut all = c.inflight.len() as u64;
-        let mut measured = c.inflight.iter().filter(|s| s.measured).count() as u64;
-        if let Some(mut client) = c.h2.take() {
-            for s in client.drain() {
-                all += 1;
-                measured += u64::from(s.measured);
-            }
-        }
-        c.h2_wpos = 0;
+        c.carry.clear();
         self.inflight_total -= all;
-        c.inflight.clear();
         c.state = State::Backoff;
         (all, measured)
     }
@@ -506,11 +477,11 @@ impl<'a> Worker<'a> {
     /// or 1); returns the first.
     fn take_requests(&mut self, k: usize) -> usize {
         let pos = self.cursor;
-        self.cursor = (pos + k) % self.sh.encoded.round();
+        self.cursor = (pos + k) % self.sh.order.round();
         pos
     }
 
-    /// Counts `k` requests just written (pipelined, paced or as HTTP/2 streams) as in flight,
+    /// Counts `k` requests just opened (pipelined, paced or as HTTP/2 streams) as in flight,
     /// in the second's interval, and in the run's recorder while measuring.
     fn wrote(&mut self, k: u64) {
         self.inflight_total += k;
@@ -542,7 +513,8 @@ impl<'a> Worker<'a> {
         c.since = now + delay;
     }
 
-    /// Periodic: request and connect timeouts, and reconnects whose backoff is over.
+    /// Periodic: request and connect timeouts (the session cancels its late requests or ends
+    /// the connection), and reconnects whose backoff is over.
     fn scan(&mut self, now: Instant) {
         let timeout = self.sh.timeout;
         for i in 0..self.conns.len() {
@@ -552,17 +524,7 @@ impl<'a> Worker<'a> {
                 State::Connecting | State::Handshaking if now - c.since > timeout => {
                     self.fail(i, ErrorKind::Connect, &"connect timed out", now)
                 }
-                State::Ready if c.h2.is_some() => self.h2_scan(i, now),
-                State::Ready => {
-                    if let Some(s) = c.inflight.front() {
-                        if now.saturating_duration_since(s.sent) > timeout {
-                            let why = format!("no response within {timeout:?}");
-                            // The timed-out request is a timeout; others queued behind it on the
-                            // same connection are lost with it and counted the same.
-                            self.fail(i, ErrorKind::Timeout, &why, now);
-                        }
-                    }
-                }
+                State::Ready => self.expire(i, now),
                 _ => {}
             }
         }
@@ -570,8 +532,8 @@ impl<'a> Worker<'a> {
 }
 
 /// Counts `all` errors in the second's interval (while measuring, only the `measured` ones) and
-/// `measured` of them in the run's recorder: a failed connection's requests or one HTTP/2
-/// stream (`(1, 1)` or `(1, 0)`). A free function so that code holding other fields of the
+/// `measured` of them in the run's recorder: a failed connection's requests or one request that
+/// failed alone (`(1, 1)` or `(1, 0)`). A free function so that code holding other fields of the
 /// worker can call it.
 fn count_lost(
     rec: &mut Recorder,

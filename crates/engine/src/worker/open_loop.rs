@@ -4,6 +4,7 @@
 use super::{Sent, State, Worker, GENERATOR_SLACK};
 use crate::stats::micros;
 use crate::Pace;
+use barrage_wire::client::ClientSession;
 use std::time::Instant;
 
 impl Worker<'_> {
@@ -23,7 +24,7 @@ impl Worker<'_> {
             };
             self.retry.pop_front();
             self.wrote(1);
-            self.h2_send(
+            self.send(
                 i,
                 Sent {
                     sent: now,
@@ -70,35 +71,35 @@ impl Worker<'_> {
                 intended,
                 sent: now,
                 measured: self.measuring,
-                req: self.sh.encoded.request_at(pos),
+                req: self.sh.order.request_at(pos),
+                pos: pos as u32,
             };
-            if self.conns[i].h2.is_some() {
-                // A stream; its end frees the slot.
-                self.h2_send(i, sent);
-                continue;
-            }
-            let c = &mut self.conns[i];
-            c.inflight.push_back(sent);
-            (c.wpos, c.wend) = self.sh.encoded.span(pos, 1);
-            self.write_pending(i);
+            // Its end frees the slot.
+            self.send(i, sent);
         }
+    }
+
+    /// Sends one request, already counted as written, on connection `i`, which
+    /// [`Worker::take_slot`] found room on.
+    fn send(&mut self, i: usize, sent: Sent) {
+        let c = &mut self.conns[i];
+        let opened = c.session.open(sent.pos as usize, sent.req, sent);
+        debug_assert!(opened, "take_slot checked the room");
+        self.flush(i);
     }
 
     pub(super) fn take_slot(&mut self) -> Option<usize> {
         let mut tries = self.free.len();
         while let Some((i, gen)) = self.free.pop_front() {
             let c = &self.conns[i as usize];
-            if let Some(client) = c.h2.as_ref() {
-                if c.gen == gen && c.state == State::Ready && client.room() > 0 {
+            if c.gen == gen && c.state == State::Ready {
+                if c.session.room() > 0 {
                     return Some(i as usize);
                 }
-            } else if c.gen == gen && c.state == State::Ready && c.inflight.len() < self.sh.pipeline
-            {
-                if c.wpos == c.wend {
-                    return Some(i as usize);
+                if c.session.held_by_output() {
+                    // Still writing: keep the slot for later.
+                    self.free.push_back((i, gen));
                 }
-                // Still writing: keep the slot for later.
-                self.free.push_back((i, gen));
             }
             tries -= 1;
             if tries == 0 {

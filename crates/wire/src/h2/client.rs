@@ -5,13 +5,17 @@
 //! caller's tag (the engine's send times).
 //!
 //! The caller owns the socket: it writes [`Client::out`] and feeds what it reads to
-//! [`Client::feed`]. Nothing here allocates per request once the buffers have grown.
+//! [`Client::feed`]. Nothing here allocates per request once the buffers have grown. [`Conn`]
+//! puts a `Client` behind the client-session interface the engine's worker loop talks to.
 
 use super::frame::{self, ErrorCode, H2Error};
 use super::hpack::{self, Indexing};
 use super::session::{Event, Session};
 use super::settings::Settings;
 use super::{DEFAULT_WINDOW, MAX_WINDOW, PREFACE};
+
+mod conn;
+pub use conn::{Conn, Counts, Setup};
 
 /// The dynamic table size every peer starts with (RFC 7541 §4.2, RFC 9113 §6.5.2).
 const DEFAULT_TABLE: usize = 4096;

@@ -1,8 +1,10 @@
-//! Incremental response parsing for one connection: heads parsed in place from the worker's read
-//! buffer, bodies streamed through the wire crate's decoder and discarded (or compared with the
-//! expected body) in constant memory.
+//! Incremental response parsing for one HTTP/1.1 client connection: heads parsed in place from
+//! the caller's buffer (the load engine's read buffer, shared by a worker's connections), bodies
+//! streamed through the body decoder and discarded (or compared with the expected body) in
+//! constant memory. A partial head is left unconsumed: the caller carries it in front of the
+//! next read, so nothing is copied in the common case.
 
-use barrage_wire::{parse_response_head, BodyDecoder, WireError};
+use crate::{parse_response_head, BodyDecoder, WireError};
 use std::ops::ControlFlow;
 
 /// Largest response head accepted; a longer one is a parse error (keeps memory bounded).
@@ -34,7 +36,7 @@ impl std::fmt::Display for ParseFail {
     }
 }
 
-/// Per-connection parse state; `carry` holds a partial head between reads (empty almost always).
+/// Per-connection parse state.
 #[derive(Debug, Default)]
 pub struct Parser {
     body: Option<BodyDecoder>,
@@ -42,7 +44,8 @@ pub struct Parser {
     keep_alive: bool,
     body_off: u64,
     body_bad: bool,
-    pub carry: Vec<u8>,
+    /// The last feed left a partial head unconsumed.
+    partial: bool,
 }
 
 impl Parser {
@@ -50,23 +53,25 @@ impl Parser {
         self.body = None;
         self.body_off = 0;
         self.body_bad = false;
-        self.carry.clear();
+        self.partial = false;
     }
 
-    /// Consumes `buf` (the carried partial head followed by newly read bytes), calling `on_done`
-    /// for each complete response; `on_done` may stop parsing (the connection is closing).
-    /// `was_head(k)` says whether the request of the k-th response completed by this call
-    /// (0-based) was a HEAD, whose response has no body.
+    /// Consumes `buf` (what the last feed left unconsumed followed by newly read bytes),
+    /// calling `on_done` for each complete response; returns the bytes used (the rest is a
+    /// partial head, at most [`MAX_HEAD`], to feed again in front of more).
+    ///
+    /// `head` says whether the next response whose head is parsed here answers a HEAD (it has
+    /// no body); after each response `on_done` says the same of the one after it
+    /// (`Continue(head)`), or stops parsing (`Break`: the connection is closing).
     pub fn feed(
         &mut self,
         buf: &[u8],
-        was_head: impl Fn(usize) -> bool,
+        mut head: bool,
         expect: Option<&[u8]>,
-        mut on_done: impl FnMut(Done) -> ControlFlow<()>,
-    ) -> Result<(), ParseFail> {
-        self.carry.clear();
+        mut on_done: impl FnMut(Done) -> ControlFlow<(), bool>,
+    ) -> Result<usize, ParseFail> {
+        self.partial = false;
         let mut pos = 0;
-        let mut completed = 0;
         loop {
             if let Some(dec) = self.body.as_mut() {
                 let off = &mut self.body_off;
@@ -80,27 +85,25 @@ impl Parser {
                     .map_err(ParseFail::Wire)?;
                 pos += n;
                 if !dec.is_done() {
-                    return Ok(());
+                    return Ok(pos);
                 }
                 let done = self.finish(expect);
-                completed += 1;
-                if on_done(done).is_break() {
-                    return Ok(());
+                match on_done(done) {
+                    ControlFlow::Break(()) => return Ok(pos),
+                    ControlFlow::Continue(h) => head = h,
                 }
                 continue;
             }
             if pos == buf.len() {
-                return Ok(());
+                return Ok(pos);
             }
-            let head = parse_response_head(&buf[pos..], was_head(completed));
-            match head.map_err(ParseFail::Wire)? {
+            match parse_response_head(&buf[pos..], head).map_err(ParseFail::Wire)? {
                 None => {
-                    let rest = &buf[pos..];
-                    if rest.len() > MAX_HEAD {
+                    if buf.len() - pos > MAX_HEAD {
                         return Err(ParseFail::HeadTooLarge);
                     }
-                    self.carry.extend_from_slice(rest);
-                    return Ok(());
+                    self.partial = true;
+                    return Ok(pos);
                 }
                 Some(h) => {
                     pos += h.head_len;
@@ -117,7 +120,7 @@ impl Parser {
 
     /// The peer closed: completes a close-delimited response; `Err` if a response was cut off.
     pub fn eof(&mut self, expect: Option<&[u8]>) -> Result<Option<Done>, ParseFail> {
-        if !self.carry.is_empty() {
+        if self.partial {
             return Err(ParseFail::Wire(WireError::Head(
                 "connection closed mid-head",
             )));
@@ -180,17 +183,17 @@ mod tests {
         points.push(wire.len());
         points.sort_unstable();
         let mut pos = 0;
+        let mut carry = Vec::new();
+        let is_head = |k: usize| heads.get(k).copied().unwrap_or(false);
         for c in points {
             let c = c.max(pos);
-            let mut buf = std::mem::take(&mut p.carry);
-            buf.extend_from_slice(&wire[pos..c]);
+            carry.extend_from_slice(&wire[pos..c]);
             pos = c;
-            let before = out.len();
-            let was_head = |k: usize| heads.get(before + k).copied().unwrap_or(false);
-            p.feed(&buf, was_head, expect, |d| {
+            let used = p.feed(&carry, is_head(out.len()), expect, |d| {
                 out.push(d);
-                ControlFlow::Continue(())
+                ControlFlow::Continue(is_head(out.len()))
             })?;
+            carry.drain(..used);
         }
         if let Some(d) = p.eof(expect)? {
             out.push(d);

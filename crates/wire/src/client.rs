@@ -1,0 +1,359 @@
+//! One interface for the client side of a connection, whatever its protocol: the load engine's
+//! worker loop talks to a [`Session`] and never asks which protocol it speaks. A protocol is its
+//! codec plus a session type implementing [`ClientSession`] (HTTP/1.1: [`h1::client::Conn`],
+//! HTTP/2: [`h2::client::Conn`]), one variant in [`Protocol`] and [`Session`], and one line in
+//! [`dispatch!`]: the loop, the pacer, the recorder and the report stay as they are.
+//!
+//! Sans I/O like the codecs: the caller opens requests (each with a tag of its own, handed back
+//! when the request ends), writes [`ClientSession::out`], feeds what it read, and calls
+//! [`ClientSession::expire`] on its tick. A session reports each finished request as an [`End`]
+//! with its tag, and the end of the connection as a [`ConnError`] or [`Fed::close`].
+//!
+//! Dispatch is a `match` over an enum, not a trait object: the worker's calls (one `open` per
+//! request, one `feed` per read) are static and inlinable, and a run speaks one protocol, so the
+//! branch is always predicted. Room for datagram transports (HTTP/3): [`ClientSession::feed`]
+//! takes one read's bytes, which for QUIC is one datagram (the caller keeps no carry then), and
+//! [`ClientSession::timer`] says when a session must be called without input.
+//!
+//! [`h1::client::Conn`]: crate::h1::client::Conn
+//! [`h2::client::Conn`]: crate::h2::client::Conn
+
+use crate::{h1, h2};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// The most input a session leaves unconsumed for the next feed (a partial HTTP/1.1 head, a
+/// partial HTTP/2 frame): the caller's read buffer holds this much carried over plus a read.
+pub const MAX_CARRY: usize = h1::parser::MAX_HEAD;
+
+/// What a session needs of the caller's tag for a request.
+pub trait Tag: Copy {
+    /// Whether the request's figures count (it was written in the measured window): a session
+    /// counts its protocol's per-request figures ([`Counts`]) only for those.
+    fn counted(&self) -> bool;
+    /// When the request was written: its timeout runs from here.
+    fn sent(&self) -> Instant;
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End<T> {
+    /// A whole response: its final status, and whether its body was the expected one (always
+    /// true when none is expected).
+    Response { tag: T, status: u16, body_ok: bool },
+    /// The request failed while the connection goes on.
+    Failed { tag: T, failure: Failure },
+    /// The server never processed it (HTTP/2: above a GOAWAY's last stream, REFUSED_STREAM):
+    /// it may be sent again.
+    Unprocessed { tag: T },
+}
+
+/// The class of a failure, in the engine's vocabulary (the error kinds a session can cause).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    Connect,
+    Timeout,
+    Reset,
+    Parse,
+    StreamReset,
+    Protocol,
+    HeaderTooLarge,
+}
+
+/// Why one request failed while its connection went on. `Copy`, formatted only when the
+/// recorder keeps it as an example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The server reset the request's stream (its error code's name).
+    Reset(&'static str),
+    /// The response broke the protocol on its stream (the code it was reset with).
+    Malformed(&'static str),
+    /// The response's header list passed the limit announced, in KiB.
+    HeaderTooLarge { limit_kib: u32 },
+    /// No response within the timeout: this side cancelled the request.
+    Timeout(Duration),
+}
+
+impl Failure {
+    pub fn class(&self) -> Class {
+        match self {
+            Failure::Reset(_) => Class::StreamReset,
+            Failure::Malformed(_) => Class::Protocol,
+            Failure::HeaderTooLarge { .. } => Class::HeaderTooLarge,
+            Failure::Timeout(_) => Class::Timeout,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Reset(code) => write!(f, "stream reset by the server ({code})"),
+            Failure::Malformed(code) => write!(f, "malformed response stream ({code})"),
+            Failure::HeaderTooLarge { limit_kib } => write!(
+                f,
+                "response header list larger than the {limit_kib} KiB announced"
+            ),
+            Failure::Timeout(t) => write!(f, "no response within {t:?} (stream cancelled)"),
+        }
+    }
+}
+
+/// The connection's end: its class and what happened. Every request still open on it is lost
+/// (the caller takes their tags back with [`ClientSession::drain`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnError {
+    pub class: Class,
+    pub why: String,
+}
+
+impl ConnError {
+    pub fn new(class: Class, why: impl Into<String>) -> ConnError {
+        ConnError {
+            class,
+            why: why.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+/// What a feed did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fed {
+    /// Bytes used; the rest (at most [`MAX_CARRY`]) is to be fed again, in front of the next
+    /// read.
+    pub used: usize,
+    /// The connection has nothing more to do (a response said `close`, the server is going away
+    /// and every request has ended): the caller closes it and connects anew.
+    pub close: bool,
+}
+
+/// The figures each protocol counts beyond requests, added up by the engine's recorder (which
+/// never looks inside). A session counts its connection-level figures from [`ClientSession::start`]
+/// or its last [`ClientSession::reset_counts`], and per-request ones for counted tags only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub h2: h2::client::Counts,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.h2.add(&o.h2);
+    }
+}
+
+/// The run's requests in sending order, addressed by position: one round, then its first
+/// `depth - 1` again, so `depth` consecutive positions from anywhere in the round exist (and,
+/// for HTTP/1.1, lie contiguously in [`h1::encoded::Encoded`]).
+#[derive(Debug, Clone)]
+pub struct Order {
+    seq: Vec<u32>,
+    round: usize,
+}
+
+impl Order {
+    /// `order` is one round of request indices (not empty); `depth` the most requests opened
+    /// at once on a connection (at least 1).
+    pub fn new(order: &[u32], depth: usize) -> Order {
+        assert!(!order.is_empty() && depth >= 1, "a round and a batch");
+        let positions = order.len() + depth - 1;
+        Order {
+            seq: (0..positions).map(|p| order[p % order.len()]).collect(),
+            round: order.len(),
+        }
+    }
+
+    /// Positions in one round: a worker's cursor stays below this.
+    pub fn round(&self) -> usize {
+        self.round
+    }
+
+    /// The request (an index into the run's requests) at position `pos`.
+    pub fn request_at(&self, pos: usize) -> u32 {
+        self.seq[pos]
+    }
+
+    /// Every position, the round and the `depth - 1` after it.
+    pub fn seq(&self) -> &[u32] {
+        &self.seq
+    }
+}
+
+/// One connection's client side, of any protocol.
+pub trait ClientSession<T: Tag> {
+    /// A new connection is up (its connect began at `since`): begin afresh (a preface, if the
+    /// protocol has one, goes to [`ClientSession::out`]).
+    fn start(&mut self, since: Instant);
+    /// Requests [`ClientSession::open`] takes now (HTTP/1.1: the pipeline's free places, 0
+    /// until a whole batch is answered in the closed loop; HTTP/2: streams under the limits).
+    fn room(&self) -> usize;
+    /// Whether `room` is held back only until the pending output is written (a caller keeps
+    /// its slot then, rather than giving it up).
+    fn held_by_output(&self) -> bool;
+    /// Sends the request at position `pos` of the run's [`Order`] (request `req`); false when
+    /// it cannot (no room). Requests opened together have consecutive positions.
+    fn open(&mut self, pos: usize, req: u32, tag: T) -> bool;
+    /// Bytes to write, in order.
+    fn out(&self) -> &[u8];
+    /// The first `n` bytes of [`ClientSession::out`] were written.
+    fn wrote(&mut self, n: usize);
+    /// Feeds one read (after the carry of the last feed): each request that ended goes to `on`.
+    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError>;
+    /// The peer closed the connection: Ok for a clean end (a close-delimited response ends
+    /// here, to `on`), an error when requests were cut off.
+    fn eof<F: FnMut(End<T>)>(&mut self, on: &mut F) -> Result<(), ConnError>;
+    /// Periodic (the caller's tick): requests older than the timeout are cancelled (to `on`) or
+    /// end the connection, whichever the protocol allows; timers due by `now` run.
+    fn expire<F: FnMut(End<T>)>(&mut self, now: Instant, on: &mut F) -> Result<(), ConnError>;
+    /// When the session must be called ([`ClientSession::expire`]) with no input: a protocol
+    /// with timers of its own (QUIC's loss detection). None for TCP's protocols.
+    fn timer(&self) -> Option<Instant> {
+        None
+    }
+    /// The connection is gone: every open request's tag, and its figures folded into the counts.
+    fn drain<F: FnMut(T)>(&mut self, each: &mut F);
+    /// Adds the counts to `into` and starts them afresh.
+    fn take_counts(&mut self, into: &mut Counts);
+    /// Starts the counts afresh (the measured window begins).
+    fn reset_counts(&mut self);
+}
+
+/// What every connection of a run shares, by protocol.
+#[derive(Debug)]
+pub enum Protocol {
+    H1(h1::client::Setup),
+    H2(h2::client::Setup),
+}
+
+impl Protocol {
+    /// A connection's session (idle until [`ClientSession::start`]).
+    pub fn session<T: Tag>(&self) -> Session<'_, T> {
+        match self {
+            Protocol::H1(s) => Session::H1(h1::client::Conn::new(s)),
+            Protocol::H2(s) => Session::H2(Box::new(h2::client::Conn::new(s))),
+        }
+    }
+
+    /// The run's distinct requests.
+    pub fn requests(&self) -> usize {
+        match self {
+            Protocol::H1(s) => s.is_head.len(),
+            Protocol::H2(s) => s.requests.len(),
+        }
+    }
+}
+
+/// A connection's session, of the run's protocol.
+#[derive(Debug)]
+pub enum Session<'r, T> {
+    H1(h1::client::Conn<'r, T>),
+    H2(Box<h2::client::Conn<'r, T>>),
+}
+
+/// Calls the same method on whichever session it is.
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $call:expr) => {
+        match $self {
+            Session::H1($s) => $call,
+            Session::H2($s) => $call,
+        }
+    };
+}
+
+impl<T: Tag> ClientSession<T> for Session<'_, T> {
+    #[inline]
+    fn start(&mut self, since: Instant) {
+        dispatch!(self, s => s.start(since))
+    }
+    #[inline]
+    fn room(&self) -> usize {
+        dispatch!(self, s => s.room())
+    }
+    #[inline]
+    fn held_by_output(&self) -> bool {
+        dispatch!(self, s => s.held_by_output())
+    }
+    #[inline]
+    fn open(&mut self, pos: usize, req: u32, tag: T) -> bool {
+        dispatch!(self, s => s.open(pos, req, tag))
+    }
+    #[inline]
+    fn out(&self) -> &[u8] {
+        dispatch!(self, s => s.out())
+    }
+    #[inline]
+    fn wrote(&mut self, n: usize) {
+        dispatch!(self, s => s.wrote(n))
+    }
+    #[inline]
+    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+        dispatch!(self, s => s.feed(buf, on))
+    }
+    fn eof<F: FnMut(End<T>)>(&mut self, on: &mut F) -> Result<(), ConnError> {
+        dispatch!(self, s => s.eof(on))
+    }
+    fn expire<F: FnMut(End<T>)>(&mut self, now: Instant, on: &mut F) -> Result<(), ConnError> {
+        dispatch!(self, s => s.expire(now, on))
+    }
+    fn timer(&self) -> Option<Instant> {
+        dispatch!(self, s => s.timer())
+    }
+    fn drain<F: FnMut(T)>(&mut self, each: &mut F) {
+        dispatch!(self, s => s.drain(each))
+    }
+    fn take_counts(&mut self, into: &mut Counts) {
+        dispatch!(self, s => s.take_counts(into))
+    }
+    fn reset_counts(&mut self) {
+        dispatch!(self, s => s.reset_counts())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_repeats_the_round_for_a_batch() {
+        let o = Order::new(&[2, 0, 1], 3);
+        assert_eq!(o.round(), 3);
+        assert_eq!(o.seq(), &[2, 0, 1, 2, 0]);
+        assert_eq!(o.request_at(4), 0);
+        assert_eq!(Order::new(&[7], 1).seq(), &[7]);
+    }
+
+    #[test]
+    fn failures_keep_their_classes_and_words() {
+        let cases = [
+            (
+                Failure::Reset("CANCEL"),
+                Class::StreamReset,
+                "stream reset by the server (CANCEL)",
+            ),
+            (
+                Failure::Malformed("PROTOCOL_ERROR"),
+                Class::Protocol,
+                "malformed response stream (PROTOCOL_ERROR)",
+            ),
+            (
+                Failure::HeaderTooLarge { limit_kib: 64 },
+                Class::HeaderTooLarge,
+                "response header list larger than the 64 KiB announced",
+            ),
+            (
+                Failure::Timeout(Duration::from_secs(2)),
+                Class::Timeout,
+                "no response within 2s (stream cancelled)",
+            ),
+        ];
+        for (f, class, words) in cases {
+            assert_eq!(f.class(), class);
+            assert_eq!(f.to_string(), words);
+        }
+    }
+}
