@@ -30,6 +30,10 @@ pub(crate) const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// Delayed echoes held at most (parsing waits beyond it).
 pub(crate) const HELD_MAX: usize = 1 << 20;
 
+/// What a failed connection's client may still send that is read (and dropped) in one turn
+/// of the loop.
+const DROP_PER_RUN: usize = 4 << 20;
+
 /// The assembly buffer kept between messages.
 const KEEP_BUFFER: usize = 64 * 1024;
 
@@ -263,6 +267,10 @@ impl super::Conn {
         use super::Next;
         let mut exhausted = false;
         loop {
+            if self.ws.as_ref().is_some_and(|w| w.shut) {
+                *len = 0;
+                return self.drop_input(ctx, buf);
+            }
             let ws = self.ws.as_mut().expect("in WebSocket mode");
             if ctx.draining {
                 ws.drain(ctx, out);
@@ -295,6 +303,7 @@ impl super::Conn {
                     ws.shut = true;
                     self.stream.close_notify();
                     let _ = self.stream.tcp().shutdown(std::net::Shutdown::Write);
+                    continue;
                 }
             }
             if self.ws.as_ref().is_some_and(|w| w.wants_input(out)) {
@@ -312,5 +321,27 @@ impl super::Conn {
             *len -= pos;
         }
         Next::Keep
+    }
+
+    /// After a failure and this side's shut: reads and drops what the client still sends,
+    /// from the TCP socket itself (rustls must not read after its close_notify), until the
+    /// client closes; at most [`DROP_PER_RUN`] bytes a turn, the close wait's timer ending a
+    /// client that never stops.
+    fn drop_input(&mut self, ctx: &mut Ctx<'_>, buf: &mut [u8]) -> super::Next {
+        use std::io::Read;
+        let mut dropped = 0;
+        while dropped < DROP_PER_RUN {
+            match self.stream.tcp_mut().read(buf) {
+                Ok(0) => return super::Next::End(End::Close),
+                Ok(n) => {
+                    dropped += n;
+                    self.last_active = ctx.now;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return super::Next::End(End::Close),
+            }
+        }
+        super::Next::Keep
     }
 }
