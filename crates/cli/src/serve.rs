@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// Run the target server (HTTP/1.1, and HTTP/2 with prior knowledge on the same port): test endpoints (/, /ping, /echo, /sleep/MS, /bytes/N, /status/CODE,
-/// /json, /headers) and faults (/fault/reset, close, stall, drip, garbage; --fault-rate).
+/// /json, /headers, WebSocket /ws/echo) and faults (/fault/reset, close, stall, drip, garbage; --fault-rate).
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
     /// Address to listen on (port 0 picks a free port, printed on the first line).
@@ -82,6 +82,10 @@ pub struct Args {
     /// printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<SocketAddr>,
+    /// WebSocket (/ws/echo): the largest message, its fragments together, and the largest
+    /// frame; a peer that sends more is closed with 1009 (e.g. 1MiB) [default: 16MiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub ws_max_message: Option<u64>,
 }
 
 impl Args {
@@ -110,6 +114,7 @@ impl Args {
             parser,
             h2_max_streams: self.h2_max_streams.unwrap_or(d.h2_max_streams),
             concurrency: self.concurrency.map(|n| n as usize),
+            ws_max_message: self.ws_max_message.unwrap_or(d.ws_max_message),
             tls: match (self.tls, &self.cert, &self.key) {
                 (false, ..) => None,
                 (true, Some(cert), Some(key)) => Some(Tls::Files {

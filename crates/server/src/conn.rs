@@ -13,6 +13,7 @@ mod answer;
 mod first_chunk;
 mod h2;
 mod socket;
+mod ws;
 
 use answer::headers_json;
 pub(crate) use answer::random_fault;
@@ -150,6 +151,8 @@ pub(crate) struct Conn {
     fresh: bool,
     /// HTTP/2 (h2c with prior knowledge): the connection's state once the preface came.
     h2: Option<Box<h2::H2>>,
+    /// WebSocket: the connection's state once `/ws/echo` upgraded it.
+    ws: Option<Box<ws::Ws>>,
 }
 
 impl Conn {
@@ -167,6 +170,7 @@ impl Conn {
             peer_eof: false,
             fresh: true,
             h2: None,
+            ws: None,
         }
     }
 
@@ -176,6 +180,7 @@ impl Conn {
     pub(crate) fn is_working(&self) -> bool {
         matches!(self.busy, Busy::Sleep { .. } | Busy::Drip { .. })
             || self.h2.as_ref().is_some_and(|h| h.is_working())
+            || self.ws.as_ref().is_some_and(|w| w.is_working())
     }
 
     /// Runs the connection until it has to wait for the socket or a timer.
@@ -192,9 +197,12 @@ impl Conn {
             o
         };
         if cause == Cause::Timer {
-            match self.h2.as_mut() {
-                Some(h2) => h2.fire(ctx, &mut out),
-                None => self.fire_timer(ctx, &mut out),
+            if let Some(h2) = self.h2.as_mut() {
+                h2.fire(ctx, &mut out);
+            } else if let Some(ws) = self.ws.as_mut() {
+                ws.fire(ctx, &mut out);
+            } else {
+                self.fire_timer(ctx, &mut out);
             }
         }
         let drain = matches!(cause, Cause::Io { drain: true });
@@ -231,6 +239,9 @@ impl Conn {
         loop {
             if self.h2.is_some() {
                 return self.run_h2(ctx, buf, len, pos, out, drain);
+            }
+            if self.ws.is_some() {
+                return self.run_ws(ctx, buf, len, pos, out, drain);
             }
             let mut progress = false;
             if matches!(self.busy, Busy::None) {
@@ -357,7 +368,11 @@ impl Conn {
         }
         let mut pos = 0;
         let mut headers = header_slots();
-        while matches!(self.busy, Busy::None) && self.closing.is_none() && out.len() < HIGH_WATER {
+        while matches!(self.busy, Busy::None)
+            && self.closing.is_none()
+            && self.ws.is_none()
+            && out.len() < HIGH_WATER
+        {
             if self.body.is_some() {
                 pos += self.feed_body(ctx, &inp[pos..], out);
                 if self.body.is_some() {
@@ -408,6 +423,9 @@ impl Conn {
         let mut r = route(h.method, h.path(), h.query(), || headers_json(h));
         if let Some(f) = ctx.pick_fault() {
             r = Route::Fault(f);
+        }
+        if let Route::WsEcho(params) = r {
+            return self.upgrade(ctx, h, params, req, out);
         }
         if h.framing == Framing::Empty {
             return self.respond(ctx, out, r, req);
@@ -461,6 +479,44 @@ impl Conn {
             req,
             head_pending,
         });
+    }
+
+    /// `/ws/echo`: the opening handshake; on success the connection is WebSocket from the
+    /// next byte on.
+    fn upgrade(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        h: &RequestHead<'_, '_>,
+        params: crate::route::WsEcho,
+        req: Req,
+        out: &mut Vec<u8>,
+    ) {
+        use barrage_wire::ws::handshake;
+        match handshake::server_accept(h) {
+            Ok(accept) => {
+                handshake::write_accept(out, &accept, b"Server: barrage\r\n");
+                ctx.counters.ws_upgrade();
+                let req = Req {
+                    keep_alive: true,
+                    ..req
+                };
+                self.finish(ctx, &req, 101);
+                self.ws = Some(Box::new(ws::Ws::new(ctx.cfg(), params)));
+            }
+            Err(e) => {
+                let req = Req {
+                    keep_alive: false,
+                    ..req
+                };
+                let msg = format!("{e}\n");
+                let extra: &[(&str, &str)] = if e.status() == 426 {
+                    &[("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]
+                } else {
+                    &[]
+                };
+                self.simple(ctx, out, &req, e.status(), msg.as_bytes(), extra);
+            }
+        }
     }
 
     /// Feeds request body bytes; answers when the body is complete. Returns the bytes consumed.

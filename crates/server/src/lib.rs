@@ -1,6 +1,7 @@
 //! barrage's target server: a fast HTTP/1.1 and HTTP/2 (h2c) server with test endpoints and
 //! fault injection. A connection that opens with HTTP/2's preface is served as HTTP/2
-//! (`conn::h2`), any other as HTTP/1.1, on the same port.
+//! (`conn::h2`), any other as HTTP/1.1, on the same port; an HTTP/1.1 request to `/ws/echo`
+//! upgrades its connection to WebSocket (`conn::ws`).
 //!
 //! [`start`] binds, spawns one worker per thread (each with its own `SO_REUSEPORT` listener and
 //! mio event loop, see `worker`), and returns once the server is listening; the returned
@@ -73,6 +74,9 @@ pub struct ServerConfig {
     /// Most `/sleep` requests in service at once, server-wide, like an application server with
     /// this many request threads; later ones wait their turn (`slots`). None: no limit.
     pub concurrency: Option<usize>,
+    /// WebSocket (`/ws/echo`): the largest message, all its fragments together, and the largest
+    /// frame; past it the connection is closed with 1009.
+    pub ws_max_message: u64,
 }
 
 impl Default for ServerConfig {
@@ -92,6 +96,7 @@ impl Default for ServerConfig {
             h2_max_streams: 256,
             tls: None,
             concurrency: None,
+            ws_max_message: 16 << 20,
         }
     }
 }
@@ -228,6 +233,11 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     if cfg.header_limit < 64 || cfg.header_limit > 1 << 20 {
         return Err(ServerError::Config(
             "header limit must be between 64 B and 1 MiB",
+        ));
+    }
+    if cfg.ws_max_message == 0 || cfg.ws_max_message > 1 << 30 {
+        return Err(ServerError::Config(
+            "WebSocket max message must be between 1 B and 1 GiB",
         ));
     }
     if cfg.concurrency == Some(0) {

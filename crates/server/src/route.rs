@@ -19,6 +19,29 @@ pub(crate) enum Fault {
 pub(crate) const RANDOM_FAULTS: [Fault; 4] =
     [Fault::Reset, Fault::Close, Fault::Stall, Fault::Garbage];
 
+/// What `/ws/echo` does after the upgrade (its query: `delay`, `fault`, `code`, `after`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct WsEcho {
+    /// Each echo goes out this long after its message came.
+    pub delay_ms: u64,
+    /// A message-level fault instead of the echo of message `after + 1`.
+    pub fault: Option<WsFault>,
+    pub after: u64,
+}
+
+/// A WebSocket fault, acted out on a message instead of its echo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WsFault {
+    /// A Close frame with this code (the close handshake, then the connection ends).
+    Close(u16),
+    /// The connection closed (FIN) without a Close frame.
+    Drop,
+    /// The connection reset (RST).
+    Reset,
+    /// Nothing more: no echo, no pong, no reading.
+    Stall,
+}
+
 /// The endpoint a request goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Route {
@@ -38,6 +61,8 @@ pub(crate) enum Route {
     /// The request headers, already rendered as JSON (the head is gone by the time we answer).
     Headers(Vec<u8>),
     Fault(Fault),
+    /// `/ws/echo`: a WebSocket upgrade, then every message echoed.
+    WsEcho(WsEcho),
     NotFound,
     MethodNotAllowed(&'static str),
     /// A bad parameter in an otherwise well-formed request (400, connection kept).
@@ -81,6 +106,8 @@ pub(crate) fn route(
         "/fault/stall" => Route::Fault(Fault::Stall),
         "/fault/garbage" => Route::Fault(Fault::Garbage),
         "/fault/drip" => only_get(drip(query)),
+        "/ws/echo" if method == "GET" => ws_echo(query),
+        "/ws/echo" => Route::MethodNotAllowed("GET"),
         _ => {
             if let Some(ms) = path.strip_prefix("/sleep/") {
                 only_get(match ms.parse::<u64>() {
@@ -143,6 +170,48 @@ fn drip(query: Option<&str>) -> Route {
         }
     }
     Route::Fault(Fault::Drip { bytes, every_ms })
+}
+
+const WS_ECHO_PARAMS: &str = "ws/echo takes delay=MS, fault=close|drop|reset|stall, \
+     code=CODE (a close code allowed on the wire), after=N (messages echoed first)";
+
+fn ws_echo(query: Option<&str>) -> Route {
+    let mut e = WsEcho::default();
+    let mut fault = None;
+    let mut code = barrage_wire::ws::code::INTERNAL_ERROR;
+    for (k, v) in params(query) {
+        let ok = match k {
+            "delay" => v
+                .parse::<u64>()
+                .ok()
+                .filter(|&ms| ms <= MAX_SLEEP_MS)
+                .map(|ms| e.delay_ms = ms),
+            "after" => v.parse::<u64>().ok().map(|n| e.after = n),
+            "code" => v
+                .parse::<u16>()
+                .ok()
+                .filter(|&c| barrage_wire::ws::valid_close_code(c))
+                .map(|c| code = c),
+            "fault" => match v {
+                "close" | "drop" | "reset" | "stall" => {
+                    fault = Some(v);
+                    Some(())
+                }
+                _ => None,
+            },
+            _ => Some(()),
+        };
+        if ok.is_none() {
+            return Route::BadParam(WS_ECHO_PARAMS);
+        }
+    }
+    e.fault = fault.map(|f| match f {
+        "close" => WsFault::Close(code),
+        "drop" => WsFault::Drop,
+        "reset" => WsFault::Reset,
+        _ => WsFault::Stall,
+    });
+    Route::WsEcho(e)
 }
 
 /// `k=v` pairs of a query string (no percent-decoding: our parameters never need it).
@@ -269,6 +338,76 @@ mod tests {
                 "/fault/drip?every=0",
                 Route::BadParam("drip takes bytes=SIZE&every=MS"),
             ),
+            ("GET", "/ws/echo", Route::WsEcho(WsEcho::default())),
+            (
+                "GET",
+                "/ws/echo?delay=20",
+                Route::WsEcho(WsEcho {
+                    delay_ms: 20,
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=close",
+                Route::WsEcho(WsEcho {
+                    fault: Some(WsFault::Close(1011)),
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=close&code=4000&after=3",
+                Route::WsEcho(WsEcho {
+                    fault: Some(WsFault::Close(4000)),
+                    after: 3,
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=drop&after=1",
+                Route::WsEcho(WsEcho {
+                    fault: Some(WsFault::Drop),
+                    after: 1,
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=reset",
+                Route::WsEcho(WsEcho {
+                    fault: Some(WsFault::Reset),
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=stall",
+                Route::WsEcho(WsEcho {
+                    fault: Some(WsFault::Stall),
+                    ..WsEcho::default()
+                }),
+            ),
+            (
+                "GET",
+                "/ws/echo?fault=boom",
+                Route::BadParam(WS_ECHO_PARAMS),
+            ),
+            // 1005 is reserved for "no code" and never sent.
+            (
+                "GET",
+                "/ws/echo?fault=close&code=1005",
+                Route::BadParam(WS_ECHO_PARAMS),
+            ),
+            ("GET", "/ws/echo?delay=x", Route::BadParam(WS_ECHO_PARAMS)),
+            (
+                "GET",
+                "/ws/echo?delay=3600001",
+                Route::BadParam(WS_ECHO_PARAMS),
+            ),
+            ("POST", "/ws/echo", Route::MethodNotAllowed("GET")),
+            ("HEAD", "/ws/echo", Route::MethodNotAllowed("GET")),
             ("GET", "/nope", Route::NotFound),
             ("GET", "/bytes", Route::NotFound),
         ];

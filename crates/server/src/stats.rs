@@ -12,7 +12,16 @@ pub(crate) struct Counters {
     accepted: AtomicU64,
     /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2) and status code.
     responses: [Box<[AtomicU64]>; 2],
+    /// WebSocket: connections upgraded, messages received, and the close handshakes this
+    /// server began, by code (`WS_CODES`, the last slot for any other).
+    ws_upgrades: AtomicU64,
+    ws_messages: AtomicU64,
+    ws_closes: [AtomicU64; WS_CODES.len() + 1],
 }
+
+/// The close codes counted one by one: a normal close, a shutdown, and the codes of a peer
+/// failed for a protocol error, bad UTF-8 and too big a message; others (a fault's) as 0.
+const WS_CODES: [u16; 5] = [1000, 1001, 1002, 1007, 1009];
 
 impl Default for Counters {
     fn default() -> Self {
@@ -20,6 +29,9 @@ impl Default for Counters {
         Counters {
             accepted: AtomicU64::new(0),
             responses: [codes(), codes()],
+            ws_upgrades: AtomicU64::new(0),
+            ws_messages: AtomicU64::new(0),
+            ws_closes: Default::default(),
         }
     }
 }
@@ -32,6 +44,24 @@ impl Counters {
     /// A response (its head) went out with `status`, over HTTP/2 when `h2`.
     pub(crate) fn response(&self, h2: bool, status: u16) {
         bump(&self.responses[usize::from(h2)][usize::from(status).min(CODES - 1)]);
+    }
+
+    pub(crate) fn ws_upgrade(&self) {
+        bump(&self.ws_upgrades);
+    }
+
+    pub(crate) fn ws_message(&self) {
+        bump(&self.ws_messages);
+    }
+
+    /// This server began a close handshake with `code` (failing a peer, a fault, a shutdown;
+    /// answers to a peer's Close are not counted).
+    pub(crate) fn ws_close(&self, code: u16) {
+        let i = WS_CODES
+            .iter()
+            .position(|&c| c == code)
+            .unwrap_or(WS_CODES.len());
+        bump(&self.ws_closes[i]);
     }
 }
 
@@ -51,6 +81,14 @@ pub struct ServerStats {
     pub active: u64,
     /// Responses by protocol ("http/1.1" or "h2") and status code, nonzero ones only, by code.
     pub responses: Vec<(&'static str, u16, u64)>,
+    /// WebSocket connections upgraded (101 sent).
+    pub ws_upgrades: u64,
+    /// WebSocket messages received whole (echoed, delayed or met with a fault).
+    pub ws_messages: u64,
+    /// Close handshakes this server began, by code (1001: shutdown; 1002, 1007, 1009: a peer
+    /// failed for a protocol error, bad UTF-8, too big a message; 0: any other code, i.e. a
+    /// fault's), nonzero ones only.
+    pub ws_closes: Vec<(u16, u64)>,
 }
 
 impl ServerStats {
@@ -61,6 +99,17 @@ impl ServerStats {
         };
         for w in workers {
             s.accepted += w.accepted.load(Ordering::Relaxed);
+            s.ws_upgrades += w.ws_upgrades.load(Ordering::Relaxed);
+            s.ws_messages += w.ws_messages.load(Ordering::Relaxed);
+        }
+        for (i, code) in WS_CODES.iter().copied().chain([0]).enumerate() {
+            let n: u64 = workers
+                .iter()
+                .map(|w| w.ws_closes[i].load(Ordering::Relaxed))
+                .sum();
+            if n > 0 {
+                s.ws_closes.push((code, n));
+            }
         }
         for (p, proto) in ["http/1.1", "h2"].into_iter().enumerate() {
             for code in 0..CODES {
@@ -90,8 +139,16 @@ mod tests {
         w[1].response(false, 200);
         w[1].response(true, 404);
         w[1].response(true, 9999);
+        w[0].ws_upgrade();
+        w[1].ws_message();
+        w[1].ws_message();
+        w[0].ws_close(1009);
+        w[1].ws_close(1009);
+        w[1].ws_close(4000);
         let s = ServerStats::of(&w, 1);
         assert_eq!((s.accepted, s.active), (2, 1));
+        assert_eq!((s.ws_upgrades, s.ws_messages), (1, 2));
+        assert_eq!(s.ws_closes, vec![(1009, 2), (0, 1)]);
         assert_eq!(
             s.responses,
             vec![("http/1.1", 200, 2), ("h2", 404, 1), ("h2", 599, 1)]

@@ -17,6 +17,7 @@ pub mod h2;
 pub mod pattern;
 pub mod request;
 pub mod response;
+pub mod ws;
 
 pub use body::{
     connection_has, declared_framing, parse_content_length, BodyDecoder, DeclaredFraming, Framing,

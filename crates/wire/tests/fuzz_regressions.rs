@@ -17,6 +17,8 @@ mod h2_server;
 mod request;
 #[path = "../../../fuzz/harness/response.rs"]
 mod response;
+#[path = "../../../fuzz/harness/ws.rs"]
+mod ws;
 
 #[path = "../../../fuzz/harness/replay.rs"]
 mod replay;
@@ -54,4 +56,9 @@ fn h2_client() {
 #[test]
 fn h2_server() {
     replay::all("h2_server", h2_server::run);
+}
+
+#[test]
+fn ws() {
+    replay::all("ws", ws::run);
 }

@@ -1,5 +1,5 @@
 //! `barrage serve --metrics`: the server's counters (connections accepted, responses by
-//! protocol and status code) and its open connections.
+//! protocol and status code, WebSocket upgrades, messages and closes) and its open connections.
 
 use super::expo::{Expo, Kind};
 use barrage_server::ServerStats;
@@ -31,5 +31,30 @@ pub fn write(e: &mut Expo, s: &ServerStats) {
         let code = code.to_string();
         let l = [("protocol", *proto), ("code", code.as_str())];
         e.sample("barrage_serve_responses_total", &l, *n as f64);
+    }
+    e.family(
+        "barrage_serve_ws_upgrades",
+        Kind::Counter,
+        "WebSocket connections upgraded.",
+    );
+    e.sample("barrage_serve_ws_upgrades_total", &[], s.ws_upgrades as f64);
+    e.family(
+        "barrage_serve_ws_messages",
+        Kind::Counter,
+        "WebSocket messages received.",
+    );
+    e.sample("barrage_serve_ws_messages_total", &[], s.ws_messages as f64);
+    e.family(
+        "barrage_serve_ws_closes",
+        Kind::Counter,
+        "WebSocket close handshakes the server began, by code (0: a fault's code).",
+    );
+    for (code, n) in &s.ws_closes {
+        let code = code.to_string();
+        e.sample(
+            "barrage_serve_ws_closes_total",
+            &[("code", code.as_str())],
+            *n as f64,
+        );
     }
 }

@@ -67,6 +67,15 @@ impl Conn {
                 let msg = format!("{msg}\n");
                 self.simple(ctx, out, &req, 400, msg.as_bytes(), &[]);
             }
+            // Upgraded before it gets here (`Conn::upgrade`); only a request with a body could.
+            Route::WsEcho(_) => self.simple(
+                ctx,
+                out,
+                &req,
+                400,
+                b"a WebSocket upgrade has no body\n",
+                &[],
+            ),
             Route::Sleep { ms } => {
                 let at = ctx.shared.sleep_until(ctx.now, Duration::from_millis(ms));
                 self.arm_timer(ctx, at - ctx.now);

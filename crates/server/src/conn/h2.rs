@@ -358,6 +358,11 @@ impl H2 {
                 self.full(ctx, out, stream, code, text, body, is_head, log)
             }
             Route::NotFound => self.simple(ctx, out, stream, 404, b"not found\n", log),
+            // RFC 8441's extended CONNECT is not served: WebSocket is over HTTP/1.1 only.
+            Route::WsEcho(_) => {
+                let msg = b"WebSocket is served over HTTP/1.1 only (no RFC 8441)\n";
+                self.simple(ctx, out, stream, 400, msg, log)
+            }
             Route::MethodNotAllowed(allow) => {
                 let extra = [("allow", allow.as_bytes())];
                 self.head(ctx, out, stream, 405, text, Some(19), &extra, false);
