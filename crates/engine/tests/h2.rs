@@ -155,28 +155,28 @@ fn http2_options_that_do_not_fit_are_clear_errors() {
                 pipeline: 2,
                 ..ok.clone()
             },
-            "--pipeline is HTTP/1.1's",
+            "pipeline is HTTP/1.1's",
         ),
         (
             Config {
                 keepalive: false,
                 ..ok.clone()
             },
-            "--no-keepalive does not apply",
+            "keepalive = false does not apply",
         ),
         (
             Config {
                 http2: false,
                 ..ok.clone()
             },
-            "--streams needs --http2",
+            "streams > 1 needs http2 = true",
         ),
         (
             Config {
                 streams: 0,
                 ..ok.clone()
             },
-            "streams per connection must be",
+            "(streams per connection) must be",
         ),
         (
             Config {

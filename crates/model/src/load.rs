@@ -4,6 +4,10 @@
 //!
 //! The JSON Schema is `docs/schema/load.schema.json`.
 
+mod check;
+
+pub use check::{check, check_header, is_tchar, LoadError, Names};
+
 use crate::units::lenient;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -134,10 +138,13 @@ pub struct Http2 {
 }
 
 /// What to load and how: the one description of a load. Plain data, every field public;
-/// `Default` gives wrk-like settings; the engine validates it (`barrage_engine::Validate`). In a
+/// `Default` gives wrk-like settings; [`check`] holds its rules (the engine, the lab and the CLI
+/// call it; the engine's `Validate` then reads the files and the URL). In a
 /// study's points `url` holds only the path: the runner puts the contender's address in front.
+/// An unknown field is an error (a renamed field must not be dropped silently); every results
+/// document written so far uses only these names (and `path`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// A study file (and study results written before this field existed) says `path`.
     #[serde(alias = "path")]
@@ -478,5 +485,18 @@ impl LoadDoc {
     /// The latency histogram, decoded (`None` when absent or undecodable).
     pub fn histogram(&self) -> Option<hdrhistogram::Histogram<u64>> {
         crate::hdr::decode(self.hdr.as_deref()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_reads_its_names_and_refuses_others() {
+        let c: Config = serde_json::from_str(r#"{"path":"/a","connections":3}"#).unwrap();
+        assert_eq!((c.url.as_str(), c.connections), ("/a", 3));
+        let e = serde_json::from_str::<Config>(r#"{"url":"/","conections":3}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `conections`"), "{e}");
     }
 }
