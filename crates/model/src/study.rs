@@ -5,6 +5,10 @@
 //!
 //! The JSON Schema is `docs/schema/study.schema.json`.
 
+mod axes;
+
+pub use axes::{axis_field, short_label, AXES};
+
 use crate::process::{Exit, Samples};
 use crate::stats::Summary;
 use crate::units::Param;
