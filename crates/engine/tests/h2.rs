@@ -183,7 +183,7 @@ fn http2_options_that_do_not_fit_are_clear_errors() {
                 h2_window: 100,
                 ..ok.clone()
             },
-            "window must be between",
+            "window (h2_window) must be between",
         ),
     ] {
         let e = c.validate().unwrap_err().to_string();

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// The load fields a point may sweep, in sweep order, with their short labels: the model's.
-use barrage_model::study::AXES as FIELDS;
+use barrage_model::load::AXES as FIELDS;
 
 use barrage_model::load::Config;
 pub use barrage_model::study::{Phase, Point};

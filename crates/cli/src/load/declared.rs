@@ -98,8 +98,8 @@ fn every_config_field_is_a_study_field_or_says_why_not() {
             .map_or(*s, |(f, _)| *f);
         assert!(fields.contains(&f), "study field {s:?} is no Config field");
         assert!(
-            barrage_model::study::AXES.iter().any(|(a, _)| a == s),
-            "study field {s:?} is no sweep axis in model::study::AXES"
+            barrage_model::load::AXES.iter().any(|(a, _)| a == s),
+            "study field {s:?} is no sweep axis in model::load::AXES"
         );
         assert!(lookup(NOT_IN_STUDIES, f).is_none() && lookup(STUDY_ELSEWHERE, f).is_none());
     }
@@ -114,7 +114,7 @@ fn every_config_field_is_a_study_field_or_says_why_not() {
         );
     }
     assert_eq!(
-        barrage_model::study::AXES.len(),
+        barrage_model::load::AXES.len(),
         study.len(),
         "every sweep axis is a study field"
     );

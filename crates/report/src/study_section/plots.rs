@@ -8,8 +8,9 @@ use crate::hdr;
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Bar, BarChart, BarGroup, HBarChart, HBarRow, Line, LineChart};
 use crate::table::{dedup, Cell, Row, Table};
+use barrage_model::load::{axis_field, short_label};
 use barrage_model::metric::{self as registry, Metric};
-use barrage_model::study::{axis_field, short_label, Kind, Results};
+use barrage_model::study::{Kind, Results};
 
 /// The swept numeric parameter to use as the x axis: "connections" first, then any parameter
 /// with at least two distinct numeric values.
