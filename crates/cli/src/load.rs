@@ -3,6 +3,8 @@
 //! While it runs: the live view on a terminal (`live.rs`; `-q` keeps the one progress line),
 //! and the `--metrics` endpoint, both reading the figures so far (`crate::figures`).
 
+#[cfg(test)]
+mod declared;
 mod live;
 mod parse;
 pub(crate) mod print;
@@ -238,6 +240,8 @@ impl Args {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.to_config()?;
+    // The load's rules first, in the flags' words; then the engine reads the files and the URL.
+    barrage_model::load::check(&cfg).map_err(|e| anyhow::anyhow!(e.flags()))?;
     let valid = cfg.validate()?;
     crate::history::check_value(args.history.as_ref())?;
     // Opened before the load: a path that is no history fails now, not after the run.

@@ -184,7 +184,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         let run = barrage_history::NewRun::study(&results, text, crate::history::origin(time));
         crate::history::record(h, &run)?;
     }
-    if results.status != "complete" {
+    if results.status != barrage_model::study::RunStatus::Complete {
         println!(
             "interrupted: {} of {} trials kept; finish with: barrage run --resume {}",
             results.trials.len(),

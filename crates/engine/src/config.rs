@@ -3,8 +3,8 @@
 //! Validation is the only place that interprets the URL and checks option combinations, so the
 //! workers can take every field at face value.
 
+use barrage_model::load::LoadError;
 use serde::Serialize;
-use std::time::Duration;
 use thiserror::Error;
 
 /// What to load and how: the one description of a load, declared in the model (plain data;
@@ -14,63 +14,14 @@ pub use barrage_model::load::Config;
 /// A configuration option that cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConfigError {
+    /// A rule of the load itself, the model's one check (`barrage_model::load::check`).
+    #[error("{0}")]
+    Load(#[from] LoadError),
     #[error("bad URL {url:?}: {why}")]
     Url { url: String, why: &'static str },
-    #[error("connections must be at least 1")]
-    NoConnections,
-    #[error("pipeline depth must be between 1 and 1024")]
-    Pipeline,
-    #[error(
-        "--pipeline needs keep-alive (with --no-keepalive every request has its own connection)"
-    )]
-    PipelineWithoutKeepalive,
-    #[error("rate must be a positive, finite number of requests per second")]
-    Rate,
-    #[error("no stop condition: give a duration or a number of requests")]
-    NoStop,
-    #[error("duration must be longer than zero")]
-    ZeroDuration,
-    #[error("timeout must be between 1 ms and 1 hour")]
-    Timeout,
-    #[error("invalid method {0:?}")]
-    Method(String),
-    #[error("invalid header {0:?}")]
-    Header(String),
-    #[error("expected status must be between 100 and 999")]
-    ExpectStatus,
-    #[error("streams per connection must be between 1 and 2^31-1")]
-    Streams,
-    #[error("--streams needs --http2 (HTTP/1.1 has one request per connection at a time; see --pipeline)")]
-    StreamsWithoutHttp2,
-    #[error("--pipeline is HTTP/1.1's; HTTP/2 runs concurrent streams instead (--streams)")]
-    PipelineWithHttp2,
-    #[error("--no-keepalive does not apply to HTTP/2, whose connections carry every stream")]
-    Http2WithoutKeepalive,
-    #[error("the HTTP/2 window must be between 65,535 and 2^31-1 bytes")]
-    Window,
-    #[error("--stages is a rate schedule of its own: give it without --rate")]
-    StagesWithRate,
-    #[error("--stages sets the run's length (the sum of its stages): give it without --duration or --requests")]
-    StagesWithStop,
-    #[error("each stage needs a duration above 0 and a rate of 0 or more, and one rate above 0")]
-    Stage,
-    #[error("the warmup must be shorter than the stages (the schedule starts with the warmup)")]
-    StagesWarmup,
     /// A targets or body-lines file that cannot be used: `FILE:LINE: why`.
     #[error("{0}")]
     Targets(String),
-    #[error("--targets and --body-lines are two ways to vary the request: give one")]
-    TargetsWithBodyLines,
-    #[error("--ramp-up opens the closed loop's connections gradually; an open loop (--rate, --stages) paces requests instead")]
-    RampUpOpenLoop,
-    #[error("--shard I/N needs 1 <= I <= N")]
-    Shard,
-    #[error(
-        "{connections} connections cannot be split over {shards} shards: give each at least one"
-    )]
-    ShardConnections { connections: usize, shards: u32 },
-    #[error("--start-at must be a time (Unix seconds of 0 or more)")]
-    StartAt,
 }
 
 /// Where requests go, taken apart from the URL.
@@ -139,93 +90,14 @@ pub trait Validate {
 
 impl Validate for Config {
     fn validate(&self) -> Result<ValidConfig, ConfigError> {
+        barrage_model::load::check(self)?;
         let mut cfg = self.clone();
         let (target, requests, targets) = crate::plan::requests(&mut cfg)?;
-        if self.connections == 0 {
-            return Err(ConfigError::NoConnections);
-        }
-        if self.pipeline == 0 || self.pipeline > 1024 {
-            return Err(ConfigError::Pipeline);
-        }
-        if self.pipeline > 1 && !self.keepalive {
-            return Err(ConfigError::PipelineWithoutKeepalive);
-        }
-        if let Some(r) = self.rate {
-            if !(r.is_finite() && r > 0.0) {
-                return Err(ConfigError::Rate);
-            }
-        }
-        if !self.stages.is_empty() {
-            if self.rate.is_some() {
-                return Err(ConfigError::StagesWithRate);
-            }
-            if self.duration.is_some() || self.requests.is_some() {
-                return Err(ConfigError::StagesWithStop);
-            }
-            let bad = |s: &barrage_model::load::Stage| {
-                s.duration.is_zero() || !(s.target.is_finite() && s.target >= 0.0)
-            };
-            if self.stages.iter().any(bad) || self.stages.iter().all(|s| s.target == 0.0) {
-                return Err(ConfigError::Stage);
-            }
-            if self.warmup >= self.stages.iter().map(|s| s.duration).sum() {
-                return Err(ConfigError::StagesWarmup);
-            }
-        }
-        match (self.duration, self.requests) {
-            (None, None) if self.stages.is_empty() => return Err(ConfigError::NoStop),
-            (Some(d), _) if d.is_zero() => return Err(ConfigError::ZeroDuration),
-            _ => {}
-        }
-        if self.timeout < Duration::from_millis(1) || self.timeout > Duration::from_secs(3600) {
-            return Err(ConfigError::Timeout);
-        }
-        if self.method.is_empty() || !self.method.bytes().all(is_tchar) {
-            return Err(ConfigError::Method(self.method.clone()));
-        }
-        for (n, v) in &self.headers {
-            check_header(n, v).map_err(ConfigError::Header)?;
-        }
-        if self.ramp_up.is_some() && (self.rate.is_some() || !self.stages.is_empty()) {
-            return Err(ConfigError::RampUpOpenLoop);
-        }
-        if let Some(s) = self.expect_status {
-            if !(100..=999).contains(&s) {
-                return Err(ConfigError::ExpectStatus);
-            }
-        }
-        if self.streams == 0 || self.streams > (1 << 31) - 1 {
-            return Err(ConfigError::Streams);
-        }
-        if self.streams > 1 && !self.http2 {
-            return Err(ConfigError::StreamsWithoutHttp2);
-        }
-        if self.http2 && self.pipeline > 1 {
-            return Err(ConfigError::PipelineWithHttp2);
-        }
-        if self.http2 && !self.keepalive {
-            return Err(ConfigError::Http2WithoutKeepalive);
-        }
-        if self.http2 && !(65_535..=(1 << 31) - 1).contains(&self.h2_window) {
-            return Err(ConfigError::Window);
-        }
         let mut connections = self.connections;
         if let Some(s) = self.shard {
-            if s.index == 0 || s.index > s.count {
-                return Err(ConfigError::Shard);
-            }
-            if self.connections < s.count as usize {
-                return Err(ConfigError::ShardConnections {
-                    connections: self.connections,
-                    shards: s.count,
-                });
-            }
             // This shard's share (the first ones take the remainder, as the run splits them).
             connections = self.connections / s.count as usize
                 + usize::from(((s.index - 1) as usize) < self.connections % s.count as usize);
-        }
-        if self.start_at.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
-            return Err(ConfigError::StartAt);
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = if self.threads == 0 {
@@ -259,17 +131,7 @@ fn draw_seed() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// A header line as the wire allows it: a token name, a value without CR, LF or NUL; the
-/// error is `name: value`.
-pub(crate) fn check_header(n: &str, v: &str) -> Result<(), String> {
-    let bad_value = v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0);
-    if n.is_empty() || !n.bytes().all(is_tchar) || bad_value {
-        return Err(format!("{n}: {v}"));
-    }
-    Ok(())
-}
-
-pub(crate) use crate::targets::is_tchar;
+pub(crate) use barrage_model::load::check_header;
 
 /// Parses `http://host[:port][/path]` and `https://...`; IPv6 literals in brackets.
 pub fn parse_url(url: &str) -> Result<Target, ConfigError> {
@@ -341,6 +203,7 @@ pub fn parse_url(url: &str) -> Result<Target, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn urls() {
@@ -381,70 +244,33 @@ mod tests {
             ..Config::default()
         };
         assert!(ok.validate().is_ok());
+        // The load's rules are the model's (table-tested there); validation applies them first.
         let cases: Vec<(Config, ConfigError)> = vec![
-            (
-                Config {
-                    connections: 0,
-                    ..ok.clone()
-                },
-                ConfigError::NoConnections,
-            ),
-            (
-                Config {
-                    pipeline: 0,
-                    ..ok.clone()
-                },
-                ConfigError::Pipeline,
-            ),
             (
                 Config {
                     pipeline: 2,
                     keepalive: false,
                     ..ok.clone()
                 },
-                ConfigError::PipelineWithoutKeepalive,
+                LoadError::PipelineWithoutKeepalive.into(),
             ),
             (
                 Config {
-                    rate: Some(0.0),
+                    url: "ftp://h/".into(),
                     ..ok.clone()
                 },
-                ConfigError::Rate,
+                ConfigError::Url {
+                    url: "ftp://h/".into(),
+                    why: "only http:// and https:// are supported",
+                },
             ),
             (
                 Config {
-                    rate: Some(f64::NAN),
+                    url: "ftp://h/".into(),
+                    connections: 0,
                     ..ok.clone()
                 },
-                ConfigError::Rate,
-            ),
-            (
-                Config {
-                    duration: None,
-                    ..ok.clone()
-                },
-                ConfigError::NoStop,
-            ),
-            (
-                Config {
-                    method: "GE T".into(),
-                    ..ok.clone()
-                },
-                ConfigError::Method("GE T".into()),
-            ),
-            (
-                Config {
-                    headers: vec![("X".into(), "a\r\nb".into())],
-                    ..ok.clone()
-                },
-                ConfigError::Header("X: a\r\nb".into()),
-            ),
-            (
-                Config {
-                    timeout: Duration::ZERO,
-                    ..ok.clone()
-                },
-                ConfigError::Timeout,
+                LoadError::NoConnections.into(),
             ),
         ];
         for (cfg, want) in cases {

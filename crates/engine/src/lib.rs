@@ -22,6 +22,7 @@ mod tls;
 mod transport;
 mod worker;
 
+pub use barrage_model::load::LoadError;
 pub use config::{parse_url, Config, ConfigError, Planned, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer, Rate, Stages};

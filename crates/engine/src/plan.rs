@@ -17,9 +17,6 @@ pub(crate) type TargetInfo = (String, String, usize);
 pub(crate) fn requests(
     cfg: &mut Config,
 ) -> Result<(Target, Vec<Planned>, Vec<TargetInfo>), ConfigError> {
-    if cfg.targets.is_some() && cfg.body_lines.is_some() {
-        return Err(ConfigError::TargetsWithBodyLines);
-    }
     let one = |c: &Config, body: Vec<u8>, path: &str| Planned {
         method: c.method.clone(),
         path: path.to_string(),

@@ -247,9 +247,7 @@ pub fn parse_json(text: &str) -> Result<Vec<TargetSpec>, (usize, String)> {
     Ok(out)
 }
 
-pub(crate) fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
+pub(crate) use barrage_model::load::is_tchar;
 
 /// A reproducible shuffle of `0..n` from `seed`: Fisher-Yates over splitmix64. Written here
 /// rather than taken from `rand` so that a seed names the same order in every barrage version

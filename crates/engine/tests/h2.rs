@@ -155,35 +155,35 @@ fn http2_options_that_do_not_fit_are_clear_errors() {
                 pipeline: 2,
                 ..ok.clone()
             },
-            "--pipeline is HTTP/1.1's",
+            "pipeline is HTTP/1.1's",
         ),
         (
             Config {
                 keepalive: false,
                 ..ok.clone()
             },
-            "--no-keepalive does not apply",
+            "keepalive = false does not apply",
         ),
         (
             Config {
                 http2: false,
                 ..ok.clone()
             },
-            "--streams needs --http2",
+            "streams > 1 needs http2 = true",
         ),
         (
             Config {
                 streams: 0,
                 ..ok.clone()
             },
-            "streams per connection must be",
+            "(streams per connection) must be",
         ),
         (
             Config {
                 h2_window: 100,
                 ..ok.clone()
             },
-            "window must be between",
+            "window (h2_window) must be between",
         ),
     ] {
         let e = c.validate().unwrap_err().to_string();

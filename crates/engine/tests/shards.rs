@@ -3,7 +3,7 @@
 //! up, and the merge of real shard runs has exactly the histogram of all their samples.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, ConfigError, LoadError, NullSink, RunResult};
 use barrage_model::load::Shard;
 use barrage_server::{start, ServerConfig};
 use hdrhistogram::Histogram;
@@ -134,11 +134,11 @@ fn bad_shards_are_refused() {
     };
     assert_eq!(
         shard_of(&c, 0, 2).validate().unwrap_err(),
-        ConfigError::Shard
+        ConfigError::Load(LoadError::Shard)
     );
     assert_eq!(
         shard_of(&c, 3, 2).validate().unwrap_err(),
-        ConfigError::Shard
+        ConfigError::Load(LoadError::Shard)
     );
     assert_eq!(
         shard_of(&c, 1, 3).validate().unwrap_err().to_string(),

@@ -152,10 +152,10 @@ impl NewRun {
                     .collect::<Vec<_>>()
             })
             .collect();
-        let status = if r.status.is_empty() {
+        let status = if r.status.as_str().is_empty() {
             "complete"
         } else {
-            &r.status
+            r.status.as_str()
         };
         NewRun {
             kind: Kind::Study,

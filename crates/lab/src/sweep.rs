@@ -11,31 +11,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// The engine fields, in sweep order (the first axis varies slowest) with their short labels.
-const FIELDS: &[(&str, &str)] = &[
-    ("method", "method"),
-    ("path", "path"),
-    ("body", "body"),
-    ("expect_status", "status"),
-    ("expect_body", "expect_body"),
-    ("keepalive", "keepalive"),
-    ("http2", "http2"),
-    ("pipeline", "pipeline"),
-    ("streams", "streams"),
-    ("threads", "threads"),
-    ("connections", "c"),
-    ("rate", "rate"),
-    ("stages", "stages"),
-    ("targets", "targets"),
-    ("targets_format", "targets_format"),
-    ("targets_order", "order"),
-    ("seed", "seed"),
-    ("body_lines", "body_lines"),
-    ("ramp_up", "ramp_up"),
-    ("duration", "d"),
-    ("requests", "n"),
-    ("timeout", "timeout"),
-];
+/// The load fields a point may sweep, in sweep order, with their short labels: the model's.
+use barrage_model::load::AXES as FIELDS;
 
 use barrage_model::load::Config;
 pub use barrage_model::study::{Phase, Point};
@@ -195,50 +172,11 @@ fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
     Ok(cfg)
 }
 
-/// The checks the engine would make, stated in study terms (the engine's own validation runs on
-/// every phase as well, in `study::check`, with the contender's address filled in).
+/// The model's one check of a load, in the study's words, and the study's own rule: a point's
+/// `url` is its path (the engine's validation runs on every phase as well, in `study::check`,
+/// with the contender's address, the headers and the warmup filled in).
 fn check_load(l: &Config) -> Result<(), String> {
-    if l.connections == 0 {
-        return Err("connections must be at least 1".into());
-    }
-    if l.pipeline == 0 || l.pipeline > 1024 {
-        return Err("pipeline must be between 1 and 1024".into());
-    }
-    if l.pipeline > 1 && !l.keepalive {
-        return Err("pipeline > 1 needs keepalive = true".into());
-    }
-    if l.streams == 0 {
-        return Err("streams must be at least 1".into());
-    }
-    if l.streams > 1 && !l.http2 {
-        return Err("streams > 1 needs http2 = true".into());
-    }
-    if l.http2 && (l.pipeline > 1 || !l.keepalive) {
-        return Err("http2 = true takes streams, not pipeline or keepalive = false".into());
-    }
-    if !l.stages.is_empty() && (l.duration.is_some() || l.requests.is_some() || l.rate.is_some()) {
-        return Err(
-            "stages set the load's length and rate: give them without duration, requests or rate"
-                .into(),
-        );
-    }
-    if l.ramp_up.is_some() && (l.rate.is_some() || !l.stages.is_empty()) {
-        return Err(
-            "ramp_up opens a closed loop's connections gradually: not with rate or stages".into(),
-        );
-    }
-    match (l.duration, l.requests) {
-        (None, None) if l.stages.is_empty() => {
-            return Err("the load needs a duration, a number of requests or stages".into())
-        }
-        (Some(d), _) if d.is_zero() => return Err("duration must be longer than zero".into()),
-        _ => {}
-    }
-    if let Some(r) = l.rate {
-        if !(r.is_finite() && r > 0.0) {
-            return Err("rate must be a positive number of requests per second".into());
-        }
-    }
+    barrage_model::load::check(l).map_err(|e| e.to_string())?;
     if !l.url.starts_with('/') {
         return Err(format!("path {:?} must start with '/'", l.url));
     }

@@ -131,7 +131,7 @@ fn study_errors_name_the_line() {
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n[[contender]]\nname = \"a\"\nstart = \"y {port}\"\n", 9, "two contenders are named \"a\""),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\nstop_signal = \"SIGWHAT\"\n", 8, "unknown signal"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\nready = \"smoke\"\n", 8, "ready must be"),
-        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\npipeline = 8\nkeepalive = false\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "pipeline > 1 needs keepalive"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\npipeline = 8\nkeepalive = false\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "pipeline > 1 needs keep-alive (with keepalive = false"),
         ("[study]\nname = \"x\"\n[load]\nconnections = 4\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "needs a duration"),
         ("[study]\nname = \"bad name\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 2, "study name"),
         ("[study]\nname = \"x\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 1, "needs [load]"),

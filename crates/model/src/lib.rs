@@ -14,11 +14,13 @@
 //! - [`merge`]: load documents of one load (shards) added into one, exactly.
 //! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
-//! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times.
+//! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times; [`fields`]: the field names a
+//!   document struct reads (for tests that hold two declarations to each other).
 //!
 //! No I/O: the lab writes these values, the report and the CLI read them.
 
 pub mod compare;
+pub mod fields;
 pub mod figure;
 pub mod hdr;
 pub mod load;

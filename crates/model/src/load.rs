@@ -1,143 +1,27 @@
-//! The `barrage.load/1` document: what `barrage load --json` writes and what each phase of a
-//! server trial carries in the study results. Every struct reads missing fields as defaults and
-//! non-finite numbers (written as `null`) as 0, so documents from older engines still read.
+//! The one description of a load, in one place: the `Config` (every field with its default),
+//! its rules ([`check`]: one pure check the engine, the lab and the CLI call), and the fields a
+//! study may sweep with their short labels ([`AXES`]). A new load option is a field here, its
+//! rule and axis here, its flag in `barrage load`, its line in the study grammar and its use in
+//! the engine; `cli/src/load/declared.rs` fails when the flag or the study field is missing.
 //!
-//! The JSON Schema is `docs/schema/load.schema.json`.
+//! The `barrage.load/1` document a load run writes is [`doc`]'s (re-exported here).
 
-use crate::units::lenient;
+pub mod doc;
+
+pub use doc::*;
+
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::fmt;
 use std::time::Duration;
 
-/// Schema name and version of the document.
-pub const SCHEMA: &str = "barrage.load/1";
-
-/// One load run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct LoadDoc {
-    pub schema: String,
-    /// Valid responses (status and body as expected).
-    pub requests: u64,
-    pub requests_written: u64,
-    /// Requests written but neither answered nor failed when the run stopped.
-    pub in_flight: u64,
-    pub connects: u64,
-    pub errors: Errors,
-    /// The first message seen for each error class.
-    pub error_examples: BTreeMap<String, String>,
-    #[serde(deserialize_with = "lenient")]
-    pub duration_s: f64,
-    #[serde(deserialize_with = "lenient")]
-    pub rps: f64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    /// Latency of valid responses (from the intended send time in open loop), µs.
-    pub latency_us: Latency,
-    /// Open loop only: latency from the actual send time (not corrected).
-    pub latency_uncorrected_us: Option<Latency>,
-    pub connect_us: Latency,
-    /// Status code (as a string key) -> responses.
-    pub status: BTreeMap<String, u64>,
-    /// Open loop only: how well the generator kept the schedule.
-    pub rate: Option<Rate>,
-    /// One record per second.
-    pub series: Vec<Second>,
-    /// `latency_us`'s histogram, HdrHistogram V2 compressed, base64.
-    pub hdr: Option<String>,
-    pub hdr_uncorrected: Option<String>,
-    pub threads: usize,
-    pub target: serde_json::Value,
-    pub cancelled: bool,
-    /// The load as configured (the engine's `Config`).
-    pub config: serde_json::Value,
-    /// HTTP/2 runs only: what h2load reports that HTTP/1.1 lacks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http2: Option<Http2>,
-    /// `--targets` runs only: each target's figures, in the file's order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub targets: Vec<TargetFigures>,
-    /// `--threshold` runs only: each threshold, what was measured, and whether it held.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub thresholds: Vec<crate::threshold::Outcome>,
-    /// When the load started (its warmup, if any), Unix seconds.
-    #[serde(deserialize_with = "lenient")]
-    pub started_unix: f64,
-    /// `connect_us`'s histogram (as `hdr`), so merged runs keep exact connect times.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hdr_connect: Option<String>,
-    /// A document `barrage merge` made: what it holds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub merged: Option<Merged>,
-}
-
-/// What a merged document holds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Merged {
-    /// Documents merged, and the shard count they say the load had (0: not sharded runs).
-    pub shards: usize,
-    pub of: u32,
-    /// Seconds between the first and the last start.
-    #[serde(deserialize_with = "lenient")]
-    pub start_spread_s: f64,
-    /// What the merge could not make exact or found amiss (missing shards, far-apart starts).
-    pub notes: Vec<String>,
-}
-
-/// One target of a `--targets` file and what it got: the run's figures for its requests alone.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TargetFigures {
-    pub method: String,
-    pub url: String,
-    /// Where the target starts in its file (1-based).
-    pub line: usize,
-    /// Valid responses, as the run's `requests`.
-    pub requests: u64,
-    pub errors: Errors,
-    /// Status code (as a string key) -> responses.
-    pub status: BTreeMap<String, u64>,
-    pub latency_us: Latency,
-    /// `latency_us`'s histogram (HdrHistogram V2 compressed, base64; 2 significant figures,
-    /// so a thousand targets stay small), so targets and runs merge exactly.
-    pub hdr: Option<String>,
-}
-
-/// What an HTTP/2 run saw of the protocol.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Http2 {
-    /// `h2` (TLS, chosen by ALPN) or `h2c` (cleartext, prior knowledge).
-    pub protocol: String,
-    /// Concurrent streams per connection asked for (`-m`).
-    pub streams_asked: u32,
-    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced, when any did.
-    pub server_stream_limit: Option<u32>,
-    /// Connections on which that limit was below `streams_asked`.
-    pub capped_connections: u64,
-    /// Streams opened and the connections they were opened on.
-    pub streams: u64,
-    pub connections: u64,
-    /// Response header bytes as received (HPACK-coded frame payloads) and decoded (names +
-    /// values + 32 per field, as h2load counts them); `hpack_saving` = 1 - received/decoded.
-    pub header_bytes_received: u64,
-    pub header_bytes_decoded: u64,
-    #[serde(deserialize_with = "lenient")]
-    pub hpack_saving: f64,
-    /// RST_STREAMs received, by error code name (`REFUSED_STREAM`, `CANCEL`, ...).
-    pub rst_stream: BTreeMap<String, u64>,
-    /// GOAWAYs received, and the requests sent again because the server did not process them
-    /// (above a GOAWAY's last stream id, or refused with REFUSED_STREAM; not errors).
-    pub goaways: u64,
-    pub retried: u64,
-}
-
 /// What to load and how: the one description of a load. Plain data, every field public;
-/// `Default` gives wrk-like settings; the engine validates it (`barrage_engine::Validate`). In a
+/// `Default` gives wrk-like settings; [`check`] holds its rules (the engine, the lab and the CLI
+/// call it; the engine's `Validate` then reads the files and the URL). In a
 /// study's points `url` holds only the path: the runner puts the contender's address in front.
+/// An unknown field is an error (a renamed field must not be dropped silently); every results
+/// document written so far uses only these names (and `path`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// A study file (and study results written before this field existed) says `path`.
     #[serde(alias = "path")]
@@ -276,60 +160,6 @@ impl Default for Config {
     }
 }
 
-/// Errors by class; `total` includes connect errors, which belong to no request.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Errors {
-    pub connect: u64,
-    pub timeout: u64,
-    pub reset: u64,
-    pub parse: u64,
-    pub status: u64,
-    pub body: u64,
-    /// HTTP/2: streams the server reset, and protocol errors (a stream's or a connection's).
-    pub rst_stream: u64,
-    pub protocol: u64,
-    /// HTTP/2: response header lists past the size the client announced.
-    pub header_too_large: u64,
-    pub total: u64,
-}
-
-impl Errors {
-    /// Every class with its count, in the engine's order: the one list readers go through.
-    pub fn classes(&self) -> [(&'static str, u64); 9] {
-        [
-            ("connect", self.connect),
-            ("timeout", self.timeout),
-            ("reset", self.reset),
-            ("parse", self.parse),
-            ("status", self.status),
-            ("body", self.body),
-            ("rst_stream", self.rst_stream),
-            ("protocol", self.protocol),
-            ("header_too_large", self.header_too_large),
-        ]
-    }
-}
-
-/// Latency summary in microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Latency {
-    pub count: u64,
-    #[serde(deserialize_with = "lenient")]
-    pub mean: f64,
-    #[serde(deserialize_with = "lenient")]
-    pub stdev: f64,
-    pub min: u64,
-    pub max: u64,
-    pub p50: u64,
-    pub p75: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub p999: u64,
-    pub p9999: u64,
-}
-
 /// One stage of a rate schedule: over `duration`, the rate goes linearly to `target`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stage {
@@ -339,144 +169,316 @@ pub struct Stage {
     pub target: f64,
 }
 
-/// Open-loop schedule keeping.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Rate {
-    #[serde(deserialize_with = "lenient")]
-    pub target_rps: f64,
-    #[serde(deserialize_with = "lenient")]
-    pub achieved_rps: f64,
-    pub lateness_us: Latency,
-    /// `lateness_us`'s histogram (as `hdr`), so merged runs keep exact lateness.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hdr_lateness: Option<String>,
-    pub late_by_generator: u64,
-    pub generator_bottleneck: bool,
+// ---- The rules of a load ----
+
+/// A load that cannot run: which rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    NoConnections,
+    Pipeline,
+    PipelineWithoutKeepalive,
+    Rate,
+    NoStop,
+    ZeroDuration,
+    Timeout,
+    /// The method as given.
+    Method(String),
+    /// The header as `name: value`.
+    Header(String),
+    ExpectStatus,
+    Streams,
+    StreamsWithoutHttp2,
+    PipelineWithHttp2,
+    Http2WithoutKeepalive,
+    Window,
+    StagesWithRate,
+    StagesWithStop,
+    Stage,
+    StagesWarmup,
+    TargetsWithBodyLines,
+    RampUpOpenLoop,
+    Shard,
+    ShardConnections {
+        connections: usize,
+        shards: u32,
+    },
+    StartAt,
 }
 
-/// The part of a run a per-second record belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Load runs, measurements are discarded.
-    Warmup,
-    /// The measured window.
-    #[default]
-    Measure,
-    /// Load stopped.
-    Done,
+/// The words an error uses for the options: the `Config`'s field names or the CLI's flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// `pipeline`, `keepalive = false`: a study file's and a document's words.
+    Fields,
+    /// `--pipeline`, `--no-keepalive`: `barrage load`'s.
+    Flags,
 }
 
-/// One second of the per-second series.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Second {
-    pub second: u64,
-    pub phase: Phase,
-    pub responses: u64,
-    pub errors: u64,
-    pub requests_written: u64,
-    pub bytes_read: u64,
-    pub p50_us: u64,
-    pub p99_us: u64,
-    /// Open loop: the rate the schedule asked for over this second (requests/s), beside what
-    /// the responses achieved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_rps: Option<f64>,
-    /// Length of this record in seconds (the last may be partial); 0 is read as 1.
-    #[serde(deserialize_with = "lenient")]
-    pub span_s: f64,
-}
-
-impl Errors {
-    /// Errors that ended a written request (all but connect errors).
-    pub fn of_requests(&self) -> u64 {
-        self.total - self.connect
-    }
-}
-
-impl Latency {
-    /// The summary of a histogram of microseconds.
-    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {
-        if h.is_empty() {
-            return Latency::default();
+impl Names {
+    /// The option `field` (a `Config` field name).
+    fn opt(self, field: &str) -> String {
+        match self {
+            Names::Fields => field.to_string(),
+            Names::Flags => format!("--{}", field.replace('_', "-")),
         }
-        Latency {
-            count: h.len(),
-            mean: h.mean(),
-            stdev: h.stdev(),
-            min: h.min(),
-            max: h.max(),
-            p50: h.value_at_quantile(0.5),
-            p75: h.value_at_quantile(0.75),
-            p90: h.value_at_quantile(0.9),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            p9999: h.value_at_quantile(0.9999),
+    }
+    /// The boolean option `field` switched off.
+    fn off(self, field: &str) -> String {
+        match self {
+            Names::Fields => format!("{field} = false"),
+            Names::Flags => format!("--no-{}", field.replace('_', "-")),
+        }
+    }
+    /// The boolean option `field` switched on.
+    fn on(self, field: &str) -> String {
+        match self {
+            Names::Fields => format!("{field} = true"),
+            Names::Flags => self.opt(field),
         }
     }
 }
 
-impl LoadDoc {
-    /// A short description of the load: "GET http://... c=64 pipeline=16 rate=1000/s".
-    pub fn config_summary(&self) -> String {
-        let c = &self.config;
-        let mut parts = Vec::new();
-        if let Some(m) = c.get("method").and_then(|v| v.as_str()) {
-            parts.push(m.to_string());
+impl LoadError {
+    /// The message in the given words.
+    pub fn message(&self, n: Names) -> String {
+        use LoadError::*;
+        let o = |f: &str| n.opt(f);
+        match self {
+            NoConnections => format!("{} must be at least 1", o("connections")),
+            Pipeline => format!("{} must be between 1 and 1024", o("pipeline")),
+            PipelineWithoutKeepalive => format!(
+                "{} > 1 needs keep-alive (with {} every request has its own connection)",
+                o("pipeline"),
+                n.off("keepalive")
+            ),
+            Rate => format!(
+                "{} must be a positive, finite number of requests per second",
+                o("rate")
+            ),
+            NoStop => format!(
+                "the load needs a duration, a number of requests or stages ({}, {} or {})",
+                o("duration"),
+                o("requests"),
+                o("stages")
+            ),
+            ZeroDuration => format!("{} must be longer than zero", o("duration")),
+            Timeout => format!("{} must be between 1 ms and 1 hour", o("timeout")),
+            Method(m) => format!("invalid method {m:?}"),
+            Header(h) => format!("invalid header {h:?}"),
+            ExpectStatus => format!("{} must be between 100 and 999", o("expect_status")),
+            Streams => format!(
+                "{} (streams per connection) must be between 1 and 2^31-1",
+                o("streams")
+            ),
+            StreamsWithoutHttp2 => format!(
+                "{} > 1 needs {} (HTTP/1.1 has one request per connection at a time; see {})",
+                o("streams"),
+                n.on("http2"),
+                o("pipeline")
+            ),
+            PipelineWithHttp2 => format!(
+                "{} is HTTP/1.1's; HTTP/2 runs concurrent streams instead ({})",
+                o("pipeline"),
+                o("streams")
+            ),
+            Http2WithoutKeepalive => format!(
+                "{} does not apply to HTTP/2, whose connections carry every stream",
+                n.off("keepalive")
+            ),
+            Window => format!(
+                "the HTTP/2 window ({}) must be between 65,535 and 2^31-1 bytes",
+                o("h2_window")
+            ),
+            StagesWithRate => format!(
+                "{} is a rate schedule of its own: give it without {}",
+                o("stages"),
+                o("rate")
+            ),
+            StagesWithStop => format!(
+                "{} sets the run's length (the sum of its stages): give it without {} or {}",
+                o("stages"),
+                o("duration"),
+                o("requests")
+            ),
+            Stage => format!(
+                "each of {} needs a duration above 0 and a rate of 0 or more, and one rate above 0",
+                o("stages")
+            ),
+            StagesWarmup => format!(
+                "{} must be shorter than {} (the schedule starts with the warmup)",
+                o("warmup"),
+                o("stages")
+            ),
+            TargetsWithBodyLines => format!(
+                "{} and {} are two ways to vary the request: give one",
+                o("targets"),
+                o("body_lines")
+            ),
+            RampUpOpenLoop => format!(
+                "{} opens the closed loop's connections gradually; an open loop ({}, {}) paces requests instead",
+                o("ramp_up"),
+                o("rate"),
+                o("stages")
+            ),
+            Shard => format!("{} I/N needs 1 <= I <= N", o("shard")),
+            ShardConnections { connections, shards } => format!(
+                "{connections} connections cannot be split over {shards} shards: give each at least one"
+            ),
+            StartAt => format!(
+                "{} must be a time (Unix seconds of 0 or more)",
+                o("start_at")
+            ),
         }
-        if let Some(u) = c.get("url").and_then(|v| v.as_str()) {
-            parts.push(u.to_string());
-        }
-        if let Some(n) = c.get("connections").and_then(|v| v.as_u64()) {
-            parts.push(format!("c={n}"));
-        }
-        if let Some(n) = c
-            .get("pipeline")
-            .and_then(|v| v.as_u64())
-            .filter(|n| *n > 1)
-        {
-            parts.push(format!("pipeline={n}"));
-        }
-        if c.get("keepalive").and_then(|v| v.as_bool()) == Some(false) {
-            parts.push("no keep-alive".into());
-        }
-        if let Some(r) = c.get("rate").and_then(|v| v.as_f64()) {
-            parts.push(format!("rate={r}/s"));
-        }
-        let stages: Vec<Stage> = c
-            .get("stages")
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default();
-        if !stages.is_empty() {
-            parts.push(format!("stages={}", crate::units::format_stages(&stages)));
-        }
-        if let Some(t) = c.get("targets").and_then(|v| v.as_str()) {
-            parts.push(format!("targets={t}"));
-        }
-        if let Some(t) = c.get("body_lines").and_then(|v| v.as_str()) {
-            parts.push(format!("body-lines={t}"));
-        }
-        parts.join(" ")
     }
 
-    /// The per-second records as (x = seconds since the start of the run, record); warmup
-    /// seconds come first on the same clock so a plot can shade them.
-    pub fn timeline(&self) -> Vec<(f64, &Second)> {
-        let mut t = 0.0;
-        self.series
-            .iter()
-            .map(|s| {
-                let x = t;
-                t += if s.span_s > 0.0 { s.span_s } else { 1.0 };
-                (x, s)
-            })
-            .collect()
-    }
-
-    /// The latency histogram, decoded (`None` when absent or undecodable).
-    pub fn histogram(&self) -> Option<hdrhistogram::Histogram<u64>> {
-        crate::hdr::decode(self.hdr.as_deref()?).ok()
+    /// The message in `barrage load`'s flags.
+    pub fn flags(&self) -> String {
+        self.message(Names::Flags)
     }
 }
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Names::Fields))
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Whether `b` may be in a token (RFC 9110 `tchar`): methods and header names.
+pub fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// A header line as the wire allows it: a token name, a value without CR, LF or NUL; the
+/// error is `name: value`.
+pub fn check_header(n: &str, v: &str) -> Result<(), String> {
+    let bad_value = v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0);
+    if n.is_empty() || !n.bytes().all(is_tchar) || bad_value {
+        return Err(format!("{n}: {v}"));
+    }
+    Ok(())
+}
+
+/// Every rule of a load, the first broken one as the error. The URL and the files it names
+/// (`targets`, `body_lines`) are the engine's to read; a study's `url` is a path here.
+pub fn check(c: &Config) -> Result<(), LoadError> {
+    use LoadError::*;
+    let fail = |bad: bool, e: LoadError| if bad { Err(e) } else { Ok(()) };
+    fail(
+        c.targets.is_some() && c.body_lines.is_some(),
+        TargetsWithBodyLines,
+    )?;
+    fail(c.connections == 0, NoConnections)?;
+    fail(c.pipeline == 0 || c.pipeline > 1024, Pipeline)?;
+    fail(c.pipeline > 1 && !c.keepalive, PipelineWithoutKeepalive)?;
+    fail(c.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)), Rate)?;
+    if !c.stages.is_empty() {
+        fail(c.rate.is_some(), StagesWithRate)?;
+        fail(c.duration.is_some() || c.requests.is_some(), StagesWithStop)?;
+        let bad = |s: &crate::load::Stage| {
+            s.duration.is_zero() || !(s.target.is_finite() && s.target >= 0.0)
+        };
+        fail(
+            c.stages.iter().any(bad) || c.stages.iter().all(|s| s.target == 0.0),
+            Stage,
+        )?;
+        fail(
+            c.warmup >= c.stages.iter().map(|s| s.duration).sum(),
+            StagesWarmup,
+        )?;
+    }
+    match (c.duration, c.requests) {
+        (None, None) if c.stages.is_empty() => return Err(NoStop),
+        (Some(d), _) if d.is_zero() => return Err(ZeroDuration),
+        _ => {}
+    }
+    fail(
+        c.timeout < Duration::from_millis(1) || c.timeout > Duration::from_secs(3600),
+        Timeout,
+    )?;
+    if c.method.is_empty() || !c.method.bytes().all(is_tchar) {
+        return Err(Method(c.method.clone()));
+    }
+    for (name, value) in &c.headers {
+        check_header(name, value).map_err(Header)?;
+    }
+    fail(
+        c.ramp_up.is_some() && (c.rate.is_some() || !c.stages.is_empty()),
+        RampUpOpenLoop,
+    )?;
+    fail(
+        c.expect_status.is_some_and(|s| !(100..=999).contains(&s)),
+        ExpectStatus,
+    )?;
+    fail(c.streams == 0 || c.streams > (1 << 31) - 1, Streams)?;
+    fail(c.streams > 1 && !c.http2, StreamsWithoutHttp2)?;
+    fail(c.http2 && c.pipeline > 1, PipelineWithHttp2)?;
+    fail(c.http2 && !c.keepalive, Http2WithoutKeepalive)?;
+    fail(
+        c.http2 && !(65_535..=(1 << 31) - 1).contains(&c.h2_window),
+        Window,
+    )?;
+    if let Some(s) = c.shard {
+        fail(s.index == 0 || s.index > s.count, Shard)?;
+        if c.connections < s.count as usize {
+            return Err(ShardConnections {
+                connections: c.connections,
+                shards: s.count,
+            });
+        }
+    }
+    fail(
+        c.start_at.is_some_and(|t| !(t.is_finite() && t >= 0.0)),
+        StartAt,
+    )?;
+    Ok(())
+}
+
+// ---- The sweep's axes ----
+
+/// A sweepable load field (a study's name for it, which is the load `Config`'s except `path`,
+/// the `url` of a point) and its short label.
+pub const AXES: &[(&str, &str)] = &[
+    ("method", "method"),
+    ("path", "path"),
+    ("body", "body"),
+    ("expect_status", "status"),
+    ("expect_body", "expect_body"),
+    ("keepalive", "keepalive"),
+    ("http2", "http2"),
+    ("pipeline", "pipeline"),
+    ("streams", "streams"),
+    ("threads", "threads"),
+    ("connections", "c"),
+    ("rate", "rate"),
+    ("stages", "stages"),
+    ("targets", "targets"),
+    ("targets_format", "targets_format"),
+    ("targets_order", "order"),
+    ("seed", "seed"),
+    ("body_lines", "body_lines"),
+    ("ramp_up", "ramp_up"),
+    ("duration", "d"),
+    ("requests", "n"),
+    ("timeout", "timeout"),
+];
+
+/// The short label of an axis ("connections" -> "c"); a name that is no load axis (a client
+/// study's parameter, `network.rtt`) as it is.
+pub fn short_label(name: &str) -> &str {
+    AXES.iter()
+        .find(|(f, _)| *f == name)
+        .map_or(name, |(_, s)| s)
+}
+
+/// The field an axis name means, given as the field or its short label ("c" -> "connections");
+/// other names as they are.
+pub fn axis_field(name: &str) -> &str {
+    AXES.iter()
+        .find(|(f, s)| *f == name || *s == name)
+        .map_or(name, |(f, _)| f)
+}
+
+#[cfg(test)]
+mod tests;

@@ -5,6 +5,10 @@
 //!
 //! The JSON Schema is `docs/schema/study.schema.json`.
 
+mod kinds;
+
+pub use kinds::{Between, ContenderStatus, FailureKind, RunStatus, WarningKind};
+
 use crate::process::{Exit, Samples};
 use crate::stats::Summary;
 use crate::units::Param;
@@ -43,8 +47,8 @@ pub struct Results {
     pub started_at: String,
     pub updated_at: String,
     pub finished_at: Option<String>,
-    /// "running" (being written, or killed hard), "interrupted" (Ctrl-C), "complete".
-    pub status: String,
+    /// Running (being written, or killed hard), interrupted (Ctrl-C), complete.
+    pub status: RunStatus,
     pub points: Vec<Point>,
     pub contenders: Vec<ContenderInfo>,
     /// Trials the plan has in all (runnable contenders x points x trials).
@@ -133,8 +137,8 @@ pub struct ContenderInfo {
     pub start: String,
     pub build: Option<String>,
     pub requires: Vec<String>,
-    /// "ready" (ran), "skipped" (a requirement is missing), "build_failed".
-    pub status: String,
+    /// Ready (ran), skipped (a requirement is missing), build failed.
+    pub status: ContenderStatus,
     pub skip_reason: Option<String>,
     /// Output tail of a failed build.
     pub build_log: Option<String>,
@@ -205,10 +209,7 @@ pub struct Validation {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Failure {
-    /// "exited", "crashed", "oom", "time_budget_exceeded", "never_ready", "interrupted",
-    /// "daemonized",
-    /// "validation", "load_error", "spawn".
-    pub kind: String,
+    pub kind: FailureKind,
     pub message: String,
     pub stderr_tail: String,
 }
@@ -275,7 +276,7 @@ pub struct Trial {
 impl ContenderInfo {
     /// Whether it ran (older files have no status: it ran).
     pub fn ran(&self) -> bool {
-        self.status.is_empty() || self.status == "ready"
+        matches!(self.status, ContenderStatus::Ready) || self.status.as_str().is_empty()
     }
 }
 
@@ -283,7 +284,7 @@ impl Trial {
     /// The failure as one line ("oom: killed at 2.0 GiB"), empty for a successful trial.
     pub fn reason_text(&self) -> String {
         match &self.failure {
-            Some(f) if f.message.is_empty() => f.kind.clone(),
+            Some(f) if f.message.is_empty() => f.kind.to_string(),
             Some(f) => format!("{}: {}", f.kind, f.message),
             None if self.ok => String::new(),
             None => "failed".into(),
@@ -387,6 +388,28 @@ pub struct Phase {
     pub load: crate::load::Config,
 }
 
+impl Phase {
+    /// The phase's load as the engine runs it against the contender at `addr`: the `Config`
+    /// (its `url` is the path) with the address in front, the study's headers and warmup, and
+    /// `threads` where the study left the generator's threads to barrage (0).
+    pub fn load_at(
+        &self,
+        addr: std::net::SocketAddr,
+        headers: &[(String, String)],
+        warmup: Duration,
+        threads: usize,
+    ) -> crate::load::Config {
+        let l = &self.load;
+        crate::load::Config {
+            url: format!("http://{addr}{}", l.url),
+            headers: headers.to_vec(),
+            threads: if l.threads == 0 { threads } else { l.threads },
+            warmup,
+            ..l.clone()
+        }
+    }
+}
+
 /// One sweep point.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -464,8 +487,8 @@ pub struct Cell {
 pub struct ComparisonRow {
     pub point: usize,
     pub label: String,
-    /// "contenders" (same point) or "variants" (same contender, same other parameters).
-    pub between: String,
+    /// Contenders (same point) or variants (same contender, same other parameters).
+    pub between: Between,
     pub metric: String,
     /// The better one (by median) and the other.
     pub a: String,
@@ -480,8 +503,6 @@ pub struct ComparisonRow {
 pub struct Warning {
     pub point: Option<usize>,
     pub contender: Option<String>,
-    /// "outlier", "first_trial_slow", "generator_bottleneck", "failed_trials", "few_trials",
-    /// "skipped", "network_saturated".
-    pub kind: String,
+    pub kind: WarningKind,
     pub message: String,
 }

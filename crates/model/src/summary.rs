@@ -7,7 +7,10 @@
 
 use crate::metric::{self, Metric};
 use crate::stats::{self, Wording};
-use crate::study::{Cell, ComparisonRow, Kind, MergedLatency, Results, Trial, Warning};
+use crate::study::{
+    Between, Cell, ComparisonRow, ContenderStatus, Kind, MergedLatency, Results, Trial, Warning,
+    WarningKind,
+};
 use std::collections::BTreeMap;
 
 /// The metrics whose statistics a results document records: the registry's of its kind, then
@@ -61,21 +64,27 @@ pub fn update(r: &mut Results) {
     let mut cells = Vec::new();
     let mut warnings = Vec::new();
     for c in &r.contenders {
-        if c.status != "ready" {
+        if c.status != ContenderStatus::Ready {
             warnings.push(Warning {
                 point: None,
                 contender: Some(c.name.clone()),
-                kind: "skipped".into(),
+                kind: WarningKind::Skipped,
                 message: format!(
                     "{} was not run: {}",
                     c.name,
-                    c.skip_reason.clone().unwrap_or_else(|| c.status.clone())
+                    c.skip_reason
+                        .clone()
+                        .unwrap_or_else(|| c.status.to_string())
                 ),
             });
         }
     }
     for p in &r.points {
-        for c in r.contenders.iter().filter(|c| c.status == "ready") {
+        for c in r
+            .contenders
+            .iter()
+            .filter(|c| c.status == ContenderStatus::Ready)
+        {
             let trials = r.trials_of(p.id, &c.name);
             if trials.is_empty() {
                 continue;
@@ -97,7 +106,7 @@ pub fn update(r: &mut Results) {
                         warnings.push(Warning {
                             point: Some(p.id),
                             contender: Some(c.name.clone()),
-                            kind: "outlier".into(),
+                            kind: WarningKind::Outlier,
                             message: format!(
                                 "{where_}: trial {} is an outlier ({name} = {})",
                                 i + 1,
@@ -109,7 +118,7 @@ pub fn update(r: &mut Results) {
                         warnings.push(Warning {
                             point: Some(p.id),
                             contender: Some(c.name.clone()),
-                            kind: "first_trial_slow".into(),
+                            kind: WarningKind::FirstTrialSlow,
                             message: format!(
                                 "{where_}: the first trial was {}x worse than the rest ({name}: {} vs median {}): a cold start (caches, JIT, lazy init)?{}",
                                 stats::format_factor(f.factor),
@@ -138,7 +147,7 @@ pub fn update(r: &mut Results) {
                 warnings.push(Warning {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
-                    kind: "failed_trials".into(),
+                    kind: WarningKind::FailedTrials,
                     message: format!(
                         "{where_}: {} of {} trials failed ({})",
                         failures.len(),
@@ -159,7 +168,7 @@ pub fn update(r: &mut Results) {
                 warnings.push(Warning {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
-                    kind: "generator_bottleneck".into(),
+                    kind: WarningKind::GeneratorBottleneck,
                     message: if weighed {
                         format!("{where_}: barrage's load generator was the bottleneck (it was saturated, the contender was below 90% of its CPUs); the figures measure barrage as much as the contender")
                     } else {
@@ -175,7 +184,7 @@ pub fn update(r: &mut Results) {
                 warnings.push(Warning {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
-                    kind: "both_saturated".into(),
+                    kind: WarningKind::BothSaturated,
                     message: format!("{where_}: barrage's generator and the contender were both at their CPU budgets; the contender's figures stand, but it was not pushed past saturation"),
                 });
             }
@@ -189,7 +198,7 @@ pub fn update(r: &mut Results) {
                 warnings.push(Warning {
                     point: Some(p.id),
                     contender: Some(c.name.clone()),
-                    kind: "network_saturated".into(),
+                    kind: WarningKind::NetworkSaturated,
                     message: format!(
                         "{where_}: the emulated link did not keep up in {} trial(s) ({}); the figures measure the emulator as much as the contender",
                         trials
@@ -227,7 +236,7 @@ pub fn update(r: &mut Results) {
         warnings.push(Warning {
             point: None,
             contender: None,
-            kind: "few_trials".into(),
+            kind: WarningKind::FewTrials,
             message: "with one trial there is no confidence interval and no significance test"
                 .into(),
         });
@@ -237,7 +246,7 @@ pub fn update(r: &mut Results) {
         warnings.push(Warning {
             point: None,
             contender: None,
-            kind: "comparisons".into(),
+            kind: WarningKind::Comparisons,
             message: format!(
                 "{tested} comparisons tested (Welch's t-test on log values); their p-values are Holm-corrected together, so every \"significant\" holds at α = {} for the whole set",
                 stats::ALPHA
@@ -255,7 +264,7 @@ type Member = (usize, String, String);
 
 fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<ComparisonRow> {
     let primary = metric::primary(r);
-    let mut groups: Vec<(&str, Vec<Member>)> = Vec::new();
+    let mut groups: Vec<(Between, Vec<Member>)> = Vec::new();
     // Contenders at the same point.
     for p in &r.points {
         let members: Vec<_> = cells
@@ -264,7 +273,7 @@ fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<Compariso
             .map(|c| (c.point, c.contender.clone(), c.contender.clone()))
             .collect();
         if members.len() > 1 {
-            groups.push(("contenders", members));
+            groups.push((Between::Contenders, members));
         }
     }
     // Variants of one contender at otherwise equal parameters.
@@ -285,7 +294,7 @@ fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<Compariso
     }
     for (_, members) in by_rest {
         if members.len() > 1 {
-            groups.push(("variants", members));
+            groups.push((Between::Variants, members));
         }
     }
     let mut out = Vec::new();
@@ -318,12 +327,12 @@ fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<Compariso
                     let label = r.points[best.0].label.clone();
                     out.push(ComparisonRow {
                         point: best.0,
-                        label: if between == "variants" {
+                        label: if between == Between::Variants {
                             strip_variant(&label, &best.2)
                         } else {
                             label
                         },
-                        between: between.into(),
+                        between: between.clone(),
                         metric: metric.key.to_string(),
                         a: best.2.clone(),
                         b: other.2.clone(),

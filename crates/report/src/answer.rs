@@ -15,7 +15,7 @@
 use crate::study_section::{cells_order, point_label};
 use barrage_model::metric::{self, Metric};
 use barrage_model::stats::{self, Comparison};
-use barrage_model::study::{Kind, Results, Trial};
+use barrage_model::study::{Between, Kind, Results, Trial, WarningKind};
 
 /// The answer of one study.
 #[derive(Debug, Clone, Default)]
@@ -70,7 +70,7 @@ pub struct Cell {
 /// The study's warnings of one kind.
 #[derive(Debug, Clone, Default)]
 pub struct NoteLine {
-    pub kind: String,
+    pub kind: WarningKind,
     pub count: usize,
     /// "23 trials flagged as outliers ..." or, for a kind seen once, its message.
     pub text: String,
@@ -231,18 +231,10 @@ fn failure_text_as(trials: &[&Trial], m: Option<&Metric>) -> Option<String> {
 
 /// A failure's kind in a few words.
 pub fn failure_kind(t: &Trial) -> String {
-    let kind = t.failure.as_ref().map_or("failed", |f| f.kind.as_str());
-    match kind {
-        "oom" => "OOM",
-        "time_budget_exceeded" => "timeout",
-        "exited" => "exit code",
-        "validation" => "wrong output",
-        "never_ready" => "never ready",
-        "load_error" => "load error",
-        "spawn" => "did not start",
-        other => other,
-    }
-    .to_string()
+    t.failure
+        .as_ref()
+        .map_or("failed", |f| f.kind.label())
+        .to_string()
 }
 
 /// The contender x point table ranked by the primary metric at the last point (the heaviest
@@ -378,10 +370,14 @@ fn mark_best(rows: &mut [Row], metrics: &[Option<&Metric>]) {
 fn verdicts(doc: &Results, m: &Metric, points: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     // A study of one contender's variants compares the variants.
-    let between = if doc.comparisons.iter().any(|c| c.between == "contenders") {
-        "contenders"
+    let between = if doc
+        .comparisons
+        .iter()
+        .any(|c| c.between == Between::Contenders)
+    {
+        Between::Contenders
     } else {
-        "variants"
+        Between::Variants
     };
     for (i, p) in points.iter().rev().enumerate() {
         let mut cs: Vec<_> = doc
@@ -468,19 +464,19 @@ pub fn fold_notes(doc: &Results) -> Vec<NoteLine> {
                 .collect();
             let count = msgs.len();
             let details = crate::table::dedup(msgs);
-            let text = match (kind.as_str(), details.len()) {
+            let text = match (&kind, details.len()) {
                 (_, 1) => details[0].clone(),
-                ("outlier", n) => {
+                (WarningKind::Outlier, n) => {
                     format!("{n} trials flagged as outliers (more than 3 MADs from their cell's median).")
                 }
-                ("first_trial_slow", n) => {
+                (WarningKind::FirstTrialSlow, n) => {
                     format!("{n} cells' first trial was the slowest (a warm-up effect).")
                 }
-                ("generator_bottleneck", n) => {
+                (WarningKind::GeneratorBottleneck, n) => {
                     format!("{n} cells were limited by barrage's load generator, not the contender.")
                 }
-                ("skipped", n) => format!("{n} contenders were skipped."),
-                ("failed_trials", n) => format!("{n} cells have failed trials."),
+                (WarningKind::Skipped, n) => format!("{n} contenders were skipped."),
+                (WarningKind::FailedTrials, n) => format!("{n} cells have failed trials."),
                 (k, n) => format!("{n} warnings of kind {k}."),
             };
             NoteLine {

@@ -8,6 +8,7 @@ use crate::answer::{Answer, NoteLine};
 use crate::page::{Page, Section};
 use crate::svg::esc;
 use crate::table::Table;
+use barrage_model::study::WarningKind;
 use std::fmt::Write as _;
 
 const CSS: &str = r#"
@@ -265,7 +266,7 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
         .answer
         .iter()
         .flat_map(|a| &a.notes)
-        .filter(|n| n.kind != "few_trials" && n.kind != "failed_trials")
+        .filter(|n| !matches!(n.kind, WarningKind::FewTrials | WarningKind::FailedTrials))
         .cloned()
         .collect();
     folded_notes(s, &kinds, &sec.notes);

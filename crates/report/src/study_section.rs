@@ -9,7 +9,7 @@ use crate::table::{
     dedup, from_model, merged_percentile, scaled, Cell, Column, Comparison, Row, Table,
 };
 use barrage_model::metric::{self as registry, Metric};
-use barrage_model::study::{Kind, Results, Trial};
+use barrage_model::study::{Between, Kind, Results, RunStatus, Trial};
 
 mod across;
 mod counts;
@@ -223,9 +223,9 @@ fn model_comparison(doc: &Results, id: usize, row: &Row, m: &Metric) -> Option<C
     let c = doc.comparisons.iter().find(|c| {
         c.metric == m.key
             && if row.group.is_empty() {
-                c.between == "contenders" && c.point == id && c.b == row.contender
+                c.between == Between::Contenders && c.point == id && c.b == row.contender
             } else {
-                c.between == "variants"
+                c.between == Between::Variants
                     && c.b == row.ref_label
                     && rest_params(doc, c.point) == rest_params(doc, id)
                     && doc
@@ -294,7 +294,7 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         .iter()
         .map(|c| Verdict {
             point: c.label.clone(),
-            between: c.between.clone(),
+            between: c.between.to_string(),
             metric: metric_name(doc, &c.metric),
             a: c.a.clone(),
             b: c.b.clone(),
@@ -375,10 +375,10 @@ pub fn metric_name(doc: &Results, key: &str) -> String {
 /// trials allow no confidence interval.
 fn notes(doc: &Results, table: &Table, failed: usize) -> Vec<String> {
     let mut notes = Vec::new();
-    if doc.status == "interrupted" || doc.status == "running" {
+    if matches!(doc.status, RunStatus::Interrupted | RunStatus::Running) {
         notes.push(format!(
             "The study is {} ({} of {} planned trials recorded): the report shows the trials that finished.",
-            if doc.status == "running" { "incomplete" } else { "interrupted" },
+            if doc.status == RunStatus::Running { "incomplete" } else { "interrupted" },
             doc.trials.len(),
             doc.planned_trials
         ));
@@ -451,7 +451,7 @@ fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
             },
         ),
         ("date".to_string(), date),
-        ("status".to_string(), or_unknown(&doc.status)),
+        ("status".to_string(), or_unknown(doc.status.as_str())),
         (
             "machine".to_string(),
             if machine.is_empty() {

@@ -3,9 +3,10 @@
 //! its process tree, and validate what it did: exit code, stdout, and the file it wrote (size and
 //! the exact `/bytes` pattern, which implies the checksum).
 
-use super::server::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for, STDERR_TAIL};
-use super::{util, Ctx};
-use crate::results::{Failure, Validation};
+use super::command::expand;
+use super::trial::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for, STDERR_TAIL};
+use super::Ctx;
+use crate::results::{Failure, FailureKind, Validation};
 use crate::sample::Sampler;
 use crate::study::ContenderSpec;
 use crate::supervise::{Outcome, Role, StdoutMode};
@@ -52,7 +53,7 @@ pub(crate) fn trial(
         vars.insert(k.clone(), v.to_string());
     }
     let client = ctx.study.client.as_ref().expect("client study");
-    let path = util::expand(&client.path, &vars);
+    let path = expand(&client.path, &vars);
     vars.insert("url".into(), format!("http://{addr}{path}"));
     // Absolute: the contender runs in its own directory, so a relative `--out` would point
     // elsewhere from there.
@@ -65,7 +66,7 @@ pub(crate) fn trial(
     let size: Option<u64> = expect
         .file_size
         .as_ref()
-        .map(|s| util::expand(s, &vars))
+        .map(|s| expand(s, &vars))
         .and_then(|s| crate::study::value::parse_bytes(&s).ok());
     if let Some(n) = size {
         vars.insert("checksum".into(), barrage_wire::pattern::checksum(n));
@@ -100,7 +101,7 @@ pub(crate) fn trial(
         None
     } else if expect.exit_code != 0 && exit.outcome == Outcome::Ok {
         Some(Failure {
-            kind: "exited".into(),
+            kind: FailureKind::Exited,
             message: format!("exited with 0, expected {}", expect.exit_code),
             stderr_tail: exit.stderr_tail.clone(),
         })
@@ -112,7 +113,7 @@ pub(crate) fn trial(
     if t.failure.is_none() {
         let stdout = String::from_utf8_lossy(&exit.stdout);
         for s in &expect.stdout_contains {
-            let s = util::expand(s, &vars);
+            let s = expand(s, &vars);
             v.checks.push(format!("stdout contains {s:?}"));
             if !stdout.contains(&s) {
                 v.problems.push(format!("stdout does not contain {s:?}"));
@@ -140,13 +141,13 @@ pub(crate) fn trial(
         }
         read_figures(&stdout, &client.figures, &mut t.metrics.figures, &mut v);
         if let Some(f) = &expect.file {
-            let p = PathBuf::from(util::expand(f, &vars));
+            let p = PathBuf::from(expand(f, &vars));
             let p = if p.is_relative() { c.dir.join(p) } else { p };
             check_file(&p, size, expect.file_pattern, &mut v);
         }
         if !v.problems.is_empty() {
             t.failure = Some(Failure {
-                kind: "validation".into(),
+                kind: FailureKind::Validation,
                 message: v.problems.join("; "),
                 stderr_tail: exit.stderr_tail.clone(),
             });

@@ -5,13 +5,15 @@
 //! current trial, which is discarded, and leaves a results directory that `resume` finishes.
 
 mod client;
+pub mod command;
 mod net;
 mod server;
-pub mod util;
+mod trial;
 
-pub use server::engine_config;
-
-use crate::results::{self, ContenderInfo, Pinning, Results, ResultsError, StudyInfo, Trial};
+use crate::results::{
+    self, ContenderInfo, ContenderStatus, FailureKind, Pinning, Results, ResultsError, RunStatus,
+    StudyInfo, Trial,
+};
 use crate::study::{self, Kind, PinMode, Study, StudyError};
 use crate::supervise::{self, Role, Spec, StdoutMode};
 use crate::sweep::{self, Point};
@@ -120,11 +122,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
     })?;
     let points = sweep::points(study).map_err(RunError::Sweep)?;
     let cpus = results::available_cpus();
-    let split = match study.pin {
-        PinMode::Off => None,
-        PinMode::On | PinMode::Auto => util::split_cpus(&cpus),
-        PinMode::Cpus(n) => util::split_cpus_n(&cpus, n),
-    };
+    let split = split_cpus(study.pin, &cpus);
     let pinning = Pinning {
         mode: match study.pin {
             PinMode::Auto => "auto",
@@ -184,7 +182,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
         started_at: now.clone(),
         updated_at: now,
         finished_at: None,
-        status: "running".into(),
+        status: RunStatus::Running,
         points,
         contenders: Vec::new(),
         planned_trials: 0,
@@ -210,7 +208,7 @@ pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<
     }
     // Contenders are re-checked (a requirement may have been installed since).
     r.contenders.clear();
-    r.status = "running".into();
+    r.status = RunStatus::Running;
     r.finished_at = None;
     let opts = RunOptions {
         out_dir: dir.to_path_buf(),
@@ -240,7 +238,7 @@ fn execute(
             .collect();
     }
     let ready: Vec<usize> = (0..study.contenders.len())
-        .filter(|&i| r.contenders[i].status == "ready")
+        .filter(|&i| r.contenders[i].status == ContenderStatus::Ready)
         .collect();
     let plan = plan(study, r.points.len(), &ready);
     r.planned_trials = plan.len();
@@ -291,7 +289,7 @@ fn execute(
         let interrupted = trial
             .failure
             .as_ref()
-            .is_some_and(|f| f.kind == "interrupted");
+            .is_some_and(|f| f.kind == FailureKind::Interrupted);
         if interrupted || supervise::interrupted() {
             // An interrupted trial measured a cut-off run: it is dropped, and resume redoes it.
             break;
@@ -304,7 +302,11 @@ fn execute(
     // Client trials' scratch directories go after each trial; their parent goes when empty.
     let _ = std::fs::remove_dir(opts.out_dir.join(".tmp"));
     let complete = r.trials.len() >= r.planned_trials;
-    r.status = if complete { "complete" } else { "interrupted" }.into();
+    r.status = if complete {
+        RunStatus::Complete
+    } else {
+        RunStatus::Interrupted
+    };
     if complete {
         r.finished_at = Some(results::now_rfc3339());
     }
@@ -368,7 +370,7 @@ fn prepare(c: &study::ContenderSpec, study: &Study, progress: &dyn Progress) -> 
         start: c.start.clone(),
         build: c.build.clone(),
         requires: c.requires.clone(),
-        status: "ready".into(),
+        status: ContenderStatus::Ready,
         skip_reason: None,
         build_log: None,
         build_s: None,
@@ -376,11 +378,11 @@ fn prepare(c: &study::ContenderSpec, study: &Study, progress: &dyn Progress) -> 
     let missing: Vec<&str> = c
         .requires
         .iter()
-        .filter(|r| !util::find_command(r))
+        .filter(|r| !supervise::find_command(r))
         .map(String::as_str)
         .collect();
     if !missing.is_empty() {
-        info.status = "skipped".into();
+        info.status = ContenderStatus::Skipped;
         info.skip_reason = Some(format!(
             "requires {}, not found on PATH",
             missing
@@ -407,14 +409,14 @@ fn prepare(c: &study::ContenderSpec, study: &Study, progress: &dyn Progress) -> 
         let exit = match supervise::Contender::spawn(&spec) {
             Ok(p) => p.wait(Duration::from_secs(1800)),
             Err(e) => {
-                info.status = "build_failed".into();
+                info.status = ContenderStatus::BuildFailed;
                 info.skip_reason = Some(format!("build could not start: {e}"));
                 return info;
             }
         };
         info.build_s = Some(exit.wall.as_secs_f64());
         if exit.outcome.is_failure() {
-            info.status = "build_failed".into();
+            info.status = ContenderStatus::BuildFailed;
             info.skip_reason = Some(format!("build failed: {:?}", exit.outcome));
             info.build_log = Some(exit.stderr_tail.clone());
         }
@@ -445,10 +447,44 @@ fn start_target(
     // Started from a pinned thread so the server's workers inherit the generator's CPUs.
     std::thread::spawn(move || {
         if let Some(c) = &cpus {
-            let _ = util::pin_current_thread(c);
+            let _ = supervise::pin_current_thread(c);
         }
         barrage_server::start(cfg).map_err(|e| RunError::Target(e.to_string()))
     })
     .join()
     .map_err(|_| RunError::Target("server start panicked".into()))?
+}
+
+/// The pinning plan: (contender's CPUs, generator's CPUs), None when nothing is pinned. `on` and
+/// `auto` give the contender the first half, `pin = N` the first N; the generator the rest.
+fn split_cpus(pin: PinMode, cpus: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
+    let n = match pin {
+        PinMode::Off => return None,
+        PinMode::On | PinMode::Auto => cpus.len().div_ceil(2),
+        PinMode::Cpus(n) => n,
+    };
+    (n > 0 && n < cpus.len()).then(|| (cpus[..n].to_vec(), cpus[n..].to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_split() {
+        let on = PinMode::On;
+        assert_eq!(split_cpus(on, &[0]), None);
+        assert_eq!(split_cpus(on, &[0, 1]), Some((vec![0], vec![1])));
+        assert_eq!(
+            split_cpus(PinMode::Auto, &[0, 1, 2]),
+            Some((vec![0, 1], vec![2]))
+        );
+        assert_eq!(split_cpus(PinMode::Off, &[0, 1, 2]), None);
+        assert_eq!(split_cpus(PinMode::Cpus(2), &[0, 1]), None);
+        assert_eq!(split_cpus(PinMode::Cpus(0), &[0, 1]), None);
+        assert_eq!(
+            split_cpus(PinMode::Cpus(1), &[0, 1, 2, 3]),
+            Some((vec![0], vec![1, 2, 3]))
+        );
+    }
 }

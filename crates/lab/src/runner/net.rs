@@ -6,7 +6,7 @@
 //! load side's namespace. Every packet between them crosses the emulated link.
 
 use super::{Ctx, RunError};
-use crate::results::Failure;
+use crate::results::{Failure, FailureKind};
 use crate::study::Study;
 use barrage_model::network::{Network, NetworkRun};
 use barrage_netem::{Net, NetOptions};
@@ -51,7 +51,7 @@ pub(crate) fn up(
 
 pub(crate) fn failure(message: String) -> Failure {
     Failure {
-        kind: "network".into(),
+        kind: FailureKind::Network,
         message,
         stderr_tail: String::new(),
     }
@@ -86,7 +86,7 @@ pub(crate) fn target(
         .load()
         .run(move || {
             if let Some(c) = &cpus {
-                let _ = super::util::pin_current_thread(c);
+                let _ = crate::supervise::pin_current_thread(c);
             }
             barrage_server::start(cfg)
         })

@@ -2,187 +2,21 @@
 //! wait until it is ready, run the load phases back to back (the engine on the generator's CPUs),
 //! stop and reap it, and turn it all into a [`Trial`] on one clock (the trial's origin).
 
-use super::{util, Ctx};
-use crate::results::{Failure, GeneratorHealth, Metrics, PhaseResult, Trial, Windows};
-use crate::sample::{Sampler, SamplerConfig};
+use super::trial::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for};
+use super::Ctx;
+use crate::results::{Failure, FailureKind, GeneratorHealth, PhaseResult, Trial};
+use crate::sample::Sampler;
 use crate::study::{ContenderSpec, ReadySpec};
-use crate::supervise::{self, Exit, Outcome, Probe, Role, Spec, StdoutMode};
+use crate::supervise::{Probe, Role};
 use crate::sweep::Point;
 use barrage_engine::Validate as _;
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-
-/// Bytes of stderr kept per trial.
-pub(crate) const STDERR_TAIL: usize = 16 * 1024;
-
-/// The engine configuration of one phase against `addr` (`threads` when the phase says 0).
-/// A phase's load as the engine runs it against the contender at `addr`: the point's `Config`
-/// (its `url` is the path) with the address, the study's headers and warmup, and the generator's
-/// threads where the study left them to barrage (0).
-pub fn engine_config(
-    l: &barrage_engine::Config,
-    addr: SocketAddr,
-    headers: &[(String, String)],
-    warmup: Duration,
-    threads: usize,
-) -> barrage_engine::Config {
-    barrage_engine::Config {
-        url: format!("http://{addr}{}", l.url),
-        headers: headers.to_vec(),
-        threads: if l.threads == 0 { threads } else { l.threads },
-        warmup,
-        ..l.clone()
-    }
-}
-
-/// The placeholders of one run (docs/study.md). `load` is the point's load as the contender meets
-/// it first (a server study's first phase; None in client studies): it fills `{protocol}`
-/// (`http1` or `h2`), `{streams}` and `{pipeline}`, so a server that cannot serve both protocols
-/// on one port (nginx before 1.25 on cleartext) can be started for the one the point speaks.
-pub(crate) fn placeholders(
-    ctx: &Ctx,
-    c: &ContenderSpec,
-    addr: SocketAddr,
-    trial: u32,
-    load: Option<&barrage_engine::Config>,
-) -> BTreeMap<String, String> {
-    let mut v = load_placeholders(load);
-    v.insert("barrage".into(), ctx.opts.barrage_exe.display().to_string());
-    v.insert("host".into(), addr.ip().to_string());
-    v.insert("port".into(), addr.port().to_string());
-    v.insert("addr".into(), addr.to_string());
-    v.insert("base".into(), format!("http://{addr}"));
-    v.insert("url".into(), format!("http://{addr}/"));
-    v.insert("dir".into(), c.dir.display().to_string());
-    v.insert("trial".into(), trial.to_string());
-    v.insert("contender".into(), c.name.clone());
-    v
-}
-
-/// `{protocol}`, `{streams}` and `{pipeline}` of a point's load (none without one).
-fn load_placeholders(load: Option<&barrage_engine::Config>) -> BTreeMap<String, String> {
-    let mut v = BTreeMap::new();
-    if let Some(l) = load {
-        let protocol = if l.http2 { "h2" } else { "http1" };
-        v.insert("protocol".into(), protocol.into());
-        v.insert("streams".into(), l.streams.to_string());
-        v.insert("pipeline".into(), l.pipeline.to_string());
-    }
-    v
-}
-
-pub(crate) fn secs(origin: Instant, t: Instant) -> f64 {
-    t.saturating_duration_since(origin).as_secs_f64()
-}
-
-pub(crate) fn failure_of(exit: &Exit) -> Option<Failure> {
-    let (kind, message) = match &exit.outcome {
-        Outcome::Ok => return None,
-        Outcome::Exited { code } => ("exited", format!("exited with code {code}")),
-        Outcome::Crashed { name, .. } => ("crashed", format!("killed by {name}")),
-        Outcome::Oom { evidence } => ("oom", format!("out of memory ({evidence})")),
-        Outcome::TimeBudgetExceeded { budget } => (
-            "time_budget_exceeded",
-            format!(
-                "still running after its budget of {:.1} s; killed",
-                budget.as_secs_f64()
-            ),
-        ),
-        Outcome::NeverReady { reason } => ("never_ready", reason.to_string()),
-        Outcome::Interrupted => ("interrupted", "interrupted (Ctrl-C)".into()),
-        Outcome::Daemonized { processes } => (
-            "daemonized",
-            format!(
-                "its command exited while {processes} process(es) it started kept running: it went to the background (run it in the foreground, e.g. nginx -g 'daemon off;'); they were killed"
-            ),
-        ),
-    };
-    Some(Failure {
-        kind: kind.into(),
-        message,
-        stderr_tail: exit.stderr_tail.clone(),
-    })
-}
-
-/// Starts a contender and its process-tree sampler on the trial's clock. A contender that cannot
-/// be spawned is a recorded failure of kind `spawn`; a sampler that cannot start leaves the trial
-/// without samples rather than failing it.
-pub(super) fn spawn_sampled(
-    ctx: &Ctx,
-    spec: &Spec,
-    origin: Instant,
-) -> Result<(supervise::Contender, Option<Sampler>), Failure> {
-    let proc = supervise::Contender::spawn(spec).map_err(|e| Failure {
-        kind: "spawn".into(),
-        message: e.to_string(),
-        stderr_tail: String::new(),
-    })?;
-    let config = SamplerConfig {
-        interval: ctx.study.sample_interval,
-        ..SamplerConfig::default()
-    };
-    let sampler = Sampler::start_in(proc.pid(), proc.cgroup_procs(), origin, config).ok();
-    Ok((proc, sampler))
-}
-
-pub(crate) fn blank(
-    point: &Point,
-    c: &ContenderSpec,
-    trial: u32,
-    seq: usize,
-    command: String,
-) -> Trial {
-    Trial {
-        seq,
-        point: point.id,
-        contender: c.name.clone(),
-        trial,
-        started_at: crate::results::now_rfc3339(),
-        ok: false,
-        failure: None,
-        command,
-        windows: Windows::default(),
-        phases: Vec::new(),
-        exit: None,
-        samples: None,
-        generator: None,
-        validation: None,
-        metrics: Metrics::default(),
-        network: None,
-    }
-}
-
-/// The supervisor's spec for one run: the start command with the placeholders filled (paths
-/// shell-quoted: it runs under `sh -c`), and the environment with them filled as they are.
-pub(crate) fn spec_for(
-    ctx: &Ctx,
-    c: &ContenderSpec,
-    vars: &BTreeMap<String, String>,
-    role: Role,
-) -> Spec {
-    let command = util::expand(&c.start, &util::shell_vars(vars));
-    let mut spec = Spec::new(c.name.clone(), util::exec_simple(&command));
-    spec.dir = c.dir.clone();
-    spec.env = c
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), util::expand(v, vars)))
-        .collect();
-    spec.role = role;
-    spec.stop_signal = c.stop_signal_number;
-    spec.grace = ctx.study.stop_grace;
-    spec.cpus = ctx.contender_cpus.clone();
-    spec.memory_limit = c.memory_limit;
-    spec.stdout = StdoutMode::Discard;
-    spec.stderr_tail = STDERR_TAIL;
-    spec
-}
 
 pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq: usize) -> Trial {
     let origin = Instant::now();
     let net = super::net::up(ctx, point.network.as_ref(), point.id, trial);
-    let port = util::free_port().unwrap_or(0);
+    let port = super::trial::free_port().unwrap_or(0);
     let ip = super::net::contender_ip(net.as_ref().ok().and_then(Option::as_ref));
     let addr = SocketAddr::new(ip, port);
     let load = point.phases.first().map(|p| &p.load);
@@ -236,7 +70,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     let mut gen = GeneratorHealth::default();
     let mut generator_late = false;
     let mut measured = Duration::ZERO;
-    let mut hist: Option<hdrhistogram::Histogram<u64>> = None;
+    let mut hists: Vec<hdrhistogram::Histogram<u64>> = Vec::new();
     let (mut requests, mut errors) = (0u64, 0u64);
     let mut windows: Vec<(Duration, Duration)> = Vec::new();
     if ready {
@@ -251,7 +85,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             Vec::len,
         );
         let emulator_cpu = || net.as_ref().map_or(Duration::ZERO, |n| n.emulator_cpu());
-        let cpu0 = util::self_cpu();
+        let cpu0 = crate::sample::self_cpu();
         let emu0 = emulator_cpu();
         let wall0 = Instant::now();
         for (i, ph) in point.phases.iter().enumerate() {
@@ -260,7 +94,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             } else {
                 Duration::ZERO
             };
-            let cfg = engine_config(&ph.load, addr, &headers, warmup, gen_threads);
+            let cfg = ph.load_at(addr, &headers, warmup, gen_threads);
             let valid = match cfg.validate() {
                 Ok(v) => v,
                 Err(e) => {
@@ -277,7 +111,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             let res = std::thread::scope(|s| {
                 s.spawn(|| {
                     if let Some(c) = &cpus {
-                        let _ = util::pin_current_thread(c);
+                        let _ = crate::supervise::pin_current_thread(c);
                     }
                     // On a network the engine's threads start in the load side's namespace.
                     if let Some(ns) = load_ns {
@@ -320,12 +154,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
                     ph.name
                 ));
             }
-            match &mut hist {
-                None => hist = Some(rr.histogram.clone()),
-                Some(h) => {
-                    let _ = h.add(&rr.histogram);
-                }
-            }
+            hists.push(rr.histogram.clone());
             t.phases.push(PhaseResult {
                 name: ph.name.clone(),
                 start_s: secs(origin, tm.start),
@@ -341,7 +170,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
         let wall = wall0.elapsed();
         // The emulator's thread is barrage's too, but its CPU is the link's (reported apart).
         let emu = emulator_cpu().saturating_sub(emu0);
-        gen.cpu_s = util::self_cpu()
+        gen.cpu_s = crate::sample::self_cpu()
             .saturating_sub(cpu0)
             .saturating_sub(emu)
             .as_secs_f64();
@@ -358,19 +187,19 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     if t.failure.is_none() {
         if let Some(e) = load_error {
             t.failure = Some(Failure {
-                kind: "load_error".into(),
+                kind: FailureKind::LoadError,
                 message: e,
                 stderr_tail: exit.stderr_tail.clone(),
             });
         } else if ctx.cancel.is_cancelled() {
             t.failure = Some(Failure {
-                kind: "interrupted".into(),
+                kind: FailureKind::Interrupted,
                 message: "interrupted (Ctrl-C)".into(),
                 stderr_tail: String::new(),
             });
         } else if requests == 0 {
             t.failure = Some(Failure {
-                kind: "no_responses".into(),
+                kind: FailureKind::NoResponses,
                 message: format!("no valid response in the measured window ({errors} errors)"),
                 stderr_tail: exit.stderr_tail.clone(),
             });
@@ -385,7 +214,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
     if measured > Duration::ZERO && t.ok {
         m.rps = Some(requests as f64 / measured.as_secs_f64());
     }
-    if let Some(h) = hist.filter(|h| !h.is_empty()) {
+    if let Some(h) = barrage_model::hdr::merge(&hists).filter(|h| !h.is_empty()) {
         m.latency_p50_us = Some(h.value_at_quantile(0.5) as f64);
         m.latency_p99_us = Some(h.value_at_quantile(0.99) as f64);
         m.latency_p999_us = Some(h.value_at_quantile(0.999) as f64);
@@ -429,7 +258,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
 fn too_many_errors(max: Option<u64>, errors: u64, stderr_tail: &str) -> Option<Failure> {
     let max = max?;
     (errors > max).then(|| Failure {
-        kind: "errors".into(),
+        kind: FailureKind::Errors,
         message: format!(
             "{errors} load errors (wrong status or body, timeouts, resets), more than max_errors = {max}"
         ),
@@ -471,8 +300,8 @@ mod max_errors_tests {
         assert!(too_many_errors(Some(5), 5, "").is_none());
         let f = too_many_errors(Some(0), 3, "tail").unwrap();
         assert_eq!(
-            (f.kind.as_str(), f.stderr_tail.as_str()),
-            ("errors", "tail")
+            (&f.kind, f.stderr_tail.as_str()),
+            (&crate::results::FailureKind::Errors, "tail")
         );
         assert!(f.message.contains("3 load errors"), "{}", f.message);
     }
@@ -489,72 +318,5 @@ mod max_errors_tests {
         assert_eq!(study("max_errors = 0").unwrap().max_errors, Some(0));
         let e = study("max_errors = -1").unwrap_err().to_string();
         assert!(e.contains("max_errors must be 0 or more"), "{e}");
-    }
-}
-
-#[cfg(test)]
-mod placeholder_tests {
-    use super::load_placeholders;
-    use crate::study::parse;
-    use crate::sweep::points;
-    use std::path::Path;
-
-    /// `{protocol}`, `{streams}` and `{pipeline}` follow each point's effective load: the base
-    /// [load], overlaid by its variant and swept values.
-    #[test]
-    fn protocol_streams_and_pipeline_follow_the_point() {
-        let src = r#"
-[study]
-name = "t"
-[load]
-connections = 16
-duration = "1s"
-[[load.variant]]
-name = "http1"
-pipeline = 1
-[[load.variant]]
-name = "http1-pipelined"
-pipeline = 16
-[[load.variant]]
-name = "h2"
-http2 = true
-streams = [1, 100]
-[[contender]]
-name = "s"
-start = "srv {port} {protocol}"
-"#;
-        let study = parse(src, "t.toml", Path::new(".")).unwrap();
-        let got: Vec<(String, Vec<(String, String)>)> = points(&study)
-            .unwrap()
-            .iter()
-            .map(|p| {
-                let vars = load_placeholders(p.phases.first().map(|ph| &ph.load));
-                (p.label.clone(), vars.into_iter().collect())
-            })
-            .collect();
-        let row = |label: &str, protocol: &str, streams: &str, pipeline: &str| {
-            let vars = [
-                ("pipeline", pipeline),
-                ("protocol", protocol),
-                ("streams", streams),
-            ];
-            (
-                label.to_string(),
-                vars.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        assert_eq!(
-            got,
-            vec![
-                row("http1", "http1", "1", "1"),
-                row("http1-pipelined", "http1", "1", "16"),
-                row("h2 streams=1", "h2", "1", "1"),
-                row("h2 streams=100", "h2", "100", "1"),
-            ]
-        );
-        // Client studies (no load): none of the three, so `{protocol}` stays as written.
-        assert!(load_placeholders(None).is_empty());
     }
 }

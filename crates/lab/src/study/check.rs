@@ -260,7 +260,7 @@ pub(super) fn validate(
         .unwrap_or_default();
     for p in &points {
         for ph in &p.phases {
-            let cfg = crate::runner::engine_config(&ph.load, addr, &headers, study.warmup, 1);
+            let cfg = ph.load_at(addr, &headers, study.warmup, 1);
             if let Err(e) = cfg.validate() {
                 let at = if p.label.is_empty() {
                     String::new()

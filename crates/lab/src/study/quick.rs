@@ -19,11 +19,7 @@ impl Study {
     /// The quick version of this study, keeping the first contenders whose `requires` are on
     /// PATH (see [`Study::quick_with`]).
     pub fn quick(&self) -> Study {
-        self.quick_with(&|c| {
-            c.requires
-                .iter()
-                .all(|r| crate::runner::util::find_command(r))
-        })
+        self.quick_with(&|c| c.requires.iter().all(|r| crate::supervise::find_command(r)))
     }
 
     /// The quick version of this study: the first 2 contenders `runnable` accepts (topped up

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::metric::{self, Metric};
 use crate::stats;
-use crate::study::{Results, Trial};
+use crate::study::{Results, RunStatus, Trial};
 
 /// A (point, contender) of one study: the point's label, the contender, the point's id.
 type Cell = (String, String, usize);
@@ -191,7 +191,7 @@ fn differences(
         ));
     }
     for (label, d) in [(base.0, b), (new.0, n)] {
-        if !d.status.is_empty() && d.status != "complete" {
+        if !d.status.as_str().is_empty() && d.status != RunStatus::Complete {
             notes.push(format!(
                 "{label} is {} ({} of {} trials): it may lack trials.",
                 d.status,

@@ -353,7 +353,7 @@ fn a_contender_failing_every_trial_is_a_regression_not_a_gap() {
     for t in &mut new.trials {
         t.ok = false;
         t.failure = Some(crate::study::Failure {
-            kind: "oom".into(),
+            kind: crate::study::FailureKind::Oom,
             message: "killed at 2.0 GiB".into(),
             ..Default::default()
         });

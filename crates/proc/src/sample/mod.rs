@@ -187,8 +187,34 @@ fn run(
     out
 }
 
+/// CPU time (user + sys) of this whole process so far (zero if the kernel will not say).
+pub fn self_cpu() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut ru) != 0 {
+            return Duration::ZERO;
+        }
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        tv(ru.ru_utime) + tv(ru.ru_stime)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn own_cpu_time_grows_with_work() {
+        let before = super::self_cpu();
+        let mut spins = 0u64;
+        while super::self_cpu() == before && spins < 1 << 34 {
+            spins = std::hint::black_box(spins + 1);
+        }
+        assert!(
+            super::self_cpu() > before,
+            "no CPU time after {spins} spins"
+        );
+    }
+
     use super::*;
 
     fn sample(t_ms: u64, user: f64, sys: f64, rss: u64) -> Sample {

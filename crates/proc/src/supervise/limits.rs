@@ -207,3 +207,54 @@ pub fn allowed_cpus() -> Vec<usize> {
         .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
         .collect()
 }
+
+/// Pins the calling thread (and the threads it starts later, which inherit its mask) to `cpus`.
+pub fn pin_current_thread(cpus: &[usize]) -> Result<(), SuperviseError> {
+    let set = cpu_set(cpus)?;
+    // SAFETY: `set` is a filled cpu_set_t; pid 0 is the calling thread.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {
+        return Err(SuperviseError::Cpus(
+            std::io::Error::last_os_error().to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a command exists: a path that is an executable file, or a name on PATH.
+pub fn find_command(cmd: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let exec = |p: &std::path::Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if cmd.contains('/') {
+        return exec(std::path::Path::new(cmd));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| exec(&d.join(cmd))))
+}
+
+#[cfg(test)]
+mod this_thread_tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_found_on_path_or_by_path() {
+        assert!(find_command("sh"));
+        assert!(find_command("/bin/sh"));
+        assert!(!find_command("surely-no-such-command-barrage"));
+    }
+
+    #[test]
+    fn a_thread_pinned_runs_where_it_was_pinned() {
+        let cpu = allowed_cpus()[0];
+        let got = std::thread::spawn(move || {
+            pin_current_thread(&[cpu]).unwrap();
+            allowed_cpus()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, vec![cpu]);
+        assert!(pin_current_thread(&[]).is_err());
+    }
+}

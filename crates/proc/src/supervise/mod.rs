@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 pub use interrupt::{
     install_interrupt_cleanup, interrupted, live_groups, on_interrupt, CLEANUP_GRACE,
 };
-pub use limits::allowed_cpus;
+pub use limits::{allowed_cpus, find_command, pin_current_thread};
 pub use ready::probe_once;
 pub use signals::group_members;
 pub use signals::{parse_signal, signal_name};

@@ -8,8 +8,9 @@ use crate::hdr;
 use crate::page::{Plot, PlotGroup};
 use crate::svg::{Axis, Bar, BarChart, BarGroup, HBarChart, HBarRow, Line, LineChart};
 use crate::table::{dedup, Cell, Row, Table};
+use barrage_model::load::{axis_field, short_label};
 use barrage_model::metric::{self as registry, Metric};
-use barrage_model::study::Results;
+use barrage_model::study::{Kind, Results};
 
 /// The swept numeric parameter to use as the x axis: "connections" first, then any parameter
 /// with at least two distinct numeric values.
@@ -23,11 +24,22 @@ fn sweep_axis(doc: &Results) -> Option<String> {
         vals.len() == doc.points.len() && dedup(vals.iter().map(|v| v.to_bits())).len() >= 2
     };
     let keys = dedup(doc.points.iter().flat_map(|p| p.params.keys().cloned()));
-    ["connections", "c", "rate", "pipeline", "n"]
+    // Preferred axes, each under its field's name or its short label ("c"; "n" is also a
+    // client study's conventional count).
+    ["connections", "rate", "pipeline", "requests"]
         .iter()
-        .map(|s| s.to_string())
+        .flat_map(|f| keys.iter().filter(move |k| axis_field(k) == *f).cloned())
         .chain(keys.clone())
-        .find(|k| keys.contains(k) && numeric(k))
+        .find(|k| numeric(k))
+}
+
+/// An axis by its field's name ("connections", also for a file that says "c"); a client
+/// study's parameters are its own, not the load's fields.
+fn axis_name<'a>(doc: &Results, x: &'a str) -> &'a str {
+    match doc.study.kind {
+        Kind::Server => axis_field(x),
+        Kind::Client => x,
+    }
 }
 
 /// The line a point belongs to (everything but the x axis): variant and other parameters.
@@ -98,11 +110,7 @@ pub fn sweep_chart(doc: &Results, table: &Table, m: &Metric) -> Option<(LineChar
             .fold((f64::INFINITY, 0f64), |a, &b| (a.0.min(b), a.1.max(b)));
         lo > 0.0 && hi / lo >= 8.0
     };
-    let xlabel = if x == "connections" || x == "c" {
-        "connections".to_string()
-    } else {
-        x.clone()
-    };
+    let xlabel = axis_name(doc, &x).to_string();
     let mut xaxis = if log_x {
         Axis::log(&xlabel)
     } else {
@@ -227,11 +235,7 @@ pub fn sweep_plots_except(doc: &Results, table: &Table, skip: Option<&str>) -> O
             "Some points have a single successful trial: no confidence interval there.".into(),
         );
     }
-    let xlabel = if xlabel == "c" {
-        "connections".into()
-    } else {
-        xlabel
-    };
+    let xlabel = axis_name(doc, &xlabel);
     Some(PlotGroup {
         heading: format!("Sweep over {xlabel}"),
         notes,
@@ -469,7 +473,10 @@ pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
         vec![(
             format!(
                 "Latency distribution at {}={}",
-                short_axis(&xkey),
+                match doc.study.kind {
+                    Kind::Server => short_label(&xkey),
+                    Kind::Client => &xkey,
+                },
                 crate::svg::fmt_num(xmax)
             ),
             at,
@@ -561,13 +568,4 @@ pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
         notes,
         plots,
     }]
-}
-
-/// "connections" for the study's own axis names ("c" is the sweep's short label).
-fn short_axis(x: &str) -> &str {
-    if x == "connections" {
-        "c"
-    } else {
-        x
-    }
 }

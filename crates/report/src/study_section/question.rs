@@ -15,7 +15,7 @@ use crate::svg::{Axis, HBarChart, HBarRow, Line, LineChart};
 use crate::table::{dedup, Table};
 use barrage_model::metric::{self as registry, Metric};
 use barrage_model::process::MemoryLimitApplied;
-use barrage_model::study::{Results, Trial};
+use barrage_model::study::{FailureKind, Results, Trial};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -144,10 +144,11 @@ pub fn memory_timelines(doc: &Results) -> Option<LineChart> {
             MemoryLimitApplied::None => None,
         })
         .max();
-    let any_oom = doc
-        .trials
-        .iter()
-        .any(|t| t.failure.as_ref().is_some_and(|f| f.kind == "oom"));
+    let any_oom = doc.trials.iter().any(|t| {
+        t.failure
+            .as_ref()
+            .is_some_and(|f| f.kind == FailureKind::Oom)
+    });
     if limit.is_none() && !any_oom {
         return None;
     }

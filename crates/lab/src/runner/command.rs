@@ -1,9 +1,7 @@
-//! Small pieces of the runner: placeholder expansion, free ports, CPU pinning, `requires` lookup,
-//! barrage's own CPU time.
+//! A contender's command line: placeholders filled (`{port}`, `{url}`, ...), paths shell-quoted
+//! for `sh -c`, and `exec` in front of a simple command so the contender leads its own group.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::Duration;
 
 /// Replaces `{name}` for every name in `vars`; other braces (shell `${X}`, awk) are left alone.
 pub fn expand(template: &str, vars: &BTreeMap<String, String>) -> String {
@@ -75,72 +73,6 @@ pub fn exec_simple(cmd: &str) -> String {
     format!("exec {t}")
 }
 
-/// A free TCP port on 127.0.0.1 (bound, read, released: a contender then binds it; the race with
-/// another process taking it in between is accepted and shows as a never-ready trial).
-pub fn free_port() -> std::io::Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(l.local_addr()?.port())
-}
-
-/// Pins the calling thread (and threads it creates later) to `cpus`.
-pub fn pin_current_thread(cpus: &[usize]) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data, filled before the call; pid 0 is the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus {
-            libc::CPU_SET(c, &mut set);
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// Whether a required command exists: a path that is an executable file, or a name on PATH.
-pub fn find_command(cmd: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let exec = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if cmd.contains('/') {
-        return exec(Path::new(cmd));
-    }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| exec(&d.join(cmd))))
-}
-
-/// CPU time (user + sys) of this whole process so far.
-pub fn self_cpu() -> Duration {
-    // SAFETY: getrusage fills the struct.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut ru) != 0 {
-            return Duration::ZERO;
-        }
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        tv(ru.ru_utime) + tv(ru.ru_stime)
-    }
-}
-
-/// The pinning plan: contender on the first half of the CPUs, generator on the rest.
-pub fn split_cpus(cpus: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
-    if cpus.len() < 2 {
-        return None;
-    }
-    let half = cpus.len().div_ceil(2);
-    Some((cpus[..half].to_vec(), cpus[half..].to_vec()))
-}
-
-/// `pin = N`: the contender on the first `n` CPUs, the generator on the rest (None if none is left).
-pub fn split_cpus_n(cpus: &[usize], n: usize) -> Option<(Vec<usize>, Vec<usize>)> {
-    if n == 0 || n >= cpus.len() {
-        return None;
-    }
-    Some((cpus[..n].to_vec(), cpus[n..].to_vec()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,24 +115,5 @@ mod tests {
         for (c, want) in cases {
             assert_eq!(exec_simple(c), want, "{c}");
         }
-    }
-
-    #[test]
-    fn cpu_split() {
-        assert_eq!(split_cpus(&[0]), None);
-        assert_eq!(split_cpus(&[0, 1]), Some((vec![0], vec![1])));
-        assert_eq!(split_cpus(&[0, 1, 2]), Some((vec![0, 1], vec![2])));
-        assert_eq!(split_cpus_n(&[0, 1], 2), None);
-        assert_eq!(
-            split_cpus_n(&[0, 1, 2, 3], 1),
-            Some((vec![0], vec![1, 2, 3]))
-        );
-    }
-
-    #[test]
-    fn commands() {
-        assert!(find_command("sh"));
-        assert!(find_command("/bin/sh"));
-        assert!(!find_command("surely-no-such-command-barrage"));
     }
 }

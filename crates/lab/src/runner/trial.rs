@@ -1,0 +1,235 @@
+//! What a trial of either role shares: the placeholders of a run, the supervisor's spec, the
+//! contender spawned with its sampler on the trial's clock, an empty trial record, and how a
+//! contender's exit becomes a failure. `server.rs` and `client.rs` hold what each role does in
+//! between (the load phases; the client's run and its validation).
+
+use super::command;
+use super::Ctx;
+use crate::results::{Failure, FailureKind, Metrics, Trial, Windows};
+use crate::sample::{Sampler, SamplerConfig};
+use crate::study::ContenderSpec;
+use crate::supervise::{self, Exit, Outcome, Role, Spec, StdoutMode};
+use crate::sweep::Point;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+/// Bytes of stderr kept per trial.
+pub(crate) const STDERR_TAIL: usize = 16 * 1024;
+
+/// A free TCP port on 127.0.0.1 (bound, read, released: a contender then binds it; the race with
+/// another process taking it in between is accepted and shows as a never-ready trial).
+pub fn free_port() -> std::io::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// The placeholders of one run (docs/study.md). `load` is the point's load as the contender meets
+/// it first (a server study's first phase; None in client studies): it fills `{protocol}`
+/// (`http1` or `h2`), `{streams}` and `{pipeline}`, so a server that cannot serve both protocols
+/// on one port (nginx before 1.25 on cleartext) can be started for the one the point speaks.
+pub(crate) fn placeholders(
+    ctx: &Ctx,
+    c: &ContenderSpec,
+    addr: SocketAddr,
+    trial: u32,
+    load: Option<&barrage_engine::Config>,
+) -> BTreeMap<String, String> {
+    let mut v = load_placeholders(load);
+    v.insert("barrage".into(), ctx.opts.barrage_exe.display().to_string());
+    v.insert("host".into(), addr.ip().to_string());
+    v.insert("port".into(), addr.port().to_string());
+    v.insert("addr".into(), addr.to_string());
+    v.insert("base".into(), format!("http://{addr}"));
+    v.insert("url".into(), format!("http://{addr}/"));
+    v.insert("dir".into(), c.dir.display().to_string());
+    v.insert("trial".into(), trial.to_string());
+    v.insert("contender".into(), c.name.clone());
+    v
+}
+
+/// `{protocol}`, `{streams}` and `{pipeline}` of a point's load (none without one).
+pub(crate) fn load_placeholders(load: Option<&barrage_engine::Config>) -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    if let Some(l) = load {
+        let protocol = if l.http2 { "h2" } else { "http1" };
+        v.insert("protocol".into(), protocol.into());
+        v.insert("streams".into(), l.streams.to_string());
+        v.insert("pipeline".into(), l.pipeline.to_string());
+    }
+    v
+}
+
+pub(crate) fn secs(origin: Instant, t: Instant) -> f64 {
+    t.saturating_duration_since(origin).as_secs_f64()
+}
+
+pub(crate) fn failure_of(exit: &Exit) -> Option<Failure> {
+    let (kind, message) = match &exit.outcome {
+        Outcome::Ok => return None,
+        Outcome::Exited { code } => (FailureKind::Exited, format!("exited with code {code}")),
+        Outcome::Crashed { name, .. } => (FailureKind::Crashed, format!("killed by {name}")),
+        Outcome::Oom { evidence } => (FailureKind::Oom, format!("out of memory ({evidence})")),
+        Outcome::TimeBudgetExceeded { budget } => (
+            FailureKind::TimeBudgetExceeded,
+            format!(
+                "still running after its budget of {:.1} s; killed",
+                budget.as_secs_f64()
+            ),
+        ),
+        Outcome::NeverReady { reason } => (FailureKind::NeverReady, reason.to_string()),
+        Outcome::Interrupted => (FailureKind::Interrupted, "interrupted (Ctrl-C)".into()),
+        Outcome::Daemonized { processes } => (
+            FailureKind::Daemonized,
+            format!(
+                "its command exited while {processes} process(es) it started kept running: it went to the background (run it in the foreground, e.g. nginx -g 'daemon off;'); they were killed"
+            ),
+        ),
+    };
+    Some(Failure {
+        kind,
+        message,
+        stderr_tail: exit.stderr_tail.clone(),
+    })
+}
+
+/// Starts a contender and its process-tree sampler on the trial's clock. A contender that cannot
+/// be spawned is a recorded failure of kind `spawn`; a sampler that cannot start leaves the trial
+/// without samples rather than failing it.
+pub(crate) fn spawn_sampled(
+    ctx: &Ctx,
+    spec: &Spec,
+    origin: Instant,
+) -> Result<(supervise::Contender, Option<Sampler>), Failure> {
+    let proc = supervise::Contender::spawn(spec).map_err(|e| Failure {
+        kind: FailureKind::Spawn,
+        message: e.to_string(),
+        stderr_tail: String::new(),
+    })?;
+    let config = SamplerConfig {
+        interval: ctx.study.sample_interval,
+        ..SamplerConfig::default()
+    };
+    let sampler = Sampler::start_in(proc.pid(), proc.cgroup_procs(), origin, config).ok();
+    Ok((proc, sampler))
+}
+
+pub(crate) fn blank(
+    point: &Point,
+    c: &ContenderSpec,
+    trial: u32,
+    seq: usize,
+    command: String,
+) -> Trial {
+    Trial {
+        seq,
+        point: point.id,
+        contender: c.name.clone(),
+        trial,
+        started_at: crate::results::now_rfc3339(),
+        ok: false,
+        failure: None,
+        command,
+        windows: Windows::default(),
+        phases: Vec::new(),
+        exit: None,
+        samples: None,
+        generator: None,
+        validation: None,
+        metrics: Metrics::default(),
+        network: None,
+    }
+}
+
+/// The supervisor's spec for one run: the start command with the placeholders filled (paths
+/// shell-quoted: it runs under `sh -c`), and the environment with them filled as they are.
+pub(crate) fn spec_for(
+    ctx: &Ctx,
+    c: &ContenderSpec,
+    vars: &BTreeMap<String, String>,
+    role: Role,
+) -> Spec {
+    let command = command::expand(&c.start, &command::shell_vars(vars));
+    let mut spec = Spec::new(c.name.clone(), command::exec_simple(&command));
+    spec.dir = c.dir.clone();
+    spec.env = c
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), command::expand(v, vars)))
+        .collect();
+    spec.role = role;
+    spec.stop_signal = c.stop_signal_number;
+    spec.grace = ctx.study.stop_grace;
+    spec.cpus = ctx.contender_cpus.clone();
+    spec.memory_limit = c.memory_limit;
+    spec.stdout = StdoutMode::Discard;
+    spec.stderr_tail = STDERR_TAIL;
+    spec
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::load_placeholders;
+    use crate::study::parse;
+    use crate::sweep::points;
+    use std::path::Path;
+
+    /// `{protocol}`, `{streams}` and `{pipeline}` follow each point's effective load: the base
+    /// [load], overlaid by its variant and swept values.
+    #[test]
+    fn protocol_streams_and_pipeline_follow_the_point() {
+        let src = r#"
+[study]
+name = "t"
+[load]
+connections = 16
+duration = "1s"
+[[load.variant]]
+name = "http1"
+pipeline = 1
+[[load.variant]]
+name = "http1-pipelined"
+pipeline = 16
+[[load.variant]]
+name = "h2"
+http2 = true
+streams = [1, 100]
+[[contender]]
+name = "s"
+start = "srv {port} {protocol}"
+"#;
+        let study = parse(src, "t.toml", Path::new(".")).unwrap();
+        let got: Vec<(String, Vec<(String, String)>)> = points(&study)
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let vars = load_placeholders(p.phases.first().map(|ph| &ph.load));
+                (p.label.clone(), vars.into_iter().collect())
+            })
+            .collect();
+        let row = |label: &str, protocol: &str, streams: &str, pipeline: &str| {
+            let vars = [
+                ("pipeline", pipeline),
+                ("protocol", protocol),
+                ("streams", streams),
+            ];
+            (
+                label.to_string(),
+                vars.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            got,
+            vec![
+                row("http1", "http1", "1", "1"),
+                row("http1-pipelined", "http1", "1", "16"),
+                row("h2 streams=1", "h2", "1", "1"),
+                row("h2 streams=100", "h2", "100", "1"),
+            ]
+        );
+        // Client studies (no load): none of the three, so `{protocol}` stays as written.
+        assert!(load_placeholders(None).is_empty());
+    }
+}
