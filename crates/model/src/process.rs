@@ -346,16 +346,15 @@ impl Samples {
             // No room before (the tree was busy all along): later intervals with room take the
             // rest, and what fits nowhere is dropped, since a timeline over the CPUs given is
             // the one thing it must never show (the trial's exact CPU comes from rusage).
-            for j in i + 1..self.samples.len() {
+            for (t, &d) in self.samples.iter_mut().zip(&dt).skip(i + 1) {
                 if excess <= 0.0 {
                     break;
                 }
-                let t = &mut self.samples[j];
-                let room = (cap - t.cpu_user_pct - t.cpu_sys_pct).max(0.0) / 100.0 * dt[j];
+                let room = (cap - t.cpu_user_pct - t.cpu_sys_pct).max(0.0) / 100.0 * d;
                 let put = room.min(excess);
                 if put > 0.0 {
-                    t.cpu_user_pct += put * user_share * 100.0 / dt[j];
-                    t.cpu_sys_pct += put * (1.0 - user_share) * 100.0 / dt[j];
+                    t.cpu_user_pct += put * user_share * 100.0 / d;
+                    t.cpu_sys_pct += put * (1.0 - user_share) * 100.0 / d;
                     excess -= put;
                 }
             }
@@ -424,7 +423,13 @@ mod tests {
             ),
             // No room before: the next interval with room takes the rest.
             (
-                &[(0, 0.0), (100, 100.0), (200, 100.0), (300, 150.0), (400, 0.0)],
+                &[
+                    (0, 0.0),
+                    (100, 100.0),
+                    (200, 100.0),
+                    (300, 150.0),
+                    (400, 0.0),
+                ],
                 1,
                 &[0.0, 100.0, 100.0, 100.0, 50.0],
             ),
