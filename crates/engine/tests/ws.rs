@@ -53,6 +53,9 @@ fn closed_loop_sends_exactly_n_messages_and_the_server_agrees() {
     let st = s.stats();
     assert_eq!(st.ws_messages, 1000, "{st:?}");
     assert!((1..=4).contains(&st.ws_upgrades), "{st:?}");
+    let w = r.ws.as_ref().expect("a ws section");
+    assert!((1..=4).contains(&w.handshakes), "{w:?}");
+    assert!(w.handshake_mean_us > 0.0 && w.closes.is_empty(), "{w:?}");
     assert_eq!(r.config.url, format!("ws://{}/ws/echo", s.local_addr()));
 }
 
@@ -133,6 +136,9 @@ fn a_close_from_the_server_fails_the_message_as_a_reset() {
     let st = s.stats();
     assert_eq!(st.ws_messages, 100, "{st:?}");
     assert_eq!(st.ws_closes, [(0, 16)], "{st:?}");
+    // And the client's: the same closes, by their code.
+    let w = r.ws.as_ref().expect("a ws section");
+    assert_eq!(w.closes.get("1011"), Some(&16), "{w:?}");
 }
 
 #[test]
