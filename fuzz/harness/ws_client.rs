@@ -93,7 +93,7 @@ impl Run<'_> {
     fn fill(&mut self) {
         let k = self.c.room().min((BUDGET - self.opened) as usize);
         for p in 0..k {
-            let req = (self.opened % 2) as u32;
+            let req = self.opened % 2;
             let tag = self.opened;
             assert!(self.c.open(p, req, T(tag)), "room() promised {k}");
             self.opened += 1;

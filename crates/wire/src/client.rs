@@ -240,7 +240,7 @@ impl Protocol {
         match self {
             Protocol::H1(s) => Session::H1(h1::client::Conn::new(s)),
             Protocol::H2(s) => Session::H2(Box::new(h2::client::Conn::new(s))),
-            Protocol::Ws(s) => Session::Ws(ws::client::Conn::new(s)),
+            Protocol::Ws(s) => Session::Ws(Box::new(ws::client::Conn::new(s))),
         }
     }
 
@@ -259,7 +259,7 @@ impl Protocol {
 pub enum Session<'r, T> {
     H1(h1::client::Conn<'r, T>),
     H2(Box<h2::client::Conn<'r, T>>),
-    Ws(ws::client::Conn<'r, T>),
+    Ws(Box<ws::client::Conn<'r, T>>),
 }
 
 /// Calls the same method on whichever session it is.

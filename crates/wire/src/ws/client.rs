@@ -167,10 +167,10 @@ impl<'r, T> Conn<'r, T> {
                             "a message from the server with none in flight",
                         ));
                     };
-                    let body_ok = setup
-                        .expect_body
-                        .as_deref()
-                        .map_or(true, |want| want == data);
+                    let body_ok = match setup.expect_body.as_deref() {
+                        Some(want) => want == data,
+                        None => true,
+                    };
                     on(End::Response {
                         tag,
                         status: 200,
