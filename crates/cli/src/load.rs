@@ -114,6 +114,12 @@ pub struct Args {
     /// throttles a benchmark].
     #[arg(long, value_name = "SIZE", value_parser = parse::parse_window, requires = "http2")]
     pub h2_window: Option<u32>,
+    /// Speak WebSocket to a ws:// or wss:// URL: each connection is upgraded once, then each
+    /// request is one message (the body, text when it is UTF-8, binary else) and ends when the
+    /// server's next message arrives (an echo server's reply); --pipeline messages in flight.
+    /// The summary's requests are messages.
+    #[arg(long, conflicts_with_all = ["http2", "targets"])]
+    pub ws: bool,
     /// Send `Connection: close` and open a new connection for every request.
     #[arg(long)]
     pub no_keepalive: bool,
@@ -226,6 +232,7 @@ impl Args {
             http2: self.http2,
             streams: self.streams,
             h2_window: self.h2_window.unwrap_or(Config::default().h2_window),
+            ws: self.ws,
             targets: self.targets.clone(),
             targets_format: self.targets_format.clone(),
             targets_order,

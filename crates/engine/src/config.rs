@@ -92,7 +92,13 @@ impl Validate for Config {
     fn validate(&self) -> Result<ValidConfig, ConfigError> {
         barrage_model::load::check(self)?;
         let mut cfg = self.clone();
+        // WebSocket: its upgrade is an HTTP/1.1 request to the same origin, so the URL is read
+        // as its HTTP form (the document keeps it as given).
+        if cfg.ws {
+            cfg.url = http_form(&self.url);
+        }
         let (target, requests, targets) = crate::plan::requests(&mut cfg)?;
+        cfg.url.clone_from(&self.url);
         let mut connections = self.connections;
         if let Some(s) = self.shard {
             // This shard's share (the first ones take the remainder, as the run splits them).
@@ -121,6 +127,17 @@ impl Validate for Config {
             targets,
             order,
         })
+    }
+}
+
+/// `ws://` as `http://` and `wss://` as `https://`; any other URL as it is.
+fn http_form(url: &str) -> String {
+    if let Some(r) = url.strip_prefix("ws://") {
+        format!("http://{r}")
+    } else if let Some(r) = url.strip_prefix("wss://") {
+        format!("https://{r}")
+    } else {
+        url.to_string()
     }
 }
 

@@ -67,6 +67,20 @@ fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model
     }
 }
 
+/// The `ws` part of the document from the workers' counts.
+fn ws_report(rec: &Recorder) -> barrage_model::load::Ws {
+    let w = &rec.proto.ws;
+    barrage_model::load::Ws {
+        handshakes: w.handshakes,
+        handshake_mean_us: if w.handshakes > 0 {
+            w.handshake_ns as f64 / w.handshakes as f64 / 1000.0
+        } else {
+            0.0
+        },
+        closes: w.closes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+    }
+}
+
 /// Each target's figures, from its record.
 fn target_figures(infos: Vec<(String, String, usize)>, rec: &Recorder) -> Vec<TargetFigures> {
     infos
@@ -228,6 +242,7 @@ impl RunResult {
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
+            ws: cfg.ws.then(|| ws_report(&rec)),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
             started_unix,

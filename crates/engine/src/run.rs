@@ -11,6 +11,7 @@ use crate::{tls, Cancel, EngineError, Pacer};
 use barrage_wire::client::{Order, Protocol};
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
+use barrage_wire::ws::client as wsclient;
 use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -91,6 +92,21 @@ fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     }
 }
 
+/// WebSocket: the upgrade's target, and every request's body as a message.
+fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
+    wsclient::Setup {
+        host: target.authority.clone(),
+        path: target.path.clone(),
+        messages: wsclient::Setup::messages(&bodies),
+        depth: c.pipeline.max(1),
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+        limits: barrage_wire::ws::Limits::default(),
+    }
+}
+
 /// Runs the load described by `cfg`, reporting each second to `sink`, until the duration or
 /// request count is reached or `cancel` is set. Fails only when the run cannot start (the
 /// target cannot be resolved, refuses the first connection, or fails the TLS handshake).
@@ -127,7 +143,9 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
-    let speaks = if h2 {
+    let speaks = if c.ws {
+        Protocol::Ws(ws_setup(cfg))
+    } else if h2 {
         Protocol::H2(h2_setup(cfg, target.tls))
     } else {
         Protocol::H1(h1_setup(cfg, &order))

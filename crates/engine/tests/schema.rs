@@ -99,3 +99,33 @@ fn real_runs_validate() {
     broken["errors"]["timeout"] = (-1).into();
     assert!(!v.is_valid(&broken));
 }
+
+#[test]
+fn a_websocket_run_validates() {
+    let v = schema();
+    let s = barrage_server::start(barrage_server::ServerConfig {
+        threads: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let doc = document(Config {
+        url: format!(
+            "ws://{}/ws/echo?fault=close&code=4000&after=3",
+            s.local_addr()
+        ),
+        ws: true,
+        connections: 2,
+        threads: 1,
+        requests: Some(20),
+        duration: None,
+        body: b"hi".to_vec(),
+        ..Config::default()
+    });
+    assert_valid(&v, &doc);
+    assert_eq!(doc["config"]["ws"], true);
+    assert!(doc["ws"]["handshakes"].as_u64().unwrap() > 0);
+    assert!(doc["ws"]["closes"]["4000"].as_u64().unwrap() > 0);
+    let mut broken = doc;
+    broken["ws"]["closes"]["4000"] = (-1).into();
+    assert!(!v.is_valid(&broken));
+}

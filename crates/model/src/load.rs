@@ -66,6 +66,10 @@ pub struct Config {
     pub streams: usize,
     /// HTTP/2: the receive window announced for each stream and opened for the connection.
     pub h2_window: u32,
+    /// WebSocket (`ws://`, `wss://`): each connection upgraded once, then each request is one
+    /// message (the body) and its reply. Written only when set, so HTTP documents are as before.
+    #[serde(skip_serializing_if = "is_false")]
+    pub ws: bool,
     /// A file of requests to send instead of one (`--targets`): vegeta's `http` format, or JSON
     /// lines. A relative path is the caller's to resolve (a study resolves it against its
     /// directory).
@@ -148,6 +152,7 @@ impl Default for Config {
             streams: 1,
             // As h2load and oha: large enough that flow control never throttles a benchmark.
             h2_window: (1 << 30) - 1,
+            ws: false,
             targets: None,
             targets_format: None,
             targets_order: Order::RoundRobin,
@@ -167,6 +172,10 @@ pub struct Stage {
     pub duration: Duration,
     /// Requests per second at the stage's end.
     pub target: f64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 // ---- The rules of a load ----
@@ -198,6 +207,12 @@ pub enum LoadError {
     TargetsWithBodyLines,
     RampUpOpenLoop,
     Shard,
+    /// `ws` with an option that is HTTP's alone (its field name).
+    WsWith(&'static str),
+    /// `ws` with a URL that is not `ws://` or `wss://`.
+    WsUrl,
+    /// A `ws://` or `wss://` URL without `ws`.
+    WsUrlWithoutWs,
     ShardConnections {
         connections: usize,
         shards: u32,
@@ -324,6 +339,17 @@ impl LoadError {
             ShardConnections { connections, shards } => format!(
                 "{connections} connections cannot be split over {shards} shards: give each at least one"
             ),
+            WsWith(f) => format!(
+                "{} is HTTP's; a WebSocket load ({}) sends messages on upgraded connections",
+                match (*f, n) {
+                    ("keepalive", _) => n.off(f),
+                    ("headers", Names::Flags) => "--header".into(),
+                    _ => o(f),
+                },
+                n.on("ws")
+            ),
+            WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
+            WsUrlWithoutWs => format!("a ws:// or wss:// URL needs {}", n.on("ws")),
             StartAt => format!(
                 "{} must be a time (Unix seconds of 0 or more)",
                 o("start_at")
@@ -419,6 +445,17 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         c.http2 && !(65_535..=(1 << 31) - 1).contains(&c.h2_window),
         Window,
     )?;
+    let ws_url = c.url.starts_with("ws://") || c.url.starts_with("wss://");
+    fail(ws_url && !c.ws, WsUrlWithoutWs)?;
+    if c.ws {
+        fail(!ws_url, WsUrl)?;
+        fail(c.http2, WsWith("http2"))?;
+        fail(c.method != "GET", WsWith("method"))?;
+        fail(!c.keepalive, WsWith("keepalive"))?;
+        fail(!c.headers.is_empty(), WsWith("headers"))?;
+        fail(c.targets.is_some(), WsWith("targets"))?;
+        fail(c.expect_status.is_some(), WsWith("expect_status"))?;
+    }
     if let Some(s) = c.shard {
         fail(s.index == 0 || s.index > s.count, Shard)?;
         if c.connections < s.count as usize {

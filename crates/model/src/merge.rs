@@ -8,7 +8,7 @@
 //! documents that lack a histogram (older engines) leave that summary out.
 
 use crate::hdr;
-use crate::load::{Errors, Http2, Latency, LoadDoc, Merged, Rate, Second, TargetFigures};
+use crate::load::{Errors, Http2, Latency, LoadDoc, Merged, Rate, Second, TargetFigures, Ws};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -125,6 +125,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
     out.rate = merged_rate(docs, &mut notes)?;
     out.series = merged_series(docs);
     out.http2 = merged_http2(docs);
+    out.ws = merged_ws(docs);
     out.targets = merged_targets(docs, &mut notes)?;
     // The thresholds the runs were given, judged again on the whole.
     let thresholds = first
@@ -291,6 +292,26 @@ fn merged_http2(docs: &[(String, LoadDoc)]) -> Option<Http2> {
     }
     if out.header_bytes_decoded > 0 {
         out.hpack_saving = 1.0 - out.header_bytes_received as f64 / out.header_bytes_decoded as f64;
+    }
+    Some(out)
+}
+
+fn merged_ws(docs: &[(String, LoadDoc)]) -> Option<Ws> {
+    let ws: Vec<&Ws> = docs.iter().filter_map(|(_, d)| d.ws.as_ref()).collect();
+    if ws.len() != docs.len() {
+        return None;
+    }
+    let mut out = Ws::default();
+    let mut total_us = 0.0;
+    for w in &ws {
+        out.handshakes += w.handshakes;
+        total_us += w.handshake_mean_us * w.handshakes as f64;
+        for (k, n) in &w.closes {
+            *out.closes.entry(k.clone()).or_default() += n;
+        }
+    }
+    if out.handshakes > 0 {
+        out.handshake_mean_us = total_us / out.handshakes as f64;
     }
     Some(out)
 }

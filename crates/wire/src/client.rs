@@ -1,7 +1,7 @@
 //! One interface for the client side of a connection, whatever its protocol: the load engine's
 //! worker loop talks to a [`Session`] and never asks which protocol it speaks. A protocol is its
 //! codec plus a session type implementing [`ClientSession`] (HTTP/1.1: [`h1::client::Conn`],
-//! HTTP/2: [`h2::client::Conn`]), one variant in [`Protocol`] and [`Session`], and one line in
+//! HTTP/2: [`h2::client::Conn`], WebSocket: [`ws::client::Conn`]), one variant in [`Protocol`] and [`Session`], and one line in
 //! [`dispatch!`]: the loop, the pacer, the recorder and the report stay as they are.
 //!
 //! Sans I/O like the codecs: the caller opens requests (each with a tag of its own, handed back
@@ -17,8 +17,9 @@
 //!
 //! [`h1::client::Conn`]: crate::h1::client::Conn
 //! [`h2::client::Conn`]: crate::h2::client::Conn
+//! [`ws::client::Conn`]: crate::ws::client::Conn
 
-use crate::{h1, h2};
+use crate::{h1, h2, ws};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -139,11 +140,13 @@ pub struct Fed {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     pub h2: h2::client::Counts,
+    pub ws: ws::client::Counts,
 }
 
 impl Counts {
     pub fn add(&mut self, o: &Counts) {
         self.h2.add(&o.h2);
+        self.ws.add(&o.ws);
     }
 }
 
@@ -228,6 +231,7 @@ pub trait ClientSession<T: Tag> {
 pub enum Protocol {
     H1(h1::client::Setup),
     H2(h2::client::Setup),
+    Ws(ws::client::Setup),
 }
 
 impl Protocol {
@@ -236,6 +240,7 @@ impl Protocol {
         match self {
             Protocol::H1(s) => Session::H1(h1::client::Conn::new(s)),
             Protocol::H2(s) => Session::H2(Box::new(h2::client::Conn::new(s))),
+            Protocol::Ws(s) => Session::Ws(Box::new(ws::client::Conn::new(s))),
         }
     }
 
@@ -244,6 +249,7 @@ impl Protocol {
         match self {
             Protocol::H1(s) => s.is_head.len(),
             Protocol::H2(s) => s.requests.len(),
+            Protocol::Ws(s) => s.messages.len(),
         }
     }
 }
@@ -253,6 +259,7 @@ impl Protocol {
 pub enum Session<'r, T> {
     H1(h1::client::Conn<'r, T>),
     H2(Box<h2::client::Conn<'r, T>>),
+    Ws(Box<ws::client::Conn<'r, T>>),
 }
 
 /// Calls the same method on whichever session it is.
@@ -261,6 +268,7 @@ macro_rules! dispatch {
         match $self {
             Session::H1($s) => $call,
             Session::H2($s) => $call,
+            Session::Ws($s) => $call,
         }
     };
 }

@@ -19,6 +19,8 @@ mod request;
 mod response;
 #[path = "../../../fuzz/harness/ws.rs"]
 mod ws;
+#[path = "../../../fuzz/harness/ws_client.rs"]
+mod ws_client;
 
 #[path = "../../../fuzz/harness/replay.rs"]
 mod replay;
@@ -61,4 +63,9 @@ fn h2_server() {
 #[test]
 fn ws() {
     replay::all("ws", ws::run);
+}
+
+#[test]
+fn ws_client() {
+    replay::all("ws_client", ws_client::run);
 }

@@ -43,6 +43,9 @@ impl Plan {
         if c.http2 {
             title.push_str(&format!(" http2 m={}", c.streams));
         }
+        if c.ws {
+            title.push_str(" ws");
+        }
         if let Some(r) = c.rate {
             title.push_str(&format!(" rate={r}/s"));
         }

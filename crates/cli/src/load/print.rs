@@ -72,6 +72,9 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
     if let Some(h) = &r.http2 {
         http2(&mut o, h);
     }
+    if let Some(w) = &r.ws {
+        ws(&mut o, w);
+    }
     let lat = &r.latency_us;
     let label = if r.rate.is_some() {
         "Latency (corrected, from intended send time)"
@@ -203,6 +206,24 @@ fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
             ts.len() - TARGET_ROWS
         );
     }
+}
+
+/// The WebSocket line: requests are messages; the upgrades and the server's closes by code.
+fn ws(o: &mut String, w: &barrage_model::load::Ws) {
+    let closes = if w.closes.is_empty() {
+        "none".to_string()
+    } else {
+        w.closes
+            .iter()
+            .map(|(code, n)| format!("{code}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        o,
+        "  WebSocket: requests are messages; {} handshakes (mean {:.0}us from connect to 101); closes by the server: {closes}",
+        w.handshakes, w.handshake_mean_us
+    );
 }
 
 /// The HTTP/2 lines: protocol and streams, HPACK's saving, resets and GOAWAYs.

@@ -55,6 +55,9 @@ pub struct LoadDoc {
     /// HTTP/2 runs only: what h2load reports that HTTP/1.1 lacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http2: Option<Http2>,
+    /// WebSocket runs only: the upgrades and the server's closes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ws: Option<Ws>,
     /// `--targets` runs only: each target's figures, in the file's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetFigures>,
@@ -103,6 +106,18 @@ pub struct TargetFigures {
     /// `latency_us`'s histogram (HdrHistogram V2 compressed, base64; 2 significant figures,
     /// so a thousand targets stay small), so targets and runs merge exactly.
     pub hdr: Option<String>,
+}
+
+/// What a WebSocket run saw of the protocol (its requests are messages).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Ws {
+    /// Opening handshakes completed in the measured window.
+    pub handshakes: u64,
+    /// Their mean time, from the connect's start to the 101 (so the TCP connect is in it).
+    pub handshake_mean_us: f64,
+    /// Closes the server sent, by code ("0": a close without one).
+    pub closes: BTreeMap<String, u64>,
 }
 
 /// What an HTTP/2 run saw of the protocol.

@@ -11,6 +11,14 @@ fn ok() -> Config {
     }
 }
 
+fn ws() -> Config {
+    Config {
+        url: "wss://h/ws/echo".into(),
+        ws: true,
+        ..ok()
+    }
+}
+
 /// Each rule, broken alone, gives its error; the messages in both words.
 #[test]
 fn every_rule_has_its_error_and_one_line_in_both_words() {
@@ -47,6 +55,14 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { ramp_up: Some(Duration::from_secs(1)), rate: Some(5.0), ..ok() }, LoadError::RampUpOpenLoop, "ramp_up opens", "--ramp-up opens the closed loop's connections gradually; an open loop (--rate, --stages)"),
             (Config { shard: Some(Shard { index: 3, count: 2 }), ..ok() }, LoadError::Shard, "shard I/N needs", "--shard I/N needs"),
             (Config { shard: Some(Shard { index: 1, count: 20 }), ..ok() }, LoadError::ShardConnections { connections: 10, shards: 20 }, "10 connections cannot be split over 20 shards", "10 connections"),
+            (Config { url: "ws://h/".into(), ..ok() }, LoadError::WsUrlWithoutWs, "a ws:// or wss:// URL needs ws = true", "URL needs --ws"),
+            (Config { ws: true, ..ok() }, LoadError::WsUrl, "ws = true needs a ws:// or wss:// URL", "--ws needs a ws://"),
+            (Config { ws: true, http2: true, ..ws() }, LoadError::WsWith("http2"), "http2 is HTTP's; a WebSocket load (ws = true)", "--http2 is HTTP's; a WebSocket load (--ws)"),
+            (Config { method: "POST".into(), ..ws() }, LoadError::WsWith("method"), "method is HTTP's", "--method is HTTP's"),
+            (Config { keepalive: false, ..ws() }, LoadError::WsWith("keepalive"), "keepalive = false is HTTP's", "--no-keepalive is HTTP's"),
+            (Config { headers: vec![("X".into(), "1".into())], ..ws() }, LoadError::WsWith("headers"), "headers is HTTP's", "--header is HTTP's"),
+            (Config { targets: Some("t".into()), ..ws() }, LoadError::WsWith("targets"), "targets is HTTP's", "--targets is HTTP's"),
+            (Config { expect_status: Some(200), ..ws() }, LoadError::WsWith("expect_status"), "expect_status is HTTP's", "--expect-status is HTTP's"),
             (Config { start_at: Some(-1.0), ..ok() }, LoadError::StartAt, "start_at must be a time", "--start-at must"),
         ];
     for (cfg, want, fields, flags) in cases {
@@ -74,6 +90,7 @@ fn the_edges_of_each_range_pass() {
             Config { shard: Some(Shard { index: 10, count: 10 }), ..ok() },
             Config { start_at: Some(0.0), ..ok() },
             Config { ramp_up: Some(Duration::from_secs(1)), ..ok() },
+            Config { pipeline: 8, rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
         ];
     for cfg in allowed {
         assert_eq!(check(&cfg), Ok(()), "{cfg:?}");

@@ -12,9 +12,12 @@
 //!   in place), encodes into the caller's `Vec`, and hands messages out borrowed: a message in
 //!   one frame that arrived whole is never copied, and a fragmented or partly read one is
 //!   assembled in a buffer the session reuses, so steady state does not allocate.
+//! - [`client`]: the load's client connection behind the engine's session interface: the
+//!   upgrade, then one message per request, replies matched in order.
 //! - [`handshake`]: the HTTP/1.1 opening handshake of both roles (`Sec-WebSocket-Key` and
 //!   `-Accept`: SHA-1 by ring, base64).
 
+pub mod client;
 pub mod frame;
 pub mod handshake;
 pub mod session;

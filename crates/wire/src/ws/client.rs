@@ -1,0 +1,351 @@
+//! A WebSocket client connection behind [`ClientSession`]: on [`ClientSession::start`] it writes
+//! the HTTP/1.1 upgrade request (a fresh random key per connection), checks the 101 and its
+//! `Sec-WebSocket-Accept`, and from then on each request the worker opens is one message sent
+//! (masked, text when the payload is UTF-8, binary else) that ends when the next message from the
+//! server arrives: replies are matched with messages in order (an echo server answers in order),
+//! up to `depth` in flight. Pings are answered by the codec's [`Session`]. A close from the
+//! server, or a frame that breaks RFC 6455, ends the connection and every message in flight with
+//! it; closes are counted by code.
+//!
+//! Nothing is allocated per message: the output buffer, the queue of open messages, the copy of
+//! each read and the codec's assembly buffer keep their capacity. The copy is there because the
+//! codec unmasks in place and the session interface lends its input read-only; a server's
+//! frames are never masked, so it only costs the memcpy of what was read.
+
+use crate::client::{Class, ClientSession, ConnError, End, Fed, Tag, MAX_CARRY};
+use crate::ws::handshake::{self, Key};
+use crate::ws::{Event, Limits, Session};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// What every WebSocket connection of a run shares.
+#[derive(Debug)]
+pub struct Setup {
+    /// The upgrade request's `Host` field and path (with its query).
+    pub host: String,
+    pub path: String,
+    /// Message i's payload, and whether it goes as text (it is UTF-8) or binary.
+    pub messages: Vec<(Vec<u8>, bool)>,
+    /// Messages in flight per connection (the pipeline depth).
+    pub depth: usize,
+    pub timeout: Duration,
+    /// The reply every message must get, byte for byte.
+    pub expect_body: Option<Vec<u8>>,
+    pub limits: Limits,
+}
+
+impl Setup {
+    /// Message payloads, each sent as text when it is valid UTF-8.
+    pub fn messages(bodies: &[Vec<u8>]) -> Vec<(Vec<u8>, bool)> {
+        bodies
+            .iter()
+            .map(|b| (b.clone(), std::str::from_utf8(b).is_ok()))
+            .collect()
+    }
+}
+
+/// What WebSocket connections count beyond messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Opening handshakes completed, and their time in total (from the connect's start to the
+    /// 101, so the TCP connect is in it).
+    pub handshakes: u64,
+    pub handshake_ns: u64,
+    /// Closes from the server, by code (0: a close without one), in the order first seen.
+    pub closes: Vec<(u16, u64)>,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.handshakes += o.handshakes;
+        self.handshake_ns += o.handshake_ns;
+        for &(code, n) in &o.closes {
+            self.close(code, n);
+        }
+    }
+
+    fn close(&mut self, code: u16, n: u64) {
+        match self.closes.iter_mut().find(|e| e.0 == code) {
+            Some(e) => e.1 += n,
+            None => self.closes.push((code, n)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Not started, or the connection is gone.
+    Idle,
+    /// The upgrade request is out; waiting for the 101.
+    Upgrading,
+    Open,
+}
+
+/// One WebSocket connection's client state.
+#[derive(Debug)]
+pub struct Conn<'r, T> {
+    setup: &'r Setup,
+    state: State,
+    key: Key,
+    since: Instant,
+    ws: Session,
+    /// What to write: the upgrade request, messages, pongs.
+    wbuf: Vec<u8>,
+    wpos: usize,
+    /// This read's frames, copied so the codec may work on them in place.
+    rbuf: Vec<u8>,
+    inflight: VecDeque<T>,
+    counts: Counts,
+}
+
+impl<'r, T> Conn<'r, T> {
+    pub fn new(setup: &'r Setup) -> Conn<'r, T> {
+        Conn {
+            setup,
+            state: State::Idle,
+            key: [0; 24],
+            since: Instant::now(),
+            ws: Session::client(setup.limits, 1),
+            wbuf: Vec::new(),
+            wpos: 0,
+            rbuf: Vec::new(),
+            inflight: VecDeque::with_capacity(setup.depth),
+            counts: Counts::default(),
+        }
+    }
+
+    /// Starts the connection with this nonce (its key) and masking seed: [`ClientSession::start`]
+    /// takes both from the system's random source; tests give their own.
+    pub fn start_with(&mut self, since: Instant, nonce: [u8; 16], seed: u64) {
+        self.state = State::Upgrading;
+        self.since = since;
+        self.key = handshake::client_key(nonce);
+        self.ws = Session::client(self.setup.limits, seed);
+        self.inflight.clear();
+        self.wbuf.clear();
+        self.wpos = 0;
+        handshake::write_request(
+            &mut self.wbuf,
+            &self.setup.host,
+            &self.setup.path,
+            &self.key,
+        );
+    }
+
+    /// The frames in `buf` (after the handshake): each message ends the oldest one in flight.
+    fn frames<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<usize, ConnError>
+    where
+        T: Tag,
+    {
+        let Conn {
+            setup,
+            ws,
+            wbuf,
+            rbuf,
+            inflight,
+            counts,
+            ..
+        } = self;
+        rbuf.clear();
+        rbuf.extend_from_slice(buf);
+        let mut pos = 0;
+        loop {
+            let (n, ev) = match ws.next(&mut rbuf[pos..], wbuf) {
+                Ok(r) => r,
+                Err(e) => {
+                    ws.fail(wbuf, &e);
+                    return Err(ConnError::new(Class::Protocol, e.to_string()));
+                }
+            };
+            pos += n;
+            match ev {
+                None => return Ok(pos),
+                Some(Event::Message { data, .. }) => {
+                    let Some(tag) = inflight.pop_front() else {
+                        return Err(ConnError::new(
+                            Class::Protocol,
+                            "a message from the server with none in flight",
+                        ));
+                    };
+                    let body_ok = match setup.expect_body.as_deref() {
+                        Some(want) => want == data,
+                        None => true,
+                    };
+                    on(End::Response {
+                        tag,
+                        status: 200,
+                        body_ok,
+                    });
+                }
+                Some(Event::Ping(_) | Event::Pong(_)) => {}
+                Some(Event::Close { code, reason }) => {
+                    let code = code.unwrap_or(0);
+                    counts.close(code, 1);
+                    let class = match code {
+                        1002 | 1003 | 1007 | 1009 => Class::Protocol,
+                        _ => Class::Reset,
+                    };
+                    return Err(ConnError::new(
+                        class,
+                        format!("closed by the server with code {code} ({reason})"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A random nonce and masking seed from the system (RFC 6455 §4.1 and §10.3 want both
+/// unpredictable); a clock-derived pair if the system's source fails.
+fn random() -> ([u8; 16], u64) {
+    use ring::rand::SecureRandom;
+    let mut b = [0u8; 24];
+    if ring::rand::SystemRandom::new().fill(&mut b).is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        b[..8].copy_from_slice(&t.to_le_bytes());
+        b[16..].copy_from_slice(&t.rotate_left(17).to_le_bytes());
+    }
+    let mut nonce = [0u8; 16];
+    nonce.copy_from_slice(&b[..16]);
+    let seed = u64::from_le_bytes(b[16..].try_into().expect("8 bytes"));
+    (nonce, seed)
+}
+
+impl<T: Tag> ClientSession<T> for Conn<'_, T> {
+    fn start(&mut self, since: Instant) {
+        let (nonce, seed) = random();
+        self.start_with(since, nonce, seed);
+    }
+
+    #[inline]
+    fn room(&self) -> usize {
+        if self.state != State::Open || self.ws.sent_close() {
+            return 0;
+        }
+        self.setup.depth.saturating_sub(self.inflight.len())
+    }
+
+    #[inline]
+    fn held_by_output(&self) -> bool {
+        self.state == State::Upgrading || self.wpos < self.wbuf.len()
+    }
+
+    #[inline]
+    fn open(&mut self, _pos: usize, req: u32, tag: T) -> bool {
+        if self.room() == 0 {
+            return false;
+        }
+        let Some((payload, text)) = self.setup.messages.get(req as usize) else {
+            return false;
+        };
+        self.ws.send(&mut self.wbuf, *text, payload);
+        self.inflight.push_back(tag);
+        true
+    }
+
+    #[inline]
+    fn out(&self) -> &[u8] {
+        &self.wbuf[self.wpos..]
+    }
+
+    #[inline]
+    fn wrote(&mut self, n: usize) {
+        self.wpos += n;
+        if self.wpos >= self.wbuf.len() {
+            self.wpos = 0;
+            self.wbuf.clear();
+        }
+    }
+
+    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+        let mut start = 0;
+        if self.state == State::Upgrading {
+            match handshake::check_response(buf, &self.key) {
+                Ok(None) if buf.len() >= MAX_CARRY => {
+                    return Err(ConnError::new(
+                        Class::Parse,
+                        "the upgrade response's head is too large",
+                    ))
+                }
+                Ok(None) => {
+                    return Ok(Fed {
+                        used: 0,
+                        close: false,
+                    })
+                }
+                Ok(Some(n)) => {
+                    self.state = State::Open;
+                    self.counts.handshakes += 1;
+                    self.counts.handshake_ns += self.since.elapsed().as_nanos() as u64;
+                    start = n;
+                }
+                Err(e) => {
+                    return Err(ConnError::new(
+                        Class::Protocol,
+                        format!("WebSocket handshake: {e}"),
+                    ))
+                }
+            }
+        }
+        if self.state != State::Open {
+            return Err(ConnError::new(
+                Class::Protocol,
+                "data on a connection not started",
+            ));
+        }
+        let used = start + self.frames(&buf[start..], on)?;
+        Ok(Fed { used, close: false })
+    }
+
+    fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
+        if self.state == State::Open && self.inflight.is_empty() && !self.ws.in_message() {
+            return Ok(());
+        }
+        Err(ConnError::new(
+            Class::Reset,
+            "connection closed by the peer",
+        ))
+    }
+
+    fn expire<F: FnMut(End<T>)>(&mut self, now: Instant, _on: &mut F) -> Result<(), ConnError> {
+        let timeout = self.setup.timeout;
+        if self.state == State::Upgrading && now.saturating_duration_since(self.since) > timeout {
+            return Err(ConnError::new(
+                Class::Timeout,
+                format!("no WebSocket handshake within {timeout:?}"),
+            ));
+        }
+        match self.inflight.front() {
+            // A message cannot be cancelled alone: those behind it are lost with it.
+            Some(tag) if now.saturating_duration_since(tag.sent()) > timeout => Err(
+                ConnError::new(Class::Timeout, format!("no reply within {timeout:?}")),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    fn drain<F: FnMut(T)>(&mut self, each: &mut F) {
+        for tag in self.inflight.drain(..) {
+            each(tag);
+        }
+        self.state = State::Idle;
+        self.wbuf.clear();
+        self.wpos = 0;
+    }
+
+    fn take_counts(&mut self, into: &mut crate::client::Counts) {
+        into.ws.add(&self.counts);
+        self.reset_counts();
+    }
+
+    fn reset_counts(&mut self) {
+        self.counts.handshakes = 0;
+        self.counts.handshake_ns = 0;
+        self.counts.closes.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests;
