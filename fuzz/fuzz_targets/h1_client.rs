@@ -2,6 +2,8 @@
 //! fuzz/corpus/h1_client and fuzz/regressions/h1_client; see fuzz/README.md).
 #![no_main]
 
+#[path = "../harness/split.rs"]
+mod split;
 #[path = "../harness/h1_client.rs"]
 mod harness;
 

@@ -2,6 +2,8 @@
 //! fuzz/corpus/h2_client and fuzz/regressions/h2_client; see fuzz/README.md).
 #![no_main]
 
+#[path = "../harness/split.rs"]
+mod split;
 #[path = "../harness/h2_client.rs"]
 mod harness;
 

@@ -2,6 +2,8 @@
 //! fuzz/corpus/h2_server and fuzz/regressions/h2_server; see fuzz/README.md).
 #![no_main]
 
+#[path = "../harness/split.rs"]
+mod split;
 #[path = "../harness/h2_server.rs"]
 mod harness;
 

@@ -2,6 +2,8 @@
 //! fuzz/corpus/ws_client and fuzz/regressions/ws_client; see fuzz/README.md).
 #![no_main]
 
+#[path = "../harness/split.rs"]
+mod split;
 #[path = "../harness/ws_client.rs"]
 mod harness;
 

@@ -26,6 +26,8 @@ use barrage_wire::h2::settings::{
     HEADER_TABLE_SIZE, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, MAX_FRAME_SIZE,
 };
 
+use crate::split::{cuts, next, Feed};
+
 /// What a run saw, compared between the whole, split and bytewise feeds.
 #[derive(Debug, PartialEq, Eq)]
 enum Log {
@@ -38,32 +40,8 @@ enum Log {
 }
 
 /// How the input is fed within each chunk.
-#[derive(Clone, Copy)]
-enum Feed {
-    Whole,
-    Split(u64),
-    Bytewise,
-}
-
 /// A small deterministic generator (splitmix64) for chunk and split points.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// `n` sorted cut points in `0..=len`.
-fn cuts(seed: u64, n: usize, len: usize) -> Vec<usize> {
-    let mut s = seed;
-    let mut v: Vec<usize> = (0..n)
-        .map(|_| (next(&mut s) % (len as u64 + 1)) as usize)
-        .collect();
-    v.sort_unstable();
-    v
-}
-
 struct Setup {
     cfg: Config,
     reqs: Vec<Request>,

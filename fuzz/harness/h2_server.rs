@@ -23,6 +23,8 @@ use barrage_wire::h2::parse_frame;
 use barrage_wire::h2::server::{Config, Event, Server};
 use barrage_wire::h2::settings::{HEADER_TABLE_SIZE, INITIAL_WINDOW_SIZE, MAX_FRAME_SIZE};
 
+use crate::split::{cuts, next, Feed};
+
 #[derive(Debug, PartialEq, Eq)]
 enum Log {
     Request(u32, String, String, bool, Option<u64>, usize),
@@ -34,36 +36,12 @@ enum Log {
     State(usize, u32),
 }
 
-#[derive(Clone, Copy)]
-enum Feed {
-    Whole,
-    Split(u64),
-    Bytewise,
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Answer {
     AfterBody,
     Echo,
     AtOnce,
     Big,
-}
-
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn cuts(seed: u64, n: usize, len: usize) -> Vec<usize> {
-    let mut s = seed;
-    let mut v: Vec<usize> = (0..n)
-        .map(|_| (next(&mut s) % (len as u64 + 1)) as usize)
-        .collect();
-    v.sort_unstable();
-    v
 }
 
 struct Setup {

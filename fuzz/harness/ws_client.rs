@@ -20,6 +20,8 @@ use barrage_wire::ws::client::{Conn, Setup};
 use barrage_wire::ws::{handshake, Event, Limits, Session};
 use std::time::{Duration, Instant};
 
+use crate::split::{cuts, next, Feed};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct T(u32);
 
@@ -48,30 +50,6 @@ enum Log {
     Eof(Result<(), String>),
     /// At a chunk's end: room, carry length, the bytes written since the last.
     State(usize, usize, Vec<u8>),
-}
-
-#[derive(Clone, Copy)]
-enum Feed {
-    Whole,
-    Split(u64),
-    Bytewise,
-}
-
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn cuts(seed: u64, n: usize, len: usize) -> Vec<usize> {
-    let mut s = seed;
-    let mut v: Vec<usize> = (0..n)
-        .map(|_| (next(&mut s) % (len as u64 + 1)) as usize)
-        .collect();
-    v.sort_unstable();
-    v
 }
 
 /// Messages opened in one run at most.

@@ -17,6 +17,8 @@ mod h2_server;
 mod request;
 #[path = "../../../fuzz/harness/response.rs"]
 mod response;
+#[path = "../../../fuzz/harness/split.rs"]
+mod split;
 #[path = "../../../fuzz/harness/ws.rs"]
 mod ws;
 #[path = "../../../fuzz/harness/ws_client.rs"]
