@@ -2,9 +2,9 @@
 //! fuzz/corpus/h1_client and fuzz/regressions/h1_client; see fuzz/README.md).
 #![no_main]
 
-#[path = "../harness/split.rs"]
-mod split;
 #[path = "../harness/h1_client.rs"]
 mod harness;
+#[path = "../harness/split.rs"]
+mod split;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::run(data));
