@@ -290,25 +290,6 @@ impl Conn {
         if !self.write_out(ctx, out)? {
             return Ok(false);
         }
-        let mut written = 0;
-        while written < out.len() {
-            match self.stream.write(&out[written..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => written += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if written > 0 {
-            self.last_active = ctx.now;
-        }
-        if written == out.len() {
-            out.clear();
-        } else {
-            out.drain(..written);
-            return Ok(false);
-        }
         if let Busy::Stream { stream, .. } = &mut self.busy {
             let before = stream.sent();
             let done = stream.pump(&mut self.stream)?;

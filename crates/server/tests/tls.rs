@@ -87,6 +87,26 @@ fn tls_slow_reader_gets_the_whole_body_and_close_notify() {
     assert!(r.stream.clean_close);
 }
 
+/// The same slow reader on a kept-alive connection: the response's last ciphertext, left in
+/// rustls when the socket was full, is sent on the next writable event although no further
+/// write follows (the client waits for it before it sends its next request).
+#[test]
+fn tls_slow_reader_keep_alive_gets_each_whole_body() {
+    let s = tls_server();
+    let offer: &[&[u8]] = &[b"http/1.1"];
+    let c = TlsClient::slow(s.local_addr(), any_cert(offer), "localhost", 4 * 1024);
+    let mut r = Reader::new(c);
+    for _ in 0..3 {
+        r.send(b"GET /bytes/1MiB HTTP/1.1\r\nHost: t\r\n\r\n");
+        let resp = r.response(false).unwrap();
+        assert_eq!(resp.body.len(), 1 << 20);
+        assert_eq!(
+            format!("crc32={:08x}", crc32fast::hash(&resp.body)),
+            pattern::checksum(1 << 20)
+        );
+    }
+}
+
 #[test]
 fn tls_echo_1mib() {
     let s = tls_server();

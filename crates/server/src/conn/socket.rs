@@ -114,6 +114,12 @@ impl Conn {
 
     /// Writes what it can of `out`; true when all of it went.
     pub(super) fn write_out(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
+        if out.is_empty() {
+            // Ciphertext the socket did not take with the last write (the tail of a response
+            // whose client reads slowly) leaves on this writable edge: no further write may
+            // come to carry it (the client waits for it before it asks again).
+            self.stream.send_pending()?;
+        }
         let mut written = 0;
         while written < out.len() {
             match self.stream.write(&out[written..]) {
