@@ -18,6 +18,13 @@ if BASE.startswith("wss:"):
     CTX = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     CTX.check_hostname = False
     CTX.verify_mode = ssl.CERT_NONE
+    # TLS 1.2: over TLS 1.3 the library's reader thread takes the server's session tickets
+    # (sent after the handshake) while the main thread writes the upgrade request on the same
+    # OpenSSL connection, and now and then the request never reaches the socket (the server's
+    # TCP counters show only the handshake's bytes received, the client waits 10 s for a 101;
+    # 3 of 900 upgrades with TLS 1.3, none of 900 with 1.2). barrage serve's TLS 1.3 is
+    # tested with rustls clients (tls.rs).
+    CTX.maximum_version = ssl.TLSVersion.TLSv1_2
 
 
 def open_ws(path="/ws/echo", close_timeout=5):
@@ -49,7 +56,14 @@ def close_code(ws, send):
     """Does `send`, then reads until the connection closes: the code of the server's Close
     (-1 when it closed without one, None when it did not close)."""
     try:
-        send()
+        try:
+            send()
+        except ssl.SSLError:
+            # Over TLS, a frame written by hand on the connection's socket races the
+            # library's reader thread on one OpenSSL object, and the write fails now and then
+            # on this side (SSLZeroReturnError) although it went out; the reader still has the
+            # server's answer, which is what the case checks.
+            pass
         for _ in range(10):
             ws.recv(timeout=10)
         return None

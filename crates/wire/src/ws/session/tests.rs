@@ -82,6 +82,19 @@ fn cat(frames: &[Vec<u8>]) -> Vec<u8> {
     frames.concat()
 }
 
+/// Where `split_at_every_byte_decodes_the_same` cuts the concatenation of `frames`: every byte
+/// within 20 of a frame's start or of the end, and every 127th byte between.
+fn cuts(frames: &[Vec<u8>]) -> Vec<usize> {
+    let mut starts = vec![0];
+    for f in frames {
+        starts.push(starts.last().unwrap() + f.len());
+    }
+    let end = *starts.last().unwrap();
+    (0..=end)
+        .filter(|&i| i % 127 == 0 || starts.iter().any(|&s| i.abs_diff(s) <= 20))
+        .collect()
+}
+
 #[test]
 fn server_table() {
     use Opcode::*;
@@ -419,8 +432,11 @@ fn client_role() {
     }
 }
 
-/// A stream of every kind of frame: decoded the same whole, split in two at every byte, and fed
-/// a byte at a time (events, replies and the final error alike).
+/// A stream of every kind of frame: decoded the same whole, split in two at every byte near a
+/// frame's start (its header, the payload's first bytes) and every 127th byte inside the large
+/// payloads, and fed a byte at a time (events, replies and the final error alike). Every cut of
+/// the 140 kB stream decoded it whole again: 70 s of the test suite for cuts inside payloads that
+/// the codec copies the same way at any offset.
 #[test]
 fn split_at_every_byte_decodes_the_same() {
     use Opcode::*;
@@ -429,7 +445,7 @@ fn split_at_every_byte_decodes_the_same() {
         big.push((i % 251) as u8);
     }
     let streams = [
-        cat(&[
+        vec![
             c(true, Text, b"Hello"),
             c(false, Text, "κόσ".as_bytes()),
             c(true, Ping, b"in between"),
@@ -443,23 +459,24 @@ fn split_at_every_byte_decodes_the_same() {
             c(true, Ping, b""),
             c(true, Close, &close_payload(1000, "ça va".as_bytes())),
             b"ignored after the close".to_vec(),
-        ]),
+        ],
         // Ending in an error after some messages.
-        cat(&[
+        vec![
             c(true, Text, b"ok"),
             c(false, Text, b"caf\xc3"),
             c(true, Ping, b"x"),
             c(true, Continuation, b"\xa9 \xff"),
-        ]),
-        cat(&[
+        ],
+        vec![
             c(true, Binary, b"ok"),
             b"\x82\xff\x80\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04".to_vec(),
-        ]),
+        ],
     ];
-    for input in &streams {
+    for frames in &streams {
+        let input = &cat(frames);
         let whole = server(input);
         assert!(!whole.0.is_empty());
-        for cut in 0..=input.len() {
+        for cut in cuts(frames) {
             let two = run(
                 Session::server(Limits::default()),
                 &[&input[..cut], &input[cut..]],
@@ -474,7 +491,7 @@ fn split_at_every_byte_decodes_the_same() {
         );
     }
     // The first stream's events, for the record.
-    let (ev, out, err) = server(&streams[0]);
+    let (ev, out, err) = server(&cat(&streams[0]));
     assert_eq!(err, None);
     assert_eq!(ev.len(), 9);
     assert_eq!(

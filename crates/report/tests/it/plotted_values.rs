@@ -15,7 +15,7 @@
 //! A last test breaks a page on purpose (a chart showing one metric under another's label) and
 //! makes sure the check catches it.
 
-mod common;
+use crate::common;
 
 use barrage_model::metric::{self, Metric};
 use barrage_model::study::Results;

@@ -6,7 +6,7 @@
 //! control frames between fragments (5.x), UTF-8 in whole and fragmented messages and close
 //! reasons (6.x), the close handshake and its codes, valid and invalid (7.x), and limits.
 
-mod common;
+use crate::common;
 
 use barrage_server::{ServerConfig, Tls};
 use common::server_with;

@@ -1,6 +1,6 @@
 //! Pipelined requests are answered in order, also around slow answers.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

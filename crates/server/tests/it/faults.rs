@@ -1,6 +1,6 @@
 //! Every fault through a real socket, and the seeded --fault-rate.
 
-mod common;
+use crate::common;
 use barrage_server::{pattern, ServerConfig};
 use common::*;
 use std::io::Read;

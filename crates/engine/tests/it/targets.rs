@@ -7,7 +7,7 @@
 //! nginx logs `$request_body` only for a request it proxies, so the server under test passes
 //! every request to a second `server` block of the same nginx.
 
-mod common;
+use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, RunResult};

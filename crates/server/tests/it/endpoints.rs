@@ -1,6 +1,6 @@
 //! Every endpoint through a real socket.
 
-mod common;
+use crate::common;
 use barrage_server::pattern;
 use common::*;
 

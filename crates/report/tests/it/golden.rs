@@ -2,7 +2,7 @@
 //! `UPDATE_GOLDEN=1 cargo test -p barrage-report --test golden` rewrites the expected files;
 //! review the diff before committing it.
 
-mod common;
+use crate::common;
 
 use barrage_report::page::Plot;
 use barrage_report::{parse, Format, ReportError};

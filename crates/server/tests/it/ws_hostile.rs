@@ -4,7 +4,7 @@
 //! and a shutdown. Each ends in the close code RFC 6455 asks for, counted by the server, with
 //! the connection closed, memory bounded (the flood: the server stops reading) and no hang.
 
-mod common;
+use crate::common;
 
 use barrage_server::{ServerConfig, ServerHandle};
 use barrage_wire::ws::handshake::{check_response, client_key, write_request};

@@ -1,7 +1,7 @@
 //! The `barrage.load/1` document of real runs validates against docs/schema/load.schema.json,
 //! and the schema rejects documents that break it.
 
-mod common;
+use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};

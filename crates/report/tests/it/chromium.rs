@@ -8,7 +8,7 @@
 //! `BARRAGE_CHROMIUM` names. Without it the test fails when `CI` is set, and is skipped with a
 //! message otherwise.
 
-mod common;
+use crate::common;
 
 use barrage_report::Format;
 use common::{report, CASES};

@@ -2,7 +2,7 @@
 //! bytes — keep-alive, a pipeline of 16, bodies, requests dribbled a byte at a time — and the same
 //! refusals (400 or 431, then close).
 
-mod common;
+use crate::common;
 use barrage_server::{Parser, ParserUnavailable, ServerConfig, ServerHandle};
 use common::*;
 

@@ -2,7 +2,7 @@
 //! exactly the lines of the server's access log, every one 200, for nginx over h2c and h2o over
 //! TLS (h2 by ALPN), in the closed loop with 10 streams per connection.
 
-mod common;
+use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};

@@ -1,6 +1,6 @@
 //! Shutdown, connection limits and the idle timeout.
 
-mod common;
+use crate::common;
 use barrage_server::ServerConfig;
 use common::*;
 use std::time::Duration;

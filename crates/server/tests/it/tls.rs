@@ -1,7 +1,7 @@
 //! HTTPS (`ServerConfig::tls`): the endpoints over TLS with keep-alive, pipelining, a large
 //! download and a large echo; ALPN; certificate files and their errors; the fingerprint.
 
-mod common;
+use crate::common;
 
 use barrage_server::{pattern, start, ServerConfig, ServerError, Tls};
 use common::tls_client::{any_cert, sha256_fingerprint, trusting, TlsClient};

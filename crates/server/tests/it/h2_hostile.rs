@@ -6,7 +6,7 @@
 //! MiB for one connection, answered 431 at the end), and `/echo` bodies the client did not let
 //! the server send back (a send window of 0) were held up to 64 MiB per stream.
 
-mod common;
+use crate::common;
 
 use barrage_server::ServerConfig;
 use common::{connect, server_with};

@@ -2,7 +2,7 @@
 //! errors: keep-alive, pipelined, no keep-alive, open loop. nginx must be installed in CI
 //! (`scripts/test` installs it); elsewhere the test skips with a message when it is missing.
 
-mod common;
+use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};

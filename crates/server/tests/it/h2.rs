@@ -4,7 +4,7 @@
 //! protocol's request line is closed without an answer. h2spec (`go install github.com/summerwind/h2spec/cmd/
 //! h2spec@v2.2.1`) and h2load (Debian's nghttp2-client) are installed by scripts/test.
 
-mod common;
+use crate::common;
 
 use barrage_server::ServerConfig;
 use common::{connect, server_with};

@@ -3,7 +3,7 @@
 //! and the result says so; GOAWAY after nginx's `keepalive_requests` hands streams back, which
 //! are sent again on new connections and counted; HPACK's saving is measured.
 
-mod common;
+use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink};

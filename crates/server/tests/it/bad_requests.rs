@@ -1,6 +1,6 @@
 //! Malformed and hostile requests: 400/413/431 and close, and the server keeps serving.
 
-mod common;
+use crate::common;
 use barrage_server::ServerConfig;
 use common::*;
 use proptest::prelude::*;

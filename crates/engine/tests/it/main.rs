@@ -1,0 +1,18 @@
+//! The engine crate's integration tests in one binary: one module per former test file
+//! (one link instead of one per file; see docs/architecture.md, "Tests"). Tests that
+//! need a process of their own (a global allocator that counts, the process's RSS, their
+//! own `main`) stay in files of their own beside this folder.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod h2;
+mod h2_interop;
+mod h2_serve;
+mod nginx;
+mod schema;
+mod server;
+mod shards;
+mod stages;
+mod targets;
+mod tls;
+mod ws;

@@ -1,0 +1,8 @@
+//! The lab crate's integration tests in one binary: one module per former test file
+//! (one link instead of one per file; see docs/architecture.md, "Tests"). Tests that
+//! need a process of their own (a global allocator that counts, the process's RSS, their
+//! own `main`) stay in files of their own beside this folder.
+
+mod study_files;
+mod study_parse;
+mod study_summary;
