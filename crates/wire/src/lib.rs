@@ -14,6 +14,7 @@ pub mod encode;
 pub mod error;
 pub mod h1;
 pub mod h2;
+pub mod h3;
 pub mod pattern;
 pub mod request;
 pub mod response;
