@@ -40,7 +40,11 @@ const CODES: [(ErrorCode, u64, &str); 20] = [
         "H3_GENERAL_PROTOCOL_ERROR",
     ),
     (ErrorCode::Internal, 0x0102, "H3_INTERNAL_ERROR"),
-    (ErrorCode::StreamCreation, 0x0103, "H3_STREAM_CREATION_ERROR"),
+    (
+        ErrorCode::StreamCreation,
+        0x0103,
+        "H3_STREAM_CREATION_ERROR",
+    ),
     (
         ErrorCode::ClosedCriticalStream,
         0x0104,
@@ -54,7 +58,11 @@ const CODES: [(ErrorCode, u64, &str); 20] = [
     (ErrorCode::MissingSettings, 0x010a, "H3_MISSING_SETTINGS"),
     (ErrorCode::RequestRejected, 0x010b, "H3_REQUEST_REJECTED"),
     (ErrorCode::RequestCancelled, 0x010c, "H3_REQUEST_CANCELLED"),
-    (ErrorCode::RequestIncomplete, 0x010d, "H3_REQUEST_INCOMPLETE"),
+    (
+        ErrorCode::RequestIncomplete,
+        0x010d,
+        "H3_REQUEST_INCOMPLETE",
+    ),
     (ErrorCode::Message, 0x010e, "H3_MESSAGE_ERROR"),
     (ErrorCode::Connect, 0x010f, "H3_CONNECT_ERROR"),
     (ErrorCode::VersionFallback, 0x0110, "H3_VERSION_FALLBACK"),
@@ -86,7 +94,13 @@ impl ErrorCode {
     pub fn to_u64(self) -> u64 {
         match self {
             ErrorCode::Other(c) => c,
-            k => CODES.iter().find(|(c, _, _)| *c == k).expect("every code is in CODES").1,
+            k => {
+                CODES
+                    .iter()
+                    .find(|(c, _, _)| *c == k)
+                    .expect("every code is in CODES")
+                    .1
+            }
         }
     }
 

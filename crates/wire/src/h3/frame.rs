@@ -37,7 +37,10 @@ pub enum Frame<'a> {
     Headers(&'a [u8]),
     CancelPush(u64),
     Settings(Settings),
-    PushPromise { push_id: u64, block: &'a [u8] },
+    PushPromise {
+        push_id: u64,
+        block: &'a [u8],
+    },
     /// A stream id (from a server) or push id (from a client): the last that will be processed.
     GoAway(u64),
     MaxPushId(u64),
@@ -47,7 +50,9 @@ pub enum Frame<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event<'a> {
     /// A DATA frame's header: `len` payload bytes follow, as [`Event::DataChunk`]s.
-    Data { len: u64 },
+    Data {
+        len: u64,
+    },
     /// The next bytes of the current DATA frame's payload.
     DataChunk(&'a [u8]),
     Frame(Frame<'a>),

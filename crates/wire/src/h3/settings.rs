@@ -35,10 +35,14 @@ impl Settings {
         // The three known identifiers seen so far: a repeat is an error (§7.2.4).
         let mut seen = 0u8;
         while !p.is_empty() {
-            let (k, a) = varint::decode(p)
-                .ok_or(H3Error::new(ErrorCode::Frame, "SETTINGS ends inside an identifier"))?;
-            let (v, b) = varint::decode(&p[a..])
-                .ok_or(H3Error::new(ErrorCode::Frame, "SETTINGS ends inside a value"))?;
+            let (k, a) = varint::decode(p).ok_or(H3Error::new(
+                ErrorCode::Frame,
+                "SETTINGS ends inside an identifier",
+            ))?;
+            let (v, b) = varint::decode(&p[a..]).ok_or(H3Error::new(
+                ErrorCode::Frame,
+                "SETTINGS ends inside a value",
+            ))?;
             p = &p[a + b..];
             let bit = match k {
                 id::QPACK_MAX_TABLE_CAPACITY => {
@@ -98,7 +102,9 @@ mod tests {
     #[test]
     fn known_settings_parse_and_unknown_ones_are_skipped() {
         // 0x21 is a grease identifier (0x1f * 0 + 0x21), 0x33 H3_DATAGRAM: both skipped.
-        let p = [0x01, 0x44, 0x00, 0x21, 0x05, 0x06, 0x80, 0x01, 0x00, 0x00, 0x07, 0x10, 0x33, 0x01];
+        let p = [
+            0x01, 0x44, 0x00, 0x21, 0x05, 0x06, 0x80, 0x01, 0x00, 0x00, 0x07, 0x10, 0x33, 0x01,
+        ];
         assert_eq!(
             Settings::parse(&p),
             Ok(Settings {

@@ -134,7 +134,11 @@ fn every_frame_type_round_trips() {
         let mut b = Vec::new();
         write_frame(&f, &mut b);
         let mut d = FrameDecoder::new(1024);
-        assert_eq!(d.next(&b).unwrap(), (b.len(), Some(Event::Frame(f))), "{f:?}");
+        assert_eq!(
+            d.next(&b).unwrap(),
+            (b.len(), Some(Event::Frame(f))),
+            "{f:?}"
+        );
         assert!(d.at_frame_boundary());
     }
     let mut b = Vec::new();
@@ -142,7 +146,10 @@ fn every_frame_type_round_trips() {
     let mut d = FrameDecoder::new(0);
     assert_eq!(d.next(&b).unwrap(), (2, Some(Event::Data { len: 4 })));
     assert!(!d.at_frame_boundary());
-    assert_eq!(d.next(&b[2..]).unwrap(), (4, Some(Event::DataChunk(b"body"))));
+    assert_eq!(
+        d.next(&b[2..]).unwrap(),
+        (4, Some(Event::DataChunk(b"body")))
+    );
     assert!(d.at_frame_boundary());
     assert_eq!(d.next(&[]).unwrap(), (0, None));
 }
@@ -154,10 +161,16 @@ fn data_streams_through_without_waiting_for_the_whole_payload() {
     let mut d = FrameDecoder::new(16);
     let mut b = Vec::new();
     write_data_header(1 << 30, &mut b);
-    assert_eq!(d.next(&b).unwrap(), (b.len(), Some(Event::Data { len: 1 << 30 })));
+    assert_eq!(
+        d.next(&b).unwrap(),
+        (b.len(), Some(Event::Data { len: 1 << 30 }))
+    );
     let chunk = [1u8; 4096];
     for _ in 0..10 {
-        assert_eq!(d.next(&chunk).unwrap(), (4096, Some(Event::DataChunk(&chunk[..]))));
+        assert_eq!(
+            d.next(&chunk).unwrap(),
+            (4096, Some(Event::DataChunk(&chunk[..])))
+        );
     }
     assert!(!d.at_frame_boundary());
     // The frame's end inside a read: the rest of the read is the next frame.
@@ -225,7 +238,11 @@ fn a_sequence_split_at_every_byte_decodes_the_same() {
     assert_eq!(whole[4], format!("payload {:?}", b"hello"));
     for cut in 0..=b.len() {
         let mut d = FrameDecoder::new(1024);
-        assert_eq!(run(&mut d, &[&b[..cut], &b[cut..]]), (whole.clone(), None), "{cut}");
+        assert_eq!(
+            run(&mut d, &[&b[..cut], &b[cut..]]),
+            (whole.clone(), None),
+            "{cut}"
+        );
         assert!(d.at_frame_boundary());
     }
     // And byte by byte.
@@ -254,9 +271,21 @@ fn stream_types_and_error_codes_have_the_rfcs_values() {
         (ErrorCode::ExcessiveLoad, 0x107, "H3_EXCESSIVE_LOAD"),
         (ErrorCode::Settings, 0x109, "H3_SETTINGS_ERROR"),
         (ErrorCode::VersionFallback, 0x110, "H3_VERSION_FALLBACK"),
-        (ErrorCode::QpackDecompressionFailed, 0x200, "QPACK_DECOMPRESSION_FAILED"),
-        (ErrorCode::QpackEncoderStream, 0x201, "QPACK_ENCODER_STREAM_ERROR"),
-        (ErrorCode::QpackDecoderStream, 0x202, "QPACK_DECODER_STREAM_ERROR"),
+        (
+            ErrorCode::QpackDecompressionFailed,
+            0x200,
+            "QPACK_DECOMPRESSION_FAILED",
+        ),
+        (
+            ErrorCode::QpackEncoderStream,
+            0x201,
+            "QPACK_ENCODER_STREAM_ERROR",
+        ),
+        (
+            ErrorCode::QpackDecoderStream,
+            0x202,
+            "QPACK_DECODER_STREAM_ERROR",
+        ),
         (ErrorCode::Other(0x21), 0x21, "UNKNOWN_ERROR"),
     ] {
         assert_eq!(c.to_u64(), v);
