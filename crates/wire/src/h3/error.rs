@@ -115,7 +115,7 @@ impl ErrorCode {
     /// Reserved codes of the form 0x1f * N + 0x21 (RFC 9114 §8.1), sent to exercise a peer's
     /// handling of unknown codes; they mean nothing.
     pub fn is_grease(c: u64) -> bool {
-        c >= 0x21 && (c - 0x21) % 0x1f == 0
+        c >= 0x21 && (c - 0x21).is_multiple_of(0x1f)
     }
 }
 
