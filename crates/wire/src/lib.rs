@@ -1,5 +1,6 @@
 //! barrage's HTTP codecs, shared by the load engine (client side) and the server: HTTP/1.1 at the
-//! root (with the client's connection in [`h1`]), HTTP/2 in [`h2`], and the one interface the
+//! root (with the client's connection in [`h1`]), HTTP/2 in [`h2`], HTTP/3 framing and QPACK in
+//! [`h3`] (no QUIC transport or session yet), and the one interface the
 //! engine drives a client connection of either through ([`client`]).
 //!
 //! Nothing here does I/O: every function takes bytes that the caller read and says how many it
@@ -14,6 +15,7 @@ pub mod encode;
 pub mod error;
 pub mod h1;
 pub mod h2;
+pub mod h3;
 pub mod pattern;
 pub mod request;
 pub mod response;

@@ -13,6 +13,8 @@ mod h2;
 mod h2_client;
 #[path = "../../../fuzz/harness/h2_server.rs"]
 mod h2_server;
+#[path = "../../../fuzz/harness/h3.rs"]
+mod h3;
 #[path = "../../../fuzz/harness/request.rs"]
 mod request;
 #[path = "../../../fuzz/harness/response.rs"]
@@ -60,6 +62,11 @@ fn h2_client() {
 #[test]
 fn h2_server() {
     replay::all("h2_server", h2_server::run);
+}
+
+#[test]
+fn h3() {
+    replay::all("h3", h3::run);
 }
 
 #[test]
