@@ -161,6 +161,10 @@ pub struct Worker<'a> {
     tick: Duration,
     /// The next position in the round of requests.
     cursor: usize,
+    /// Connections (index, generation, peer closed) whose reads stopped at the turn's limit
+    /// with input left: read again on the next turn, since edge-triggered polling will not
+    /// report them again.
+    read_again: Vec<(usize, u32, bool)>,
 }
 
 impl<'a> Worker<'a> {
@@ -220,6 +224,7 @@ impl<'a> Worker<'a> {
             // Timeouts and reconnects are checked on a coarse tick, not on every wakeup.
             tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             cursor: plan.first % sh.order.round(),
+            read_again: Vec::new(),
             plan,
         })
     }
@@ -281,7 +286,10 @@ impl<'a> Worker<'a> {
             if let (Some(s), Some(t)) = (self.next_send, self.timer.as_mut()) {
                 t.arm(s);
             }
-            let timeout = wake.saturating_duration_since(now);
+            let mut timeout = wake.saturating_duration_since(now);
+            if !self.read_again.is_empty() {
+                timeout = Duration::ZERO;
+            }
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != io::ErrorKind::Interrupted {
                     break;
@@ -297,6 +305,19 @@ impl<'a> Worker<'a> {
                 let closed = ev.is_read_closed() || ev.is_error();
                 let readable = ev.is_readable() || closed;
                 self.on_event(ev.token().0, readable, closed, ev.is_writable());
+            }
+            if !self.read_again.is_empty() {
+                let mut again = std::mem::take(&mut self.read_again);
+                for &(i, gen, closed) in &again {
+                    let c = &self.conns[i];
+                    if c.gen == gen && c.state == State::Ready {
+                        self.on_readable(i, closed, Instant::now());
+                    }
+                }
+                // Keep the list's memory: those pushed meanwhile move into it.
+                again.clear();
+                again.append(&mut self.read_again);
+                self.read_again = again;
             }
         }
         let stopped = Instant::now();
