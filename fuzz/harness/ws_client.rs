@@ -242,6 +242,7 @@ pub fn run(data: &[u8]) {
         } else {
             Limits::default()
         },
+        headers: Vec::new(),
     };
     let mut stream = Vec::new();
     if c0 & 8 != 0 {

@@ -18,7 +18,7 @@ use barrage_wire::ws::handshake::accept_key;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -327,9 +327,13 @@ fn serve(mut sock: TcpStream, mode: Hostile, stop: &AtomicBool, closes: &Mutex<V
 /// Runs a load against a fresh server in `mode`: the result, the live heap's growth at its
 /// peak during the run (bytes), and the Close codes the server read from the client.
 fn against(mode: Hostile) -> (RunResult, usize, Vec<u16>) {
+    against_with(mode, |_| {})
+}
+
+fn against_with(mode: Hostile, tweak: impl Fn(&mut Config)) -> (RunResult, usize, Vec<u16>) {
     let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
     let s = Server::start(mode);
-    let cfg = Config {
+    let mut cfg = Config {
         url: format!("ws://{}/ws", s.addr),
         ws: true,
         connections: 2,
@@ -340,6 +344,7 @@ fn against(mode: Hostile) -> (RunResult, usize, Vec<u16>) {
         expect_body: Some(b"hello".to_vec()),
         ..Config::default()
     };
+    tweak(&mut cfg);
     let valid = cfg.validate().unwrap();
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
@@ -399,6 +404,21 @@ fn a_wrong_accept_key_is_a_connect_error_with_a_backoff() {
     assert!(r.errors.connect < 60, "{:?}", r.errors);
 }
 
+/// A run bounded by a message count alone cannot use up its count against a server that never
+/// upgrades: it gives up after twice the timeout without a message ending (before: the TCP
+/// connects counted as progress, and the run went on for ever).
+#[test]
+fn a_count_bounded_run_gives_up_on_a_server_that_never_upgrades() {
+    for mode in [Hostile::Silent, Hostile::WrongAccept] {
+        let (r, _, _) = against_with(mode, |c| {
+            c.duration = None;
+            c.requests = Some(10);
+        });
+        only(mode, &r, "connect", "");
+        assert_eq!(r.requests_written, 0);
+    }
+}
+
 #[test]
 fn a_frame_length_of_2_pow_63_is_a_protocol_error_and_the_client_says_1002() {
     let mode = Hostile::HugeLength;
@@ -406,7 +426,10 @@ fn a_frame_length_of_2_pow_63_is_a_protocol_error_and_the_client_says_1002() {
     only(mode, &r, "protocol", "most significant bit");
     assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
     // The client failed each connection with a Close of 1002 that reached the server.
-    assert!(!closes.is_empty() && closes.iter().all(|&c| c == 1002), "{closes:?}");
+    assert!(
+        !closes.is_empty() && closes.iter().all(|&c| c == 1002),
+        "{closes:?}"
+    );
 }
 
 #[test]
@@ -442,7 +465,10 @@ fn invalid_utf8_in_a_text_frame_is_a_protocol_error_and_the_client_says_1007() {
     let mode = Hostile::BadUtf8;
     let (r, _, closes) = against(mode);
     only(mode, &r, "protocol", "UTF-8");
-    assert!(!closes.is_empty() && closes.iter().all(|&c| c == 1007), "{closes:?}");
+    assert!(
+        !closes.is_empty() && closes.iter().all(|&c| c == 1007),
+        "{closes:?}"
+    );
 }
 
 #[test]
@@ -451,11 +477,20 @@ fn a_close_after_three_messages_fails_the_fourth_as_a_reset_and_the_reply_is_sen
     let (r, _, closes) = against(mode);
     assert!(r.errors.reset > 0, "{:?} {:?}", r.errors, r.error_examples);
     assert_eq!(r.errors.total, r.errors.reset, "{:?}", r.errors);
-    assert!(r.error_examples["reset"].contains("1011"), "{:?}", r.error_examples);
+    assert!(
+        r.error_examples["reset"].contains("1011"),
+        "{:?}",
+        r.error_examples
+    );
     assert_eq!(r.status["200"], r.requests);
     // Three echoes per connection before each close (the last connection may be cut by the
     // end of the run).
-    assert!(r.requests >= 3 * r.errors.reset, "{} {:?}", r.requests, r.errors);
+    assert!(
+        r.requests >= 3 * r.errors.reset,
+        "{} {:?}",
+        r.requests,
+        r.errors
+    );
     let w = r.ws.as_ref().expect("a ws section");
     assert_eq!(w.closes.get("1011"), Some(&r.errors.reset), "{w:?}");
     // Every server close got the client's Close back, with the same code (RFC 6455 §5.5.1),

@@ -155,8 +155,9 @@ pub struct Worker<'a> {
     blocked: bool,
     /// Open loop: wakes the loop at the next send time.
     timer: Option<Timer>,
-    /// Last successful connect or response: a run bounded only by a request count gives up
-    /// when the target has been unreachable for a while (it would never end otherwise).
+    /// The start, or the last request that ended (answered or failed): a run bounded only by
+    /// a request count gives up when no request could end for a while (it would never end
+    /// otherwise; requests that end use up the count).
     last_progress: Instant,
     tick: Duration,
     /// The next position in the round of requests.
@@ -440,7 +441,9 @@ impl<'a> Worker<'a> {
     }
 
     fn ready(&mut self, i: usize, now: Instant) {
-        self.last_progress = now;
+        // Not progress yet (`last_progress` moves as requests end): a connection may still
+        // fail before it is usable (a refused WebSocket upgrade, HTTP/2's GOAWAY or zero
+        // streams), and a run bounded only by a request count would retry that for ever.
         let c = &mut self.conns[i];
         c.state = State::Ready;
         if self.measuring {
@@ -491,6 +494,9 @@ impl<'a> Worker<'a> {
         c.carry.clear();
         self.inflight_total -= all;
         c.state = State::Backoff;
+        if all > 0 {
+            self.last_progress = Instant::now();
+        }
         (all, measured)
     }
 

@@ -40,6 +40,10 @@ pub struct Setup {
     /// The reply every message must get, byte for byte.
     pub expect_body: Option<Vec<u8>>,
     pub limits: Limits,
+    /// Header lines for the upgrade request (`-H`), checked by the config: none of the
+    /// handshake's own; a `Host` replaces the URL's, a `Sec-WebSocket-Protocol` offers
+    /// subprotocols the server may choose from.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Setup {
@@ -137,6 +141,7 @@ impl<'r, T> Conn<'r, T> {
             &self.setup.host,
             &self.setup.path,
             &self.key,
+            &self.setup.headers,
         );
     }
 
@@ -281,7 +286,13 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
         let mut start = 0;
         if self.state == State::Upgrading {
-            match handshake::check_response(buf, &self.key) {
+            let offered = self
+                .setup
+                .headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("sec-websocket-protocol"))
+                .map_or(&b""[..], |(_, v)| v.as_bytes());
+            match handshake::check_response(buf, &self.key, offered) {
                 Ok(None) if buf.len() >= MAX_CARRY => {
                     return Err(ConnError::new(
                         Class::Connect,

@@ -28,6 +28,7 @@ fn setup(depth: usize) -> Setup {
         timeout: Duration::from_secs(1),
         expect_body: Some(b"hello".to_vec()),
         limits: Limits::default(),
+        headers: Vec::new(),
     }
 }
 
@@ -258,7 +259,10 @@ fn broken_peers_end_the_connection() {
     upgrade(&mut c, at);
     let mut long = b"HTTP/1.1 101 X\r\nA: ".to_vec();
     long.resize(MAX_CARRY, b'a');
-    assert_eq!(c.feed(&long, &mut |_| {}).unwrap_err().class, Class::Connect);
+    assert_eq!(
+        c.feed(&long, &mut |_| {}).unwrap_err().class,
+        Class::Connect
+    );
     // After the upgrade: a masked frame, a reply with nothing in flight, bad UTF-8.
     let mut masked = Vec::new();
     write_frame(
