@@ -145,7 +145,8 @@ PY
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 
 echo "# bench/ws.sh on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-echo "Go echo server ($(go version 2>/dev/null | cut -d' ' -f3 || echo 'go ?'), gorilla/websocket $(awk '/gorilla\/websocket/ {print $2; exit}' "$ECHO_SRC/go.mod"), GOMAXPROCS=1), $("$K6" version | head -1 | cut -d' ' -f1-2), $("$BARRAGE" --version); message ${#MESSAGE} bytes"
+GO_BUILT=$(go version "$ECHO" 2>/dev/null | awk '{print $NF}' || true)
+echo "Go echo server (${GO_BUILT:-go ?}, gorilla/websocket $(awk '/gorilla\/websocket/ {print $NF; exit}' "$ECHO_SRC/go.mod"), GOMAXPROCS=1), $("$K6" version | head -1 | cut -d' ' -f1-2), $("$BARRAGE" --version); message ${#MESSAGE} bytes"
 
 if [ "${SKIP_TOOLS:-0}" != 1 ]; then
   declare -A MPS CPU RSS SRV
