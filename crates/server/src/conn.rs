@@ -26,7 +26,7 @@ use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::h2::PREFACE;
 use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
-use std::io::{self, Write};
+use std::io;
 use std::time::{Duration, Instant};
 
 /// Stop parsing requests while this much output is waiting for the socket (backpressure).
