@@ -64,6 +64,8 @@ struct Run<'s> {
     live: Vec<u32>,
     /// What the session wrote after its upgrade request.
     wrote: Vec<u8>,
+    /// The session ended with a farewell (its Close), written last.
+    farewell: bool,
 }
 
 impl Run<'_> {
@@ -116,6 +118,15 @@ impl Run<'_> {
             Err(e) => {
                 self.log
                     .push(Log::Error(format!("{:?} {}", e.class, e.why)));
+                // The worker writes a farewell before it closes: it must be this side's Close,
+                // the last frame written (check_written decodes it).
+                if self.c.farewell() {
+                    let out = self.c.out().to_vec();
+                    self.c.wrote(out.len());
+                    assert!(!self.c.farewell(), "written, nothing is left to say");
+                    self.wrote.extend_from_slice(&out);
+                    self.farewell = true;
+                }
                 false
             }
         }
@@ -138,6 +149,7 @@ impl Run<'_> {
         let mut out = Vec::new();
         let mut pos = 0;
         let mut messages = 0u32;
+        let mut closed = false;
         loop {
             let (n, ev) = srv
                 .next(&mut self.wrote[pos..], &mut out)
@@ -149,11 +161,15 @@ impl Run<'_> {
                     messages += 1;
                 }
                 Some(Event::Pong(_)) => {}
-                Some(Event::Close { .. }) => break,
+                Some(Event::Close { .. }) => {
+                    closed = true;
+                    break;
+                }
                 Some(other) => panic!("the client wrote {other:?}"),
                 None => break,
             }
         }
+        assert!(!self.farewell || closed, "a farewell is a Close");
         assert_eq!(messages, self.opened, "every message opened went out, once");
     }
 }
@@ -166,6 +182,7 @@ fn run_once(setup: &Setup, chunks: &[&[u8]], how: Feed) -> Vec<Log> {
         opened: 0,
         live: Vec::new(),
         wrote: Vec::new(),
+        farewell: false,
     };
     r.c.start_with(start(), NONCE, 7);
     let n = r.c.out().len();
@@ -242,6 +259,7 @@ pub fn run(data: &[u8]) {
         } else {
             Limits::default()
         },
+        headers: Vec::new(),
     };
     let mut stream = Vec::new();
     if c0 & 8 != 0 {

@@ -132,7 +132,7 @@ pub struct Args {
     /// Request method.
     #[arg(short = 'X', long, value_name = "METHOD", default_value = "GET")]
     pub method: String,
-    /// Extra request header, `Name: value` (repeatable).
+    /// Extra request header, `Name: value` (repeatable); with --ws, on the upgrade request.
     #[arg(short = 'H', long = "header", value_name = "HEADER", value_parser = parse::parse_header)]
     pub headers: Vec<(String, String)>,
     /// Request body.

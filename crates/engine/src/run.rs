@@ -104,6 +104,7 @@ fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
         limits: barrage_wire::ws::Limits::default(),
+        headers: c.headers.clone(),
     }
 }
 

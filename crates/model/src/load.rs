@@ -209,6 +209,8 @@ pub enum LoadError {
     Shard,
     /// `ws` with an option that is HTTP's alone (its field name).
     WsWith(&'static str),
+    /// `ws` with a header the opening handshake writes itself (its name as given).
+    WsHeader(String),
     /// `ws` with a URL that is not `ws://` or `wss://`.
     WsUrl,
     /// A `ws://` or `wss://` URL without `ws`.
@@ -343,9 +345,12 @@ impl LoadError {
                 "{} is HTTP's; a WebSocket load ({}) sends messages on upgraded connections",
                 match (*f, n) {
                     ("keepalive", _) => n.off(f),
-                    ("headers", Names::Flags) => "--header".into(),
                     _ => o(f),
                 },
+                n.on("ws")
+            ),
+            WsHeader(h) => format!(
+                "header {h:?} is the WebSocket handshake's own: barrage writes it ({})",
                 n.on("ws")
             ),
             WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
@@ -370,6 +375,18 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// Headers a WebSocket load may not set: the opening handshake's own (RFC 6455 §4.1), and
+/// extensions, which barrage does not speak. `Host` and `Sec-WebSocket-Protocol` may be set.
+pub const WS_HANDSHAKE_HEADERS: [&str; 7] = [
+    "upgrade",
+    "connection",
+    "sec-websocket-key",
+    "sec-websocket-version",
+    "sec-websocket-extensions",
+    "content-length",
+    "transfer-encoding",
+];
 
 /// Whether `b` may be in a token (RFC 9110 `tchar`): methods and header names.
 pub fn is_tchar(b: u8) -> bool {
@@ -452,7 +469,14 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         fail(c.http2, WsWith("http2"))?;
         fail(c.method != "GET", WsWith("method"))?;
         fail(!c.keepalive, WsWith("keepalive"))?;
-        fail(!c.headers.is_empty(), WsWith("headers"))?;
+        // Other headers go on the upgrade request; these the handshake writes and checks.
+        if let Some((name, _)) = c.headers.iter().find(|(n, _)| {
+            WS_HANDSHAKE_HEADERS
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(n))
+        }) {
+            return Err(WsHeader(name.clone()));
+        }
         fail(c.targets.is_some(), WsWith("targets"))?;
         fail(c.expect_status.is_some(), WsWith("expect_status"))?;
     }

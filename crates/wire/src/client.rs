@@ -205,6 +205,12 @@ pub trait ClientSession<T: Tag> {
     fn out(&self) -> &[u8];
     /// The first `n` bytes of [`ClientSession::out`] were written.
     fn wrote(&mut self, n: usize);
+    /// Whether [`ClientSession::out`] holds a last word for the peer after the session ended
+    /// the connection with an error (WebSocket's Close, RFC 6455 §5.5.1 and §7.1.7): the
+    /// caller writes it, as far as the socket takes it at once, before closing the socket.
+    fn farewell(&self) -> bool {
+        false
+    }
     /// Feeds one read (after the carry of the last feed): each request that ended goes to `on`.
     fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError>;
     /// The peer closed the connection: Ok for a clean end (a close-delimited response ends
@@ -297,6 +303,10 @@ impl<T: Tag> ClientSession<T> for Session<'_, T> {
     #[inline]
     fn wrote(&mut self, n: usize) {
         dispatch!(self, s => s.wrote(n))
+    }
+    #[inline]
+    fn farewell(&self) -> bool {
+        dispatch!(self, s => s.farewell())
     }
     #[inline]
     fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {

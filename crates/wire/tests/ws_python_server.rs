@@ -86,12 +86,12 @@ impl Client {
             .unwrap();
         let key = client_key(nonce);
         let mut req = Vec::new();
-        write_request(&mut req, &format!("127.0.0.1:{port}"), "/", &key);
+        write_request(&mut req, &format!("127.0.0.1:{port}"), "/", &key, &[]);
         sock.write_all(&req).unwrap();
         let mut buf = Vec::new();
         let mut chunk = [0u8; 4096];
         let used = loop {
-            if let Some(n) = check_response(&buf, &key).expect("a valid 101") {
+            if let Some(n) = check_response(&buf, &key, b"").expect("a valid 101") {
                 break n;
             }
             let n = sock.read(&mut chunk).unwrap();

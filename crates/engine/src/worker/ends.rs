@@ -117,6 +117,8 @@ impl Worker<'_> {
         if t.answered > 0 {
             // The target works, so the next failure starts the backoff afresh.
             self.conns[i].failures = 0;
+        }
+        if t.ended > t.retried {
             self.last_progress = now;
         }
         let open_loop = self.plan.pacer.is_some();

@@ -10,6 +10,9 @@ use barrage_wire::client::ClientSession;
 use std::io;
 use std::time::Instant;
 
+/// Full reads of one connection per readiness event before the others get their turn.
+const READS_PER_TURN: u32 = 16;
+
 impl Worker<'_> {
     /// Closed loop: opens as many requests as the session takes (and the budget allows), then
     /// writes what the session has to send, replies included, in one write.
@@ -69,7 +72,33 @@ impl Worker<'_> {
         }
     }
 
+    /// Writes the session's last word before its connection closes on an error (WebSocket's
+    /// Close), as far as the socket takes it now; what it does not take is dropped with it.
+    fn farewell(&mut self, i: usize) {
+        let c = &mut self.conns[i];
+        let Some(t) = c.t.as_mut() else { return };
+        loop {
+            let out = c.session.out();
+            if out.is_empty() {
+                return;
+            }
+            match t.write(out) {
+                Ok(0) => return,
+                Ok(n) => {
+                    c.session.wrote(n);
+                    self.iv.bytes_written += n as u64;
+                    if self.measuring {
+                        self.rec.counts.bytes_written += n as u64;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    }
+
     pub(super) fn on_readable(&mut self, i: usize, closed: bool, now: Instant) {
+        let mut reads = 0;
         loop {
             let c = &mut self.conns[i];
             let Some(t) = c.t.as_mut() else { return };
@@ -90,6 +119,15 @@ impl Worker<'_> {
                     // A short read drained the socket; edge-triggered polling reports new data.
                     // When the peer has closed, read on to see the end of the stream.
                     if plain && n < room && !closed {
+                        break;
+                    }
+                    // A peer that sends faster than this loop reads (a ping flood) would keep
+                    // it here for ever, and with it every timeout and the run's end: the rest
+                    // is read on the worker loop's next turn.
+                    reads += 1;
+                    if reads == READS_PER_TURN {
+                        let gen = self.conns[i].gen;
+                        self.read_again.push((i, gen, closed));
                         break;
                     }
                 }
@@ -125,6 +163,9 @@ impl Worker<'_> {
             Ok(fed) => fed,
             Err(e) => {
                 self.settle(i, tally, now, false);
+                if self.conns[i].session.farewell() {
+                    self.farewell(i);
+                }
                 self.fail(i, kind(e.class), &e, now);
                 return false;
             }

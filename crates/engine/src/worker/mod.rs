@@ -155,12 +155,17 @@ pub struct Worker<'a> {
     blocked: bool,
     /// Open loop: wakes the loop at the next send time.
     timer: Option<Timer>,
-    /// Last successful connect or response: a run bounded only by a request count gives up
-    /// when the target has been unreachable for a while (it would never end otherwise).
+    /// The start, or the last request that ended (answered or failed): a run bounded only by
+    /// a request count gives up when no request could end for a while (it would never end
+    /// otherwise; requests that end use up the count).
     last_progress: Instant,
     tick: Duration,
     /// The next position in the round of requests.
     cursor: usize,
+    /// Connections (index, generation, peer closed) whose reads stopped at the turn's limit
+    /// with input left: read again on the next turn, since edge-triggered polling will not
+    /// report them again.
+    read_again: Vec<(usize, u32, bool)>,
 }
 
 impl<'a> Worker<'a> {
@@ -220,6 +225,7 @@ impl<'a> Worker<'a> {
             // Timeouts and reconnects are checked on a coarse tick, not on every wakeup.
             tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             cursor: plan.first % sh.order.round(),
+            read_again: Vec::new(),
             plan,
         })
     }
@@ -281,7 +287,10 @@ impl<'a> Worker<'a> {
             if let (Some(s), Some(t)) = (self.next_send, self.timer.as_mut()) {
                 t.arm(s);
             }
-            let timeout = wake.saturating_duration_since(now);
+            let mut timeout = wake.saturating_duration_since(now);
+            if !self.read_again.is_empty() {
+                timeout = Duration::ZERO;
+            }
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != io::ErrorKind::Interrupted {
                     break;
@@ -297,6 +306,19 @@ impl<'a> Worker<'a> {
                 let closed = ev.is_read_closed() || ev.is_error();
                 let readable = ev.is_readable() || closed;
                 self.on_event(ev.token().0, readable, closed, ev.is_writable());
+            }
+            if !self.read_again.is_empty() {
+                let mut again = std::mem::take(&mut self.read_again);
+                for &(i, gen, closed) in &again {
+                    let c = &self.conns[i];
+                    if c.gen == gen && c.state == State::Ready {
+                        self.on_readable(i, closed, Instant::now());
+                    }
+                }
+                // Keep the list's memory: those pushed meanwhile move into it.
+                again.clear();
+                again.append(&mut self.read_again);
+                self.read_again = again;
             }
         }
         let stopped = Instant::now();
@@ -419,7 +441,9 @@ impl<'a> Worker<'a> {
     }
 
     fn ready(&mut self, i: usize, now: Instant) {
-        self.last_progress = now;
+        // Not progress yet (`last_progress` moves as requests end): a connection may still
+        // fail before it is usable (a refused WebSocket upgrade, HTTP/2's GOAWAY or zero
+        // streams), and a run bounded only by a request count would retry that for ever.
         let c = &mut self.conns[i];
         c.state = State::Ready;
         if self.measuring {
@@ -470,6 +494,9 @@ impl<'a> Worker<'a> {
         c.carry.clear();
         self.inflight_total -= all;
         c.state = State::Backoff;
+        if all > 0 {
+            self.last_progress = Instant::now();
+        }
         (all, measured)
     }
 

@@ -60,7 +60,8 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { ws: true, http2: true, ..ws() }, LoadError::WsWith("http2"), "http2 is HTTP's; a WebSocket load (ws = true)", "--http2 is HTTP's; a WebSocket load (--ws)"),
             (Config { method: "POST".into(), ..ws() }, LoadError::WsWith("method"), "method is HTTP's", "--method is HTTP's"),
             (Config { keepalive: false, ..ws() }, LoadError::WsWith("keepalive"), "keepalive = false is HTTP's", "--no-keepalive is HTTP's"),
-            (Config { headers: vec![("X".into(), "1".into())], ..ws() }, LoadError::WsWith("headers"), "headers is HTTP's", "--header is HTTP's"),
+            (Config { headers: vec![("X".into(), "1".into()), ("sec-websocket-KEY".into(), "k".into())], ..ws() }, LoadError::WsHeader("sec-websocket-KEY".into()), "header \"sec-websocket-KEY\" is the WebSocket handshake's own: barrage writes it (ws = true)", "(--ws)"),
+            (Config { headers: vec![("Connection".into(), "close".into())], ..ws() }, LoadError::WsHeader("Connection".into()), "handshake's own", "handshake's own"),
             (Config { targets: Some("t".into()), ..ws() }, LoadError::WsWith("targets"), "targets is HTTP's", "--targets is HTTP's"),
             (Config { expect_status: Some(200), ..ws() }, LoadError::WsWith("expect_status"), "expect_status is HTTP's", "--expect-status is HTTP's"),
             (Config { start_at: Some(-1.0), ..ok() }, LoadError::StartAt, "start_at must be a time", "--start-at must"),
@@ -91,6 +92,7 @@ fn the_edges_of_each_range_pass() {
             Config { start_at: Some(0.0), ..ok() },
             Config { ramp_up: Some(Duration::from_secs(1)), ..ok() },
             Config { pipeline: 8, rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
+            Config { headers: vec![("Authorization".into(), "Bearer t".into()), ("Host".into(), "h".into()), ("Sec-WebSocket-Protocol".into(), "chat".into())], ..ws() },
         ];
     for cfg in allowed {
         assert_eq!(check(&cfg), Ok(()), "{cfg:?}");

@@ -27,12 +27,12 @@ fn upgrade(s: &ServerHandle, path: &str) -> (TcpStream, Vec<u8>) {
     let mut sock = connect(s.local_addr());
     let key = client_key(*b"hostile peers 16");
     let mut req = Vec::new();
-    write_request(&mut req, "127.0.0.1", path, &key);
+    write_request(&mut req, "127.0.0.1", path, &key, &[]);
     sock.write_all(&req).unwrap();
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
-        if let Some(n) = check_response(&buf, &key).expect("101") {
+        if let Some(n) = check_response(&buf, &key, b"").expect("101") {
             buf.drain(..n);
             return (sock, buf);
         }
@@ -309,7 +309,7 @@ fn bad_handshakes_get_their_status() {
     let mut chunk = [0u8; 4096];
     let key = *b"dGhlIHNhbXBsZSBub25jZQ==";
     let n = loop {
-        if let Some(n) = check_response(&buf, &key).unwrap() {
+        if let Some(n) = check_response(&buf, &key, b"").unwrap() {
             break n;
         }
         let n = sock.read(&mut chunk).unwrap();

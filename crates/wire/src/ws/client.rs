@@ -5,7 +5,12 @@
 //! server arrives: replies are matched with messages in order (an echo server answers in order),
 //! up to `depth` in flight. Pings are answered by the codec's [`Session`]. A close from the
 //! server, or a frame that breaks RFC 6455, ends the connection and every message in flight with
-//! it; closes are counted by code.
+//! it; closes are counted by code. This side's Close (the reply to the server's, or the one that
+//! fails the connection) is left in the output with [`ClientSession::farewell`] set, for the
+//! caller to write before it closes the socket. A handshake that fails (no 101 within the
+//! timeout, a wrong `Sec-WebSocket-Accept`, the connection closed before it) is a failed
+//! connection, [`Class::Connect`]: no message was in flight to count it. A server that pings
+//! faster than it reads gets no pongs past `PONG_BACKLOG` of unwritten output.
 //!
 //! Nothing is allocated per message: the output buffer, the queue of open messages, the copy of
 //! each read and the codec's assembly buffer keep their capacity. The copy is there because the
@@ -17,6 +22,9 @@ use crate::ws::handshake::{self, Key};
 use crate::ws::{Event, Limits, Session};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+/// Unwritten output past which a ping goes unanswered (see [`Conn`]'s `frames`).
+const PONG_BACKLOG: usize = 64 * 1024;
 
 /// What every WebSocket connection of a run shares.
 #[derive(Debug)]
@@ -32,6 +40,10 @@ pub struct Setup {
     /// The reply every message must get, byte for byte.
     pub expect_body: Option<Vec<u8>>,
     pub limits: Limits,
+    /// Header lines for the upgrade request (`-H`), checked by the config: none of the
+    /// handshake's own; a `Host` replaces the URL's, a `Sec-WebSocket-Protocol` offers
+    /// subprotocols the server may choose from.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Setup {
@@ -129,6 +141,7 @@ impl<'r, T> Conn<'r, T> {
             &self.setup.host,
             &self.setup.path,
             &self.key,
+            &self.setup.headers,
         );
     }
 
@@ -141,6 +154,7 @@ impl<'r, T> Conn<'r, T> {
             setup,
             ws,
             wbuf,
+            wpos,
             rbuf,
             inflight,
             counts,
@@ -150,6 +164,7 @@ impl<'r, T> Conn<'r, T> {
         rbuf.extend_from_slice(buf);
         let mut pos = 0;
         loop {
+            let before = wbuf.len();
             let (n, ev) = match ws.next(&mut rbuf[pos..], wbuf) {
                 Ok(r) => r,
                 Err(e) => {
@@ -177,7 +192,16 @@ impl<'r, T> Conn<'r, T> {
                         body_ok,
                     });
                 }
-                Some(Event::Ping(_) | Event::Pong(_)) => {}
+                Some(Event::Ping(_)) => {
+                    // A server that pings and does not read would otherwise grow the unwritten
+                    // pongs without bound: past the backlog, this ping goes unanswered (RFC
+                    // 6455 §5.5.3 lets a side answer only the latest of the pings it has not
+                    // answered yet; the next one after the backlog drains is).
+                    if before - *wpos >= PONG_BACKLOG {
+                        wbuf.truncate(before);
+                    }
+                }
+                Some(Event::Pong(_)) => {}
                 Some(Event::Close { code, reason }) => {
                     let code = code.unwrap_or(0);
                     counts.close(code, 1);
@@ -262,11 +286,17 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
         let mut start = 0;
         if self.state == State::Upgrading {
-            match handshake::check_response(buf, &self.key) {
+            let offered = self
+                .setup
+                .headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("sec-websocket-protocol"))
+                .map_or(&b""[..], |(_, v)| v.as_bytes());
+            match handshake::check_response(buf, &self.key, offered) {
                 Ok(None) if buf.len() >= MAX_CARRY => {
                     return Err(ConnError::new(
-                        Class::Parse,
-                        "the upgrade response's head is too large",
+                        Class::Connect,
+                        "WebSocket handshake: the upgrade response's head is too large",
                     ))
                 }
                 Ok(None) => {
@@ -283,7 +313,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 }
                 Err(e) => {
                     return Err(ConnError::new(
-                        Class::Protocol,
+                        Class::Connect,
                         format!("WebSocket handshake: {e}"),
                     ))
                 }
@@ -300,20 +330,24 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
-        if self.state == State::Open && self.inflight.is_empty() && !self.ws.in_message() {
-            return Ok(());
+        match self.state {
+            State::Open if self.inflight.is_empty() && !self.ws.in_message() => Ok(()),
+            State::Upgrading => Err(ConnError::new(
+                Class::Connect,
+                "WebSocket handshake: connection closed by the peer before the 101",
+            )),
+            _ => Err(ConnError::new(
+                Class::Reset,
+                "connection closed by the peer",
+            )),
         }
-        Err(ConnError::new(
-            Class::Reset,
-            "connection closed by the peer",
-        ))
     }
 
     fn expire<F: FnMut(End<T>)>(&mut self, now: Instant, _on: &mut F) -> Result<(), ConnError> {
         let timeout = self.setup.timeout;
         if self.state == State::Upgrading && now.saturating_duration_since(self.since) > timeout {
             return Err(ConnError::new(
-                Class::Timeout,
+                Class::Connect,
                 format!("no WebSocket handshake within {timeout:?}"),
             ));
         }
@@ -333,6 +367,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.state = State::Idle;
         self.wbuf.clear();
         self.wpos = 0;
+    }
+
+    #[inline]
+    fn farewell(&self) -> bool {
+        self.ws.sent_close() && self.wpos < self.wbuf.len()
     }
 
     fn take_counts(&mut self, into: &mut crate::client::Counts) {

@@ -150,24 +150,48 @@ pub fn write_accept(out: &mut Vec<u8>, accept: &Accept, extra: &[u8]) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// Client side: appends the upgrade request for `path` on `host` (as the Host field has it).
-pub fn write_request(out: &mut Vec<u8>, host: &str, path: &str, key: &Key) {
-    for part in [
-        "GET ",
-        path,
-        " HTTP/1.1\r\nHost: ",
-        host,
-        "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ",
-    ] {
+/// Client side: appends the upgrade request for `path` on `host` (as the Host field has it),
+/// with the caller's `headers` after the handshake's own (a `Host` among them replaces `host`).
+/// The caller keeps the handshake's own fields out of `headers` (the load's config refuses
+/// them) and checks each line as the wire allows it.
+pub fn write_request(
+    out: &mut Vec<u8>,
+    host: &str,
+    path: &str,
+    key: &Key,
+    headers: &[(String, String)],
+) {
+    let own_host = headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host"));
+    for part in ["GET ", path, " HTTP/1.1\r\n"] {
         out.extend_from_slice(part.as_bytes());
     }
+    if !own_host {
+        for part in ["Host: ", host, "\r\n"] {
+            out.extend_from_slice(part.as_bytes());
+        }
+    }
+    out.extend_from_slice(
+        b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ",
+    );
     out.extend_from_slice(key);
-    out.extend_from_slice(b"\r\n\r\n");
+    out.extend_from_slice(b"\r\n");
+    for (name, value) in headers {
+        for part in [name, ": ", value, "\r\n"] {
+            out.extend_from_slice(part.as_bytes());
+        }
+    }
+    out.extend_from_slice(b"\r\n");
 }
 
-/// Client side: checks the server's answer at the front of `buf` against the `key` sent.
+/// Client side: checks the server's answer at the front of `buf` against the `key` sent and
+/// the subprotocols offered (the `Sec-WebSocket-Protocol` values sent, comma-separated; empty
+/// for none): the server may choose one of those, and nothing else (§4.1).
 /// `Ok(None)`: more bytes needed; `Ok(Some(n))`: upgraded, frames start at `n`.
-pub fn check_response(buf: &[u8], key: &Key) -> Result<Option<usize>, HandshakeError> {
+pub fn check_response(
+    buf: &[u8],
+    key: &Key,
+    offered: &[u8],
+) -> Result<Option<usize>, HandshakeError> {
     let mut headers = [httparse::EMPTY_HEADER; crate::MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
     let n = match resp.parse(buf) {
@@ -194,8 +218,13 @@ pub fn check_response(buf: &[u8], key: &Key) -> Result<Option<usize>, HandshakeE
     if find("sec-websocket-accept") != Some(&accept_key(key)[..]) {
         return Err(HandshakeError::BadAccept);
     }
-    if find("sec-websocket-extensions").is_some() || find("sec-websocket-protocol").is_some() {
+    if find("sec-websocket-extensions").is_some() {
         return Err(HandshakeError::NotOffered);
+    }
+    if let Some(chosen) = find("sec-websocket-protocol") {
+        if !offered.split(|&b| b == b',').any(|p| trim(p) == chosen) || chosen.is_empty() {
+            return Err(HandshakeError::NotOffered);
+        }
     }
     Ok(Some(n))
 }
@@ -294,19 +323,23 @@ mod tests {
     fn client_meets_server() {
         let key = client_key(*b"0123456789abcdef");
         let mut req = Vec::new();
-        write_request(&mut req, "example.com:80", "/ws/echo", &key);
+        write_request(&mut req, "example.com:80", "/ws/echo", &key, &[]);
         let accept = server(std::str::from_utf8(&req).unwrap()).unwrap();
         let mut resp = Vec::new();
         write_accept(&mut resp, &accept, b"Server: barrage\r\n");
         let mut with_frame = resp.clone();
         with_frame.extend_from_slice(b"\x81\x00");
         for cut in 0..resp.len() {
-            assert_eq!(check_response(&resp[..cut], &key), Ok(None), "cut at {cut}");
+            assert_eq!(
+                check_response(&resp[..cut], &key, b""),
+                Ok(None),
+                "cut at {cut}"
+            );
         }
-        assert_eq!(check_response(&with_frame, &key), Ok(Some(resp.len())));
+        assert_eq!(check_response(&with_frame, &key, b""), Ok(Some(resp.len())));
         let other = client_key(*b"fedcba9876543210");
         assert_eq!(
-            check_response(&resp, &other),
+            check_response(&resp, &other, b""),
             Err(HandshakeError::BadAccept)
         );
         let text = String::from_utf8(resp).unwrap();
@@ -336,7 +369,70 @@ mod tests {
             ),
         ];
         for (resp, want) in cases {
-            assert_eq!(check_response(resp.as_bytes(), &key), Err(want), "{resp}");
+            assert_eq!(
+                check_response(resp.as_bytes(), &key, b""),
+                Err(want),
+                "{resp}"
+            );
+        }
+    }
+
+    /// The caller's headers go on the upgrade after the handshake's own; its Host replaces the
+    /// URL's; a server may choose a subprotocol that was offered, and no other.
+    #[test]
+    fn client_headers_and_subprotocols() {
+        let key = client_key(*b"0123456789abcdef");
+        let headers = [
+            ("Authorization".to_string(), "Bearer t0k".to_string()),
+            (
+                "Sec-WebSocket-Protocol".to_string(),
+                "chat.v2, chat".to_string(),
+            ),
+        ];
+        let mut req = Vec::new();
+        write_request(&mut req, "example.com:80", "/ws", &key, &headers);
+        let text = std::str::from_utf8(&req).unwrap();
+        assert!(text.ends_with(
+            "Sec-WebSocket-Key: MDEyMzQ1Njc4OWFiY2RlZg==\r\nAuthorization: Bearer t0k\r\nSec-WebSocket-Protocol: chat.v2, chat\r\n\r\n"
+        ), "{text}");
+        let mut slots = header_slots();
+        let head = parse_request_head(&req, &mut slots, 8192).unwrap().unwrap();
+        assert_eq!(head.header("host"), Some(&b"example.com:80"[..]));
+        assert_eq!(head.header("authorization"), Some(&b"Bearer t0k"[..]));
+        let accept = server_accept(&head).unwrap();
+        let with_host = [("host".to_string(), "other:81".to_string())];
+        let mut req = Vec::new();
+        write_request(&mut req, "example.com:80", "/ws", &key, &with_host);
+        let head = parse_request_head(&req, &mut slots, 8192).unwrap().unwrap();
+        assert_eq!(
+            head.header("host"),
+            Some(&b"other:81"[..]),
+            "one Host, the caller's"
+        );
+        let offered = b"chat.v2, chat";
+        let cases: [(&[u8], &[u8], bool); 6] = [
+            (b"", b"", true),
+            (b"chat", offered, true),
+            (b" chat.v2 ", offered, true),
+            (b"chat", b"", false),
+            (b"chat.v3", offered, false),
+            (b"", offered, false),
+        ];
+        for (chosen, offered, ok) in cases {
+            let mut resp = Vec::new();
+            let extra = if chosen.is_empty() && ok {
+                Vec::new()
+            } else {
+                [b"Sec-WebSocket-Protocol: ", chosen, b"\r\n"].concat()
+            };
+            write_accept(&mut resp, &accept, &extra);
+            let got = check_response(&resp, &key, offered);
+            let want = if ok {
+                Ok(Some(resp.len()))
+            } else {
+                Err(HandshakeError::NotOffered)
+            };
+            assert_eq!(got, want, "{:?} of {:?}", chosen, offered);
         }
     }
 }

@@ -28,6 +28,7 @@ fn setup(depth: usize) -> Setup {
         timeout: Duration::from_secs(1),
         expect_body: Some(b"hello".to_vec()),
         limits: Limits::default(),
+        headers: Vec::new(),
     }
 }
 
@@ -249,14 +250,19 @@ fn broken_peers_end_the_connection() {
         let mut c = Conn::new(&st);
         upgrade(&mut c, at);
         let e = c.feed(&resp, &mut |_| {}).unwrap_err();
-        assert_eq!(e.class, Class::Protocol, "{}", e.why);
+        // A failed handshake is a failed connection: nothing was in flight to count it.
+        assert_eq!(e.class, Class::Connect, "{}", e.why);
+        assert!(e.why.starts_with("WebSocket handshake: "), "{}", e.why);
     }
     // A head that never ends is refused at the carry's size.
     let mut c = Conn::new(&st);
     upgrade(&mut c, at);
     let mut long = b"HTTP/1.1 101 X\r\nA: ".to_vec();
     long.resize(MAX_CARRY, b'a');
-    assert_eq!(c.feed(&long, &mut |_| {}).unwrap_err().class, Class::Parse);
+    assert_eq!(
+        c.feed(&long, &mut |_| {}).unwrap_err().class,
+        Class::Connect
+    );
     // After the upgrade: a masked frame, a reply with nothing in flight, bad UTF-8.
     let mut masked = Vec::new();
     write_frame(
@@ -283,11 +289,13 @@ fn timeouts_and_eof() {
     let mut c = Conn::new(&st);
     let resp = upgrade(&mut c, at);
     assert_eq!(c.expire(at, &mut |_| {}), Ok(()));
-    assert_eq!(
-        c.expire(later, &mut |_| {}).unwrap_err().class,
-        Class::Timeout
-    );
-    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, Class::Reset);
+    // Before the 101: a failed connection, whether it times out or is closed.
+    let e = c.expire(later, &mut |_| {}).unwrap_err();
+    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert!(e.why.contains("no WebSocket handshake"), "{}", e.why);
+    let e = c.eof(&mut |_| {}).unwrap_err();
+    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert!(e.why.contains("before the 101"), "{}", e.why);
     c.feed(&resp, &mut |_| {}).unwrap();
     assert_eq!(c.eof(&mut |_| {}), Ok(()), "idle and open: a clean end");
     assert!(c.open(0, 0, T(0, at)));
@@ -297,4 +305,74 @@ fn timeouts_and_eof() {
         Class::Timeout
     );
     assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, Class::Reset);
+}
+
+/// The server's Close (of a code) read back from what the client has to write, unmasked.
+fn close_in(out: &[u8]) -> Option<u16> {
+    let mut bytes = out.to_vec();
+    let mut srv = Session::server(Limits::default());
+    let mut o = Vec::new();
+    match srv.next(&mut bytes, &mut o).expect("a valid masked frame") {
+        (_, Some(Event::Close { code, .. })) => code,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// This side's Close stays in the output with `farewell` set, for the caller to write before
+/// it closes the socket: the reply to the server's close (its code), and the close that fails
+/// a connection for a broken frame (1002) or bad UTF-8 (1007).
+#[test]
+fn the_close_is_left_to_write_as_a_farewell() {
+    let st = setup(1);
+    let at = Instant::now();
+    let mut closing = Vec::new();
+    write_close(&mut closing, Some(1011), "bye", None);
+    let mut huge = vec![0x82, 127];
+    huge.extend_from_slice(&(1u64 << 63).to_be_bytes());
+    let cases = [
+        (closing, 1011u16),
+        (huge, 1002),
+        (s(Opcode::Text, &[0xc3, 0x28]), 1007),
+    ];
+    for (frames, code) in cases {
+        let mut c = Conn::new(&st);
+        let resp = upgrade(&mut c, at);
+        c.feed(&resp, &mut |_| {}).unwrap();
+        assert!(!ClientSession::<T>::farewell(&c), "nothing to say yet");
+        assert!(c.open(0, 0, T(0, at)));
+        let sent = c.out().len();
+        c.wrote(sent);
+        assert!(c.feed(&frames, &mut |_| {}).is_err());
+        assert!(ClientSession::<T>::farewell(&c), "{code}");
+        assert_eq!(close_in(c.out()), Some(code));
+        // Written, nothing is left to say.
+        let n = c.out().len();
+        c.wrote(n);
+        assert!(!ClientSession::<T>::farewell(&c));
+    }
+}
+
+/// A server that pings and never reads: the pongs the client holds stop growing at the backlog.
+#[test]
+fn pongs_stop_at_the_backlog() {
+    let st = setup(1);
+    let at = Instant::now();
+    let mut c = Conn::new(&st);
+    let resp = upgrade(&mut c, at);
+    c.feed(&resp, &mut |_| {}).unwrap();
+    let mut pings = Vec::new();
+    for _ in 0..10_000 {
+        write_frame(&mut pings, true, Opcode::Ping, b"0123456789", None);
+    }
+    for _ in 0..10 {
+        let fed = c.feed(&pings, &mut |_| panic!("no end")).unwrap();
+        assert_eq!(fed.used, pings.len());
+    }
+    // 100,000 pings would be 1.6 MB of pongs: held at the backlog and one pong past it.
+    let held = c.out().len();
+    assert!((PONG_BACKLOG..PONG_BACKLOG + 20).contains(&held), "{held}");
+    // Once written, pings are answered again.
+    c.wrote(held);
+    c.feed(&pings[..12], &mut |_| panic!("no end")).unwrap();
+    assert_eq!(c.out().len(), 2 + 4 + 10);
 }

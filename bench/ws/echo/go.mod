@@ -1,0 +1,5 @@
+module barrage.bench/ws/echo
+
+go 1.22
+
+require github.com/gorilla/websocket v1.5.3
