@@ -199,12 +199,19 @@ fn sampler_sees_a_100_process_tree_at_every_tick_and_reports_its_own_cpu() {
     std::thread::sleep(Duration::from_secs(2));
     let samples = sampler.stop();
     drop(c);
-    assert!(samples.samples.len() >= 5, "{} ticks in 2 s", samples.samples.len());
+    assert!(
+        samples.samples.len() >= 5,
+        "{} ticks in 2 s",
+        samples.samples.len()
+    );
     assert!(
         samples.samples.iter().skip(1).all(|s| s.processes == 101),
         "every sample saw the tree"
     );
-    assert!(samples.sampler_cpu > Duration::ZERO, "the sampler's own CPU");
+    assert!(
+        samples.sampler_cpu > Duration::ZERO,
+        "the sampler's own CPU"
+    );
     assert!(samples.listings >= 1, "at least the first /proc scan");
     let ticks = samples.samples.len() as f64;
     eprintln!(

@@ -16,3 +16,4 @@ mod stages;
 mod targets;
 mod tls;
 mod ws;
+mod ws_headers;
