@@ -228,9 +228,23 @@ fn await_close(sock: &mut TcpStream, stop: &AtomicBool, closes: &Mutex<Vec<u16>>
 /// Writes `chunk` again and again until the flood's time is up or the client goes.
 fn flood(sock: &mut TcpStream, chunk: &[u8], stop: &AtomicBool) {
     let until = Instant::now() + FLOOD_FOR;
+    // `chunk` is whole frames: writing it round and round from where the last write stopped
+    // keeps the framing. A write that times out (the client did not read for 200 ms, as a
+    // loaded machine does) is retried: giving up there closed the socket over the client's
+    // unread bytes, a reset the client counted instead of the timeout the test expects.
+    let mut at = 0;
     while !stop.load(Ordering::Relaxed) && Instant::now() < until {
-        if sock.write_all(chunk).is_err() {
-            return;
+        match sock.write(&chunk[at..]) {
+            Ok(0) => return,
+            Ok(n) => at = (at + n) % chunk.len(),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => return,
         }
     }
 }
