@@ -4,7 +4,7 @@
 //! exits 1 on a regression when asked to (`--fail-on regression`), for CI.
 
 use anyhow::Context;
-use barrage_model::compare::{Comparison, Kind, Options};
+use barrage_model::compare::{Comparison, DocKind, Options};
 use barrage_report::diff::{self, render};
 use barrage_report::Input;
 use std::path::{Path, PathBuf};
@@ -167,17 +167,17 @@ fn regression_lines(d: &Comparison) -> Vec<String> {
     d.regressed()
         .map(|r| {
             let why = match (&d.kind, &r.test) {
-                (Kind::Load, _) => {
+                (DocKind::Load, _) => {
                     format!("beyond the {floor}; single runs: no test possible, judged by the floor alone")
                 }
-                (Kind::Study, Some(t)) if t.testable => format!(
+                (DocKind::Study, Some(t)) if t.testable => format!(
                     "beyond the {floor}, adjusted {}",
                     barrage_report::table::p_text(t.p_adjusted.unwrap_or(t.p))
                 ),
-                (Kind::Study, Some(_)) => {
+                (DocKind::Study, Some(_)) => {
                     format!("beyond the {floor}; too few trials to test, judged by the floor alone")
                 }
-                (Kind::Study, None) => "every trial failed on one side (see the notes)".into(),
+                (DocKind::Study, None) => "every trial failed on one side (see the notes)".into(),
             };
             format!(
                 "regression: {}: {} -> {} ({}), {why}",

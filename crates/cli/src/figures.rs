@@ -40,7 +40,7 @@ impl Default for Totals {
             status: BTreeMap::new(),
             bytes_read: 0,
             bytes_written: 0,
-            latency: barrage_engine::stats::new_histogram(),
+            latency: barrage_engine::recorder::new_histogram(),
             seconds: 0.0,
         }
     }

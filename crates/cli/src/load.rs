@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use barrage_model::load::Stage;
+use barrage_model::load::{Protocol, ProtocolOptions, Stage, DEFAULT_H2_WINDOW};
 pub use parse::parse_duration;
 pub use thresholds::{exit_status, EXIT_THRESHOLD};
 
@@ -211,6 +211,16 @@ impl Args {
             "random" => barrage_model::load::Order::Random,
             _ => barrage_model::load::Order::RoundRobin,
         };
+        // The protocol's options read once, their rules in the flags' words.
+        let protocol = Protocol::from_options(ProtocolOptions {
+            pipeline: self.pipeline,
+            keepalive: !self.no_keepalive,
+            http2: self.http2,
+            streams: self.streams,
+            h2_window: self.h2_window.unwrap_or(DEFAULT_H2_WINDOW),
+            ws: self.ws,
+        })
+        .map_err(|e| anyhow::anyhow!(e.flags()))?;
         Ok(Config {
             url: self.url.clone().unwrap_or_default(),
             method: self.method.clone(),
@@ -222,17 +232,12 @@ impl Args {
             requests: self.requests,
             rate: self.rate,
             stages: self.stages.clone().map(|s| s.0).unwrap_or_default(),
-            pipeline: self.pipeline,
-            keepalive: !self.no_keepalive,
             timeout: self.timeout.unwrap_or(Duration::from_secs(10)),
             warmup: self.warmup.unwrap_or_default(),
             expect_status: self.expect_status,
             expect_body: self.expect_body.clone().map(String::into_bytes),
             insecure: self.insecure,
-            http2: self.http2,
-            streams: self.streams,
-            h2_window: self.h2_window.unwrap_or(Config::default().h2_window),
-            ws: self.ws,
+            protocol,
             targets: self.targets.clone(),
             targets_format: self.targets_format.clone(),
             targets_order,
@@ -372,7 +377,7 @@ mod tests {
         let c = args("http://h/").to_config().unwrap();
         assert_eq!(c.duration, Some(Duration::from_secs(10)));
         assert_eq!(c.timeout, Duration::from_secs(10));
-        assert!(c.keepalive);
+        assert!(c.protocol.keepalive());
         let c = Args {
             requests: Some(5),
             no_keepalive: true,
@@ -383,7 +388,7 @@ mod tests {
         .to_config()
         .unwrap();
         assert_eq!((c.duration, c.requests), (None, Some(5)));
-        assert!(!c.keepalive);
+        assert!(!c.protocol.keepalive());
         assert_eq!(c.body, b"x=1");
         assert_eq!(c.expect_body.as_deref(), Some(&b"ok"[..]));
         let missing = Args {

@@ -3,7 +3,7 @@
 //! Validation is the only place that interprets the URL and checks option combinations, so the
 //! workers can take every field at face value.
 
-use barrage_model::load::LoadError;
+use barrage_model::load::{LoadError, Protocol};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -39,7 +39,7 @@ pub struct Target {
 
 /// One request the run sends, resolved against the run's origin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
+pub struct ResolvedRequest {
     pub method: String,
     /// Path and query, starting with `/`.
     pub path: String,
@@ -54,7 +54,7 @@ pub struct ValidConfig {
     pub(crate) target: Target,
     pub(crate) threads: usize,
     /// The requests, in the targets file's or body file's order (one without either).
-    pub(crate) requests: Vec<Planned>,
+    pub(crate) requests: Vec<ResolvedRequest>,
     /// `--targets` runs: each request is a target with figures of its own, written as (method,
     /// URL, line).
     pub(crate) targets: Vec<(String, String, usize)>,
@@ -74,7 +74,7 @@ impl ValidConfig {
         self.threads
     }
     /// The requests the run sends, in their file's order.
-    pub fn requests(&self) -> &[Planned] {
+    pub fn requests(&self) -> &[ResolvedRequest] {
         &self.requests
     }
     /// The order requests go in (indices into [`ValidConfig::requests`]), repeated.
@@ -94,7 +94,7 @@ impl Validate for Config {
         let mut cfg = self.clone();
         // WebSocket: its upgrade is an HTTP/1.1 request to the same origin, so the URL is read
         // as its HTTP form (the document keeps it as given).
-        if cfg.ws {
+        if matches!(cfg.protocol, Protocol::Ws { .. }) {
             cfg.url = http_form(&self.url);
         }
         let (target, requests, targets) = crate::plan::requests(&mut cfg)?;
@@ -265,11 +265,10 @@ mod tests {
         let cases: Vec<(Config, ConfigError)> = vec![
             (
                 Config {
-                    pipeline: 2,
-                    keepalive: false,
+                    url: "ws://h/".into(),
                     ..ok.clone()
                 },
-                LoadError::PipelineWithoutKeepalive.into(),
+                LoadError::WsUrlWithoutWs.into(),
             ),
             (
                 Config {

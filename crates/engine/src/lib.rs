@@ -12,24 +12,24 @@ mod config;
 mod error;
 mod pacer;
 mod plan;
+pub mod recorder;
 mod result;
 mod run;
 mod sink;
-pub mod stats;
 pub mod targets;
 mod timer;
 mod tls;
 mod transport;
 mod worker;
 
-pub use barrage_model::load::LoadError;
-pub use config::{parse_url, Config, ConfigError, Planned, Target, ValidConfig, Validate};
+pub use barrage_model::load::{LoadError, Protocol};
+pub use config::{parse_url, Config, ConfigError, ResolvedRequest, Target, ValidConfig, Validate};
 pub use error::{EngineError, ErrorKind};
 pub use pacer::{Pace, Pacer, Rate, Stages};
+pub use recorder::LatencySummary;
 pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
 pub use sink::{Live, NullSink, Phase, SecondStats, Sink};
-pub use stats::LatencySummary;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

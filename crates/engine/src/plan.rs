@@ -6,7 +6,7 @@
 //! server. A target may be a path only; it takes the run's origin (a study's targets file is
 //! written that way, since the contender's port is known only at run time).
 
-use crate::config::{check_header, parse_url, ConfigError, Planned, Target};
+use crate::config::{check_header, parse_url, ConfigError, ResolvedRequest, Target};
 use crate::targets::{self, Format};
 use barrage_model::load::Config;
 
@@ -16,8 +16,8 @@ pub(crate) type TargetInfo = (String, String, usize);
 /// The origin and the requests of `cfg`, and the targets that get figures of their own.
 pub(crate) fn requests(
     cfg: &mut Config,
-) -> Result<(Target, Vec<Planned>, Vec<TargetInfo>), ConfigError> {
-    let one = |c: &Config, body: Vec<u8>, path: &str| Planned {
+) -> Result<(Target, Vec<ResolvedRequest>, Vec<TargetInfo>), ConfigError> {
+    let one = |c: &Config, body: Vec<u8>, path: &str| ResolvedRequest {
         method: c.method.clone(),
         path: path.to_string(),
         headers: c.headers.clone(),
@@ -41,7 +41,7 @@ pub(crate) fn requests(
 fn from_targets(
     cfg: &Config,
     file: &str,
-) -> Result<(Target, Vec<Planned>, Vec<TargetInfo>), ConfigError> {
+) -> Result<(Target, Vec<ResolvedRequest>, Vec<TargetInfo>), ConfigError> {
     let err = |line: usize, why: String| ConfigError::Targets(format!("{file}:{line}: {why}"));
     let format = Format::choose(cfg.targets_format.as_deref(), file)
         .map_err(|e| ConfigError::Targets(format!("{file}: {e}")))?;
@@ -99,7 +99,7 @@ fn from_targets(
             format!("{scheme}://{}{path}", origin.authority),
             t.line,
         ));
-        requests.push(Planned {
+        requests.push(ResolvedRequest {
             method: t.method,
             path,
             headers,

@@ -4,9 +4,9 @@
 
 use crate::config::{Config, Target};
 use crate::error::ErrorKind;
+use crate::recorder::{encode_hdr, Counts, LatencySummary, Recorder};
 use crate::sink::SecondStats;
-use crate::stats::{encode_hdr, Counts, LatencySummary, Recorder};
-use barrage_model::load::{LoadDoc, TargetFigures};
+use barrage_model::load::{LoadDoc, Protocol, TargetFigures};
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
@@ -53,7 +53,7 @@ fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model
     };
     barrage_model::load::Http2 {
         protocol,
-        streams_asked: cfg.streams as u32,
+        streams_asked: cfg.protocol.streams() as u32,
         server_stream_limit: (h.min_limit != u32::MAX).then_some(h.min_limit),
         capped_connections: h.capped,
         streams: h.streams,
@@ -242,7 +242,7 @@ impl RunResult {
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
-            ws: cfg.ws.then(|| ws_report(&rec)),
+            ws: matches!(cfg.protocol, Protocol::Ws { .. }).then(|| ws_report(&rec)),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
             started_unix,

@@ -3,11 +3,12 @@
 
 use crate::config::ValidConfig;
 use crate::pacer::{Rate, Stages};
+use crate::recorder::{Interval, Recorder};
 use crate::result::{Parts, RunResult, Timing};
 use crate::sink::{Live, Phase, SecondStats, Sink};
-use crate::stats::{Interval, Recorder};
 use crate::worker::{Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
+use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW};
 use barrage_wire::client::{Order, Protocol};
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
@@ -34,7 +35,7 @@ fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
                 path: r.path.clone(),
                 headers: r.headers.clone(),
                 body: r.body.clone(),
-                keep_alive: c.keepalive,
+                keep_alive: c.protocol.keepalive(),
             }
             .encode()
         })
@@ -46,8 +47,9 @@ fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
             .iter()
             .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
             .collect(),
-        depth: c.pipeline.max(1),
-        keep_alive: c.keepalive,
+        // HTTP/1.1's depth: an HTTP/2 load whose server chose http/1.1 by ALPN pipelines none.
+        depth: c.protocol.pipeline(),
+        keep_alive: c.protocol.keepalive(),
         // The closed loop sends whole batches; the open loop one request per slot.
         batch: c.rate.is_none() && c.stages.is_empty(),
         timeout: c.timeout,
@@ -60,6 +62,10 @@ fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let scheme = if tls { "https" } else { "http" };
     let several = cfg.requests.len() > 1;
+    let window = match c.protocol {
+        LoadProtocol::Http2 { window, .. } => window,
+        _ => DEFAULT_H2_WINDOW,
+    };
     h2client::Setup {
         requests: cfg
             .requests
@@ -82,9 +88,9 @@ fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
             })
             .collect(),
         config: h2client::Config {
-            max_streams: c.streams as u32,
-            stream_window: c.h2_window,
-            conn_window: c.h2_window,
+            max_streams: c.protocol.streams() as u32,
+            stream_window: window,
+            conn_window: window,
             max_header_list: h2client::MAX_HEADER_LIST,
         },
         timeout: c.timeout,
@@ -100,7 +106,7 @@ fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
         host: target.authority.clone(),
         path: target.path.clone(),
         messages: wsclient::Setup::messages(&bodies),
-        depth: c.pipeline.max(1),
+        depth: c.protocol.depth(),
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
         limits: barrage_wire::ws::Limits::default(),
@@ -115,12 +121,13 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let c = &cfg.cfg;
     let target = &cfg.target;
     let addr = resolve(&target.host, target.port)?;
+    let http2 = matches!(c.protocol, LoadProtocol::Http2 { .. });
     let tls = match target.tls {
         false => None,
         true => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
-            let alpn: &[&[u8]] = if c.http2 {
+            let alpn: &[&[u8]] = if http2 {
                 &[b"h2", b"http/1.1"]
             } else {
                 &[b"http/1.1"]
@@ -132,19 +139,20 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let alpn = probe(addr, &tls, &target.host, c.timeout)?;
     // HTTP/2: h2c with prior knowledge in cleartext; under TLS what ALPN chose (a server that
     // picked http/1.1 gets HTTP/1.1, and the result says so).
-    let protocol = match (c.http2, target.tls, alpn.as_deref()) {
+    let protocol = match (http2, target.tls, alpn.as_deref()) {
         (false, _, _) => None,
         (true, false, _) => Some("h2c"),
         (true, true, Some(b"h2")) => Some("h2"),
         (true, true, _) => Some("http/1.1"),
     };
     let h2 = matches!(protocol, Some("h2" | "h2c"));
-    // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.
-    let depth = if h2 { c.streams } else { c.pipeline }.max(1);
+    // Requests in flight per connection: the protocol's depth (HTTP/2's streams, the pipeline
+    // depth), but one for an HTTP/2 load that ALPN turned into HTTP/1.1.
+    let depth = if http2 && !h2 { 1 } else { c.protocol.depth() };
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
-    let speaks = if c.ws {
+    let speaks = if matches!(c.protocol, LoadProtocol::Ws { .. }) {
         Protocol::Ws(ws_setup(cfg))
     } else if h2 {
         Protocol::H2(h2_setup(cfg, target.tls))

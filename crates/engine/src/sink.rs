@@ -3,7 +3,7 @@
 //! the final result's series.
 
 use crate::error::ErrorKind;
-use crate::stats::Interval;
+use crate::recorder::Interval;
 use hdrhistogram::Histogram;
 use std::time::Instant;
 

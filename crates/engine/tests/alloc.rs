@@ -4,7 +4,7 @@
 //! response.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -79,7 +79,10 @@ fn allocations_for(n: u64, depth: usize) -> u64 {
         url: format!("http://{addr}/"),
         connections: 1,
         threads: 1,
-        pipeline: depth,
+        protocol: Protocol::Http1 {
+            pipeline: depth,
+            keepalive: true,
+        },
         requests: Some(n),
         duration: None,
         timeout: Duration::from_secs(30),

@@ -11,7 +11,8 @@
 //! went unnoticed.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
+use barrage_model::load::DEFAULT_H2_WINDOW;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -262,8 +263,10 @@ fn config(s: &Server) -> Config {
         threads: 1,
         duration: Some(Duration::from_millis(1500)),
         timeout: Duration::from_millis(500),
-        http2: true,
-        streams: 4,
+        protocol: Protocol::Http2 {
+            streams: 4,
+            window: DEFAULT_H2_WINDOW,
+        },
         ..Config::default()
     }
 }
@@ -345,9 +348,11 @@ fn a_content_length_the_data_disagrees_with_is_a_protocol_error() {
 fn data_past_the_announced_stream_window_is_a_flow_control_error() {
     let mode = Hostile::PastTheWindow;
     let (r, _, _) = against(mode, |c| {
-        c.h2_window = 65_535;
+        c.protocol = Protocol::Http2 {
+            streams: 1,
+            window: 65_535,
+        };
         c.connections = 1;
-        c.streams = 1;
     });
     no_success(mode, &r);
     // Every stream answered was reset for it (1 MiB each: a handful in the run).

@@ -5,7 +5,8 @@
 //! both the engine and the in-process server.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
+use barrage_model::load::DEFAULT_H2_WINDOW;
 use barrage_server::{start, ServerConfig};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -25,7 +26,10 @@ fn h2(url: String) -> Config {
         url,
         connections: 1,
         threads: 1,
-        http2: true,
+        protocol: Protocol::Http2 {
+            streams: 1,
+            window: DEFAULT_H2_WINDOW,
+        },
         expect_status: Some(200),
         ..Config::default()
     }
@@ -72,7 +76,10 @@ fn no_allocation_per_request_over_h2() {
     let allocs = |n: u64| {
         let c = Config {
             requests: Some(n),
-            streams: 10,
+            protocol: Protocol::Http2 {
+                streams: 10,
+                window: DEFAULT_H2_WINDOW,
+            },
             expect_body: Some(b"Hello, World!".to_vec()),
             ..h2(format!("http://{}/", s.local_addr()))
         }

@@ -5,7 +5,7 @@ mod common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{
-    run, Cancel, Config, EngineError, NullSink, Phase, RunResult, SecondStats, Sink,
+    run, Cancel, Config, EngineError, NullSink, Phase, Protocol, RunResult, SecondStats, Sink,
 };
 use common::{Mode, Server};
 use std::sync::Mutex;
@@ -95,7 +95,10 @@ fn pipelined_requests_count_exactly() {
         delay: Duration::ZERO,
     });
     let r = go(&Config {
-        pipeline: 8,
+        protocol: Protocol::Http1 {
+            pipeline: 8,
+            keepalive: true,
+        },
         duration: None,
         requests: Some(5003),
         ..cfg(s.url("/"))
@@ -220,7 +223,10 @@ fn no_keepalive_opens_a_connection_per_request() {
         delay: Duration::ZERO,
     });
     let r = go(&Config {
-        keepalive: false,
+        protocol: Protocol::Http1 {
+            pipeline: 1,
+            keepalive: false,
+        },
         ..cfg(s.url("/"))
     });
     assert!(r.requests > 20);

@@ -13,7 +13,7 @@
 //! flood from a server that never reads grew the client's unwritten pongs without bound.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_wire::ws::handshake::accept_key;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -328,7 +328,7 @@ fn against_with(mode: Hostile, tweak: impl Fn(&mut Config)) -> (RunResult, usize
     let s = Server::start(mode);
     let mut cfg = Config {
         url: format!("ws://{}/ws", s.addr),
-        ws: true,
+        protocol: Protocol::Ws { pipeline: 1 },
         connections: 2,
         threads: 1,
         duration: Some(Duration::from_millis(1500)),

@@ -20,7 +20,7 @@ mod run;
 
 pub use error::HistoryError;
 pub use query::{Filter, RunRow, Series, Stored, TrendPoint, Which};
-pub use run::{Git, Kind, MetricRow, NewRun, Origin};
+pub use run::{DocKind, Git, MetricRow, NewRun, Origin};
 
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::{Path, PathBuf};

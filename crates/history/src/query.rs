@@ -2,7 +2,7 @@
 //! runs ([`History::trend`]), and a run's whole document ([`History::document`], chosen by a
 //! [`Which`], the `history:latest` / `history:ID` side of `barrage compare`).
 
-use crate::run::{Git, Kind, MetricRow};
+use crate::run::{DocKind, Git, MetricRow};
 use crate::{History, HistoryError};
 use rusqlite::Row;
 use serde::Serialize;
@@ -16,7 +16,7 @@ pub struct Filter {
     pub study: Option<String>,
     /// Runs that recorded this metric (its key: `rps`, `latency_p99_us`, ...).
     pub metric: Option<String>,
-    pub kind: Option<Kind>,
+    pub kind: Option<DocKind>,
     /// Only the newest N of those (still given oldest first).
     pub last: Option<usize>,
 }
@@ -26,7 +26,7 @@ pub struct Filter {
 pub struct RunRow {
     pub id: i64,
     pub time: String,
-    pub kind: Kind,
+    pub kind: DocKind,
     /// The study's name (empty for a load run).
     pub name: String,
     /// The load run's URL (empty for a study).
@@ -42,7 +42,7 @@ pub struct RunRow {
 /// What a trend's value belongs to: a load run's URL, or a study's point and contender.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Series {
-    pub kind: Kind,
+    pub kind: DocKind,
     pub name: String,
     pub url: String,
     pub point: String,
@@ -53,7 +53,7 @@ impl Series {
     /// The line's name in a chart: the URL, or "study: contender at point".
     pub fn label(&self) -> String {
         match (self.kind, self.point.is_empty()) {
-            (Kind::Load, _) => self.url.clone(),
+            (DocKind::Load, _) => self.url.clone(),
             (_, true) => format!("{}: {}", self.name, self.contender),
             (_, false) => format!("{}: {} at {}", self.name, self.contender, self.point),
         }
@@ -108,7 +108,7 @@ impl Which {
 pub struct Stored {
     pub id: i64,
     pub time: String,
-    pub kind: Kind,
+    pub kind: DocKind,
     pub document: String,
 }
 
@@ -133,7 +133,7 @@ impl Filter {
             self.url.as_deref(),
             self.study.as_deref(),
             self.metric.as_deref(),
-            self.kind.map(Kind::as_str),
+            self.kind.map(DocKind::as_str),
             self.last
                 .map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX)),
         )
@@ -148,8 +148,8 @@ impl History {
         }
     }
 
-    fn kind(&self, s: &str) -> Result<Kind, HistoryError> {
-        Kind::parse(s).ok_or_else(|| HistoryError::Corrupt {
+    fn kind(&self, s: &str) -> Result<DocKind, HistoryError> {
+        DocKind::parse(s).ok_or_else(|| HistoryError::Corrupt {
             path: self.path.clone(),
             what: format!("unknown run kind {s:?}"),
         })
@@ -174,7 +174,7 @@ impl History {
                     RunRow {
                         id: r.get(0)?,
                         time: r.get(1)?,
-                        kind: Kind::Load,
+                        kind: DocKind::Load,
                         name: r.get(3)?,
                         url: r.get(4)?,
                         status: r.get(5)?,
@@ -246,7 +246,7 @@ impl History {
                         time: r.get(1)?,
                         series: Series {
                             // Read below: a kind this barrage does not know is an error.
-                            kind: Kind::Load,
+                            kind: DocKind::Load,
                             name: r.get(3)?,
                             url: r.get(4)?,
                             point: r.get(5)?,

@@ -6,37 +6,9 @@
 use crate::figures;
 use barrage_model::load::LoadDoc;
 use barrage_model::study::{Machine, Results};
+pub use barrage_model::DocKind;
 use serde::Serialize;
 use std::collections::HashSet;
-
-/// What kind of run a row holds, and so which schema its document has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// `barrage load`: the document is `barrage.load/1`.
-    Load,
-    /// `barrage run`: the document is the study's `results.json` (`barrage.study/2`).
-    Study,
-}
-
-impl Kind {
-    /// The name stored in the database and shown in listings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Load => "load",
-            Kind::Study => "study",
-        }
-    }
-
-    /// The kind stored as `s`, if this barrage knows it.
-    pub fn parse(s: &str) -> Option<Kind> {
-        match s {
-            "load" => Some(Kind::Load),
-            "study" => Some(Kind::Study),
-            _ => None,
-        }
-    }
-}
 
 /// The git commit of the directory barrage ran in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -73,7 +45,7 @@ pub struct MetricRow {
 /// A run to append.
 #[derive(Debug, Clone)]
 pub struct NewRun {
-    pub kind: Kind,
+    pub kind: DocKind,
     pub origin: Origin,
     /// The study's name; empty for a load run.
     pub name: String,
@@ -110,7 +82,7 @@ impl NewRun {
             })
             .collect();
         NewRun {
-            kind: Kind::Load,
+            kind: DocKind::Load,
             origin,
             name: String::new(),
             url,
@@ -158,7 +130,7 @@ impl NewRun {
             r.status.as_str()
         };
         NewRun {
-            kind: Kind::Study,
+            kind: DocKind::Study,
             origin,
             name: r.study.name.clone(),
             url: String::new(),
@@ -208,7 +180,7 @@ mod tests {
         doc.latency_us.count = 3000;
         doc.latency_us.p99 = 420;
         let run = NewRun::load(&doc, "{}".into(), Origin::default());
-        assert_eq!(run.kind, Kind::Load);
+        assert_eq!(run.kind, DocKind::Load);
         assert_eq!(run.url, "http://127.0.0.1:8080/x");
         assert_eq!(run.status, "cancelled");
         assert_eq!(
@@ -273,7 +245,7 @@ mod tests {
             },
         ];
         let run = NewRun::study(&r, "{}".into(), Origin::default());
-        assert_eq!((run.kind, run.name.as_str()), (Kind::Study, "pingpong"));
+        assert_eq!((run.kind, run.name.as_str()), (DocKind::Study, "pingpong"));
         assert_eq!(run.status, "interrupted");
         let rows: Vec<_> = run
             .metrics

@@ -2,7 +2,7 @@
 //! not barrage histories are refused with the path named and left byte for byte as they were,
 //! and what is appended reads back exactly (documents, listings, filters, trends).
 
-use barrage_history::{Filter, History, HistoryError, Kind, NewRun, Origin, Which};
+use barrage_history::{DocKind, Filter, History, HistoryError, NewRun, Origin, Which};
 use barrage_model::load::LoadDoc;
 use std::path::{Path, PathBuf};
 
@@ -108,7 +108,7 @@ fn two_concurrent_writers_keep_every_run() {
     for (id, doc) in &written {
         let stored = h.document(Which::Id(*id)).unwrap();
         assert_eq!(&stored.document, doc, "run {id}");
-        assert_eq!(stored.kind, Kind::Load);
+        assert_eq!(stored.kind, DocKind::Load);
         let parsed: LoadDoc = serde_json::from_str(&stored.document).unwrap();
         assert_eq!(parsed.schema, "barrage.load/1");
     }
@@ -337,7 +337,7 @@ fn list_filters_by_url_study_and_metric() {
         ..Default::default()
     };
     r.study.name = "pingpong".into();
-    r.study.kind = barrage_model::study::Kind::Client;
+    r.study.kind = barrage_model::study::ContenderRole::Client;
     r.summary = vec![barrage_model::study::Cell {
         point: 0,
         contender: "curl".into(),
@@ -384,7 +384,7 @@ fn list_filters_by_url_study_and_metric() {
     assert_eq!(ids(last), [2, 3]);
 
     let runs = h.list(&Filter::default()).unwrap();
-    assert_eq!(runs[0].kind, Kind::Load);
+    assert_eq!(runs[0].kind, DocKind::Load);
     assert_eq!(runs[0].url, "http://api.local/users");
     assert_eq!(runs[0].hostname, "ci-runner");
     assert_eq!(
@@ -395,7 +395,7 @@ fn list_filters_by_url_study_and_metric() {
     assert_eq!(runs[0].metrics[0].key, "rps");
     assert_eq!(runs[0].metrics[0].value, 100.0);
     let s = &runs[2];
-    assert_eq!((s.kind, s.name.as_str()), (Kind::Study, "pingpong"));
+    assert_eq!((s.kind, s.name.as_str()), (DocKind::Study, "pingpong"));
     assert_eq!(s.metrics.len(), 1);
     assert_eq!(
         (s.metrics[0].contender.as_str(), s.metrics[0].value),
@@ -403,7 +403,7 @@ fn list_filters_by_url_study_and_metric() {
     );
     let wall = h.trend("wall_s", &Filter::default()).unwrap();
     assert_eq!(wall.len(), 1);
-    assert_eq!(wall[0].series.kind, Kind::Study);
+    assert_eq!(wall[0].series.kind, DocKind::Study);
     assert_eq!(wall[0].series.label(), "pingpong: curl");
 }
 

@@ -6,7 +6,7 @@
 
 mod network;
 
-use crate::study::{Kind, OneOrMany, Param, Study};
+use crate::study::{ContenderRole, OneOrMany, Param, Study};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -20,8 +20,8 @@ pub use barrage_model::study::{Phase, Point};
 /// Expands the study into its points. Errors describe the offending point.
 pub fn points(study: &Study) -> Result<Vec<Point>, String> {
     match study.kind {
-        Kind::Server => server_points(study),
-        Kind::Client => client_points(study),
+        ContenderRole::Server => server_points(study),
+        ContenderRole::Client => client_points(study),
     }
 }
 

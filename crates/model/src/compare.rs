@@ -27,6 +27,7 @@ use crate::load::LoadDoc;
 use crate::metric::{self, Better, Metric};
 use crate::stats::{self, Interval, TestMethod};
 use crate::study::Results;
+pub use crate::DocKind;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -84,16 +85,6 @@ impl Doc<'_> {
             Doc::Study(_) => "study results",
         }
     }
-}
-
-/// What was compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Two `barrage load --json` documents (single runs).
-    Load,
-    /// Two study results (`results.json`), with trials.
-    Study,
 }
 
 /// What a row's change amounts to.
@@ -195,7 +186,7 @@ impl Row {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     pub schema: String,
-    pub kind: Kind,
+    pub kind: DocKind,
     /// How the two sides are named (file or directory names).
     pub base: String,
     pub new: String,
@@ -337,7 +328,7 @@ pub fn loads(
             notes.push(format!("{label}: barrage's load generator could not keep the schedule; its figures measure barrage as much as the server."));
         }
     }
-    Ok(finish(Kind::Load, base.0, new.0, options, rows, notes))
+    Ok(finish(DocKind::Load, base.0, new.0, options, rows, notes))
 }
 
 /// Two samples of trial values of one metric to judge: a row of a comparison before its test.
@@ -443,7 +434,7 @@ fn verdict(
 }
 
 fn finish(
-    kind: Kind,
+    kind: DocKind,
     base: &str,
     new: &str,
     options: &Options,

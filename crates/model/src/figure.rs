@@ -5,7 +5,7 @@
 //! reader takes a figure's label, unit and direction from there and never re-declares them.
 
 use crate::metric::{Better, Format, Metric, Read};
-use crate::study::Kind;
+use crate::study::ContenderRole;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -113,7 +113,7 @@ impl Figure {
             scale,
             better: self.better,
             noun: (!self.unit.is_speed()).then(|| Cow::Owned(self.label.clone())),
-            kinds: &[Kind::Client],
+            kinds: &[ContenderRole::Client],
             read: Read::Figure,
             format,
             compared: self.compared,

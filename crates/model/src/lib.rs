@@ -36,3 +36,35 @@ pub mod threshold;
 pub mod time;
 pub mod units;
 pub mod verdict;
+
+use serde::{Deserialize, Serialize};
+
+/// Which document a result is, and so which schema it has: what `barrage compare` compared and
+/// what a history row holds (stored and serialised as `load` and `study`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// A `barrage load` run: `barrage.load/1`, a single run.
+    Load,
+    /// A `barrage run` study: its `results.json` (`barrage.study/2`), with trials.
+    Study,
+}
+
+impl DocKind {
+    /// The name stored in a history and shown in listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocKind::Load => "load",
+            DocKind::Study => "study",
+        }
+    }
+
+    /// The kind stored as `s`, if this barrage knows it.
+    pub fn parse(s: &str) -> Option<DocKind> {
+        match s {
+            "load" => Some(DocKind::Load),
+            "study" => Some(DocKind::Study),
+            _ => None,
+        }
+    }
+}

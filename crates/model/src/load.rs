@@ -7,8 +7,10 @@
 //! The `barrage.load/1` document a load run writes is [`doc`]'s (re-exported here).
 
 pub mod doc;
+mod protocol;
 
 pub use doc::*;
+pub use protocol::{Options as ProtocolOptions, Protocol, DEFAULT_H2_WINDOW};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -49,9 +51,10 @@ pub struct Config {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub stages: Vec<Stage>,
-    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 means none.
-    pub pipeline: usize,
-    pub keepalive: bool,
+    /// The protocol with its own options (pipelining, keep-alive, HTTP/2's streams and
+    /// window, WebSocket): in documents and study files the flat fields of [`ProtocolOptions`].
+    #[serde(flatten)]
+    pub protocol: Protocol,
     #[serde(with = "crate::units::secs_or_text::required")]
     pub timeout: Duration,
     #[serde(with = "crate::units::secs_or_text::required")]
@@ -60,16 +63,6 @@ pub struct Config {
     #[serde(deserialize_with = "crate::units::bytes_or_text::option")]
     pub expect_body: Option<Vec<u8>>,
     pub insecure: bool,
-    /// HTTP/2: h2 by ALPN on https://, h2c with prior knowledge on http://.
-    pub http2: bool,
-    /// HTTP/2: concurrent streams per connection (h2load's `-m`), capped by the server.
-    pub streams: usize,
-    /// HTTP/2: the receive window announced for each stream and opened for the connection.
-    pub h2_window: u32,
-    /// WebSocket (`ws://`, `wss://`): each connection upgraded once, then each request is one
-    /// message (the body) and its reply. Written only when set, so HTTP documents are as before.
-    #[serde(skip_serializing_if = "is_false")]
-    pub ws: bool,
     /// A file of requests to send instead of one (`--targets`): vegeta's `http` format, or JSON
     /// lines. A relative path is the caller's to resolve (a study resolves it against its
     /// directory).
@@ -100,6 +93,48 @@ pub struct Config {
     /// together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_at: Option<f64>,
+}
+
+/// The names of a load's fields in documents and study files, the protocol's flat options
+/// among them (`url` as `url`, not its alias `path`). Read from a `Config` with every field set,
+/// because serde lists no fields of a struct with a flattened one; the literal below names every
+/// field, so a field added to `Config` does not compile until it is set here, and the
+/// declared-once test (cli/src/load/declared.rs) then asks for its flag and study field.
+pub fn field_names() -> Vec<String> {
+    let every = Config {
+        url: "/".into(),
+        method: "GET".into(),
+        headers: vec![("a".into(), "b".into())],
+        body: b"x".to_vec(),
+        connections: 1,
+        threads: 1,
+        duration: Some(Duration::from_secs(1)),
+        requests: Some(1),
+        rate: Some(1.0),
+        stages: vec![Stage {
+            duration: Duration::from_secs(1),
+            target: 1.0,
+        }],
+        // Ws writes every option, `ws` too.
+        protocol: Protocol::Ws { pipeline: 1 },
+        timeout: Duration::from_secs(1),
+        warmup: Duration::ZERO,
+        expect_status: Some(200),
+        expect_body: Some(b"x".to_vec()),
+        insecure: true,
+        targets: Some("t".into()),
+        targets_format: Some("http".into()),
+        targets_order: Order::Random,
+        seed: Some(1),
+        body_lines: Some("b".into()),
+        ramp_up: Some(Duration::from_secs(1)),
+        shard: Some(Shard { index: 1, count: 1 }),
+        start_at: Some(0.0),
+    };
+    match serde_json::to_value(every) {
+        Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+        _ => unreachable!("a Config serializes as an object"),
+    }
 }
 
 /// One shard of a load split over several processes (`--shard I/N`).
@@ -141,18 +176,12 @@ impl Default for Config {
             requests: None,
             rate: None,
             stages: Vec::new(),
-            pipeline: 1,
-            keepalive: true,
+            protocol: Protocol::default(),
             timeout: Duration::from_secs(10),
             warmup: Duration::ZERO,
             expect_status: None,
             expect_body: None,
             insecure: false,
-            http2: false,
-            streams: 1,
-            // As h2load and oha: large enough that flow control never throttles a benchmark.
-            h2_window: (1 << 30) - 1,
-            ws: false,
             targets: None,
             targets_format: None,
             targets_order: Order::RoundRobin,
@@ -172,10 +201,6 @@ pub struct Stage {
     pub duration: Duration,
     /// Requests per second at the stage's end.
     pub target: f64,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 // ---- The rules of a load ----
@@ -413,8 +438,6 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         TargetsWithBodyLines,
     )?;
     fail(c.connections == 0, NoConnections)?;
-    fail(c.pipeline == 0 || c.pipeline > 1024, Pipeline)?;
-    fail(c.pipeline > 1 && !c.keepalive, PipelineWithoutKeepalive)?;
     fail(c.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)), Rate)?;
     if !c.stages.is_empty() {
         fail(c.rate.is_some(), StagesWithRate)?;
@@ -454,21 +477,14 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         c.expect_status.is_some_and(|s| !(100..=999).contains(&s)),
         ExpectStatus,
     )?;
-    fail(c.streams == 0 || c.streams > (1 << 31) - 1, Streams)?;
-    fail(c.streams > 1 && !c.http2, StreamsWithoutHttp2)?;
-    fail(c.http2 && c.pipeline > 1, PipelineWithHttp2)?;
-    fail(c.http2 && !c.keepalive, Http2WithoutKeepalive)?;
-    fail(
-        c.http2 && !(65_535..=(1 << 31) - 1).contains(&c.h2_window),
-        Window,
-    )?;
+    // The protocol's own options were checked when it was made (`Protocol::from_options`);
+    // what is left are its rules against the rest of the load.
+    let ws = matches!(c.protocol, Protocol::Ws { .. });
     let ws_url = c.url.starts_with("ws://") || c.url.starts_with("wss://");
-    fail(ws_url && !c.ws, WsUrlWithoutWs)?;
-    if c.ws {
+    fail(ws_url && !ws, WsUrlWithoutWs)?;
+    if ws {
         fail(!ws_url, WsUrl)?;
-        fail(c.http2, WsWith("http2"))?;
         fail(c.method != "GET", WsWith("method"))?;
-        fail(!c.keepalive, WsWith("keepalive"))?;
         // Other headers go on the upgrade request; these the handshake writes and checks.
         if let Some((name, _)) = c.headers.iter().find(|(n, _)| {
             WS_HANDSHAKE_HEADERS

@@ -10,7 +10,7 @@
 //! ([`crate::figure`]); the metrics of one results document are the registry's of its kind and
 //! those ([`of_results`]), and everything that iterates a study's metrics takes that list.
 
-use crate::study::{Kind, Results, Trial};
+use crate::study::{ContenderRole, Results, Trial};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -73,7 +73,7 @@ pub struct Metric {
     /// Comparisons say "1.5x faster/slower" (`None`) or "1.5x more/less NOUN".
     pub noun: Option<Cow<'static, str>>,
     /// The study kinds that report it.
-    pub kinds: &'static [Kind],
+    pub kinds: &'static [ContenderRole],
     /// How the trial's value, in stored units, is read.
     pub read: Read,
     pub format: Format,
@@ -85,9 +85,9 @@ pub struct Metric {
     pub merged_quantile: Option<f64>,
 }
 
-const SERVER: &[Kind] = &[Kind::Server];
-const CLIENT: &[Kind] = &[Kind::Client];
-const BOTH: &[Kind] = &[Kind::Server, Kind::Client];
+const SERVER: &[ContenderRole] = &[ContenderRole::Server];
+const CLIENT: &[ContenderRole] = &[ContenderRole::Client];
+const BOTH: &[ContenderRole] = &[ContenderRole::Server, ContenderRole::Client];
 
 pub const RPS: Metric = Metric {
     key: Cow::Borrowed("rps"),
@@ -414,9 +414,9 @@ pub fn of_study(r: &Results) -> Vec<Metric> {
 /// report themselves when the study asks for it (`client.rate`), else wall time.
 pub fn primary(r: &Results) -> &'static Metric {
     match r.study.kind {
-        Kind::Server => &ALL[0],
-        Kind::Client if r.trials.iter().any(|t| t.ok && RPS.value(t).is_some()) => &ALL[0],
-        Kind::Client => &ALL[2],
+        ContenderRole::Server => &ALL[0],
+        ContenderRole::Client if r.trials.iter().any(|t| t.ok && RPS.value(t).is_some()) => &ALL[0],
+        ContenderRole::Client => &ALL[2],
     }
 }
 
@@ -431,9 +431,11 @@ pub fn fmt_count(v: f64) -> String {
     }
 }
 
-/// Bytes for people: "1.70 GiB", "48.0 MiB", "12 KiB".
+/// Bytes for people: "1.70 GiB", "48.0 MiB", "12 KiB", "512 B".
 pub fn fmt_bytes(v: f64) -> String {
-    if v >= (1u64 << 30) as f64 {
+    if v < 1024.0 {
+        format!("{v:.0} B")
+    } else if v >= (1u64 << 30) as f64 {
         format!("{:.2} GiB", v / (1u64 << 30) as f64)
     } else if v >= (1u64 << 20) as f64 {
         format!("{:.1} MiB", v / (1u64 << 20) as f64)

@@ -28,7 +28,7 @@ pub const SCHEMAS_READ: &[&str] = &["barrage.study/1", "barrage.study/2"];
 /// Whether the contenders are servers under load or client programs run against barrage's server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub enum ContenderRole {
     #[default]
     Server,
     Client,
@@ -71,7 +71,7 @@ pub struct Results {
 pub struct StudyInfo {
     pub name: String,
     pub description: String,
-    pub kind: Kind,
+    pub kind: ContenderRole,
     pub trials: u32,
     pub warmup_s: f64,
     pub cooldown_s: f64,

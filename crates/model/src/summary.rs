@@ -8,8 +8,8 @@
 use crate::metric::{self, Metric};
 use crate::stats::{self, Wording};
 use crate::study::{
-    Between, Cell, ComparisonRow, ContenderStatus, Kind, MergedLatency, Results, Trial, Warning,
-    WarningKind,
+    Between, Cell, ComparisonRow, ContenderRole, ContenderStatus, MergedLatency, Results, Trial,
+    Warning, WarningKind,
 };
 use std::collections::BTreeMap;
 
@@ -124,7 +124,7 @@ pub fn update(r: &mut Results) {
                                 stats::format_factor(f.factor),
                                 m.show(f.first),
                                 m.show(f.median_rest),
-                                if kind == Kind::Server {
+                                if kind == ContenderRole::Server {
                                     " A longer warmup may help."
                                 } else {
                                     ""

@@ -15,16 +15,16 @@
 use crate::study_section::{cells_order, point_label};
 use barrage_model::metric::{self, Metric};
 use barrage_model::stats::{self, Comparison};
-use barrage_model::study::{Between, Kind, Results, Trial, WarningKind};
+use barrage_model::study::{Between, ContenderRole, Results, Trial, WarningKind};
 
 /// The answer of one study.
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
     /// The study's question (its description, else its name).
     pub question: String,
-    pub columns: Vec<Column>,
+    pub columns: Vec<AnswerColumn>,
     /// Ranked best first.
-    pub rows: Vec<Row>,
+    pub rows: Vec<AnswerRow>,
     /// How the rows are ranked: "ranked by req/s at c=1000 (median of 3 trials), best first".
     pub ranked_by: String,
     /// At most [`MAX_VERDICTS`] lines.
@@ -40,7 +40,7 @@ pub const MAX_VERDICTS: usize = 5;
 
 /// A column of the ranked table.
 #[derive(Debug, Clone)]
-pub struct Column {
+pub struct AnswerColumn {
     /// What the column's group of columns shows ("req/s", "peak RSS"), empty for none.
     pub group: String,
     /// "c=100" under its group, or the whole header ("keep-alive / close").
@@ -51,14 +51,14 @@ pub struct Column {
 
 /// A row: a contender (or a pair of contenders).
 #[derive(Debug, Clone, Default)]
-pub struct Row {
+pub struct AnswerRow {
     pub name: String,
-    pub cells: Vec<Cell>,
+    pub cells: Vec<AnswerCell>,
 }
 
 /// One cell: the median in stored units (what the rank and the tests read) and its text.
 #[derive(Debug, Clone, Default)]
-pub struct Cell {
+pub struct AnswerCell {
     pub value: Option<f64>,
     pub text: String,
     /// Every trial of the cell failed.
@@ -100,7 +100,7 @@ pub fn answer(doc: &Results) -> Answer {
 /// then the figures the study declared that some trial has.
 fn metrics(doc: &Results, primary: &Metric) -> Vec<Metric> {
     let mut v = vec![primary.clone()];
-    if doc.study.kind != Kind::Client {
+    if doc.study.kind != ContenderRole::Client {
         return v;
     }
     if primary.key != metric::PEAK_RSS.key {
@@ -253,7 +253,7 @@ fn ranked(doc: &Results, primary: &Metric) -> Answer {
             } else {
                 &m.label
             };
-            columns.push(Column {
+            columns.push(AnswerColumn {
                 group: if label.is_empty() {
                     String::new()
                 } else {
@@ -269,9 +269,9 @@ fn ranked(doc: &Results, primary: &Metric) -> Answer {
             keys.push((*p, m));
         }
     }
-    let mut rows: Vec<Row> = names
+    let mut rows: Vec<AnswerRow> = names
         .iter()
-        .map(|n| Row {
+        .map(|n| AnswerRow {
             name: n.clone(),
             cells: keys
                 .iter()
@@ -286,7 +286,7 @@ fn ranked(doc: &Results, primary: &Metric) -> Answer {
                         (None, Some(f)) => f.clone(),
                         (None, None) => "-".into(),
                     };
-                    Cell {
+                    AnswerCell {
                         value,
                         text,
                         failed: !trials.is_empty() && trials.iter().all(|t| !t.ok),
@@ -345,7 +345,7 @@ fn ok_trials(doc: &Results, name: &str) -> usize {
 }
 
 /// Marks the best value of every column that holds a metric.
-fn mark_best(rows: &mut [Row], metrics: &[Option<&Metric>]) {
+fn mark_best(rows: &mut [AnswerRow], metrics: &[Option<&Metric>]) {
     for (i, m) in metrics.iter().enumerate() {
         let Some(m) = m else { continue };
         let pick = |a: f64, b: f64| {

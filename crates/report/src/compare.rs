@@ -5,7 +5,7 @@
 //! contender, with each row's verdict), the two runs side by side, every row of the comparison,
 //! and the sweep plots of both files in one.
 
-use crate::answer::{Answer, Cell as ACell, Column as AColumn, Row as ARow};
+use crate::answer::{Answer, AnswerCell, AnswerColumn, AnswerRow};
 use crate::diff::render;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::study_section::table;
@@ -158,10 +158,10 @@ fn answer(base: &Results, cmp: &Comparison, b: &str, c: &str, lines: &[Line]) ->
     });
     let count = |v: Verdict| lines.iter().filter(|l| l.row.verdict == v).count();
     let (up, down) = (count(Verdict::Improvement), count(Verdict::Regression));
-    let cell = |t: String, v: Option<f64>| ACell {
+    let cell = |t: String, v: Option<f64>| AnswerCell {
         value: v,
         text: t,
-        ..ACell::default()
+        ..AnswerCell::default()
     };
     let shown = |c: &Cell, text: &str| {
         if c.summary.is_some() {
@@ -170,12 +170,12 @@ fn answer(base: &Results, cmp: &Comparison, b: &str, c: &str, lines: &[Line]) ->
             text.to_string()
         }
     };
-    let arows: Vec<ARow> = order
+    let arows: Vec<AnswerRow> = order
         .iter()
         .map(|&i| {
             let l = &lines[i];
             let (ratio, text) = ratio_text(l.row);
-            ARow {
+            AnswerRow {
                 name: a_name(l.row),
                 cells: vec![
                     cell(shown(&l.baseline, &l.row.old_text), l.baseline.center()),
@@ -195,17 +195,17 @@ fn answer(base: &Results, cmp: &Comparison, b: &str, c: &str, lines: &[Line]) ->
     Answer {
         question: format!("What changes from {b} to {c}?"),
         columns: vec![
-            AColumn {
+            AnswerColumn {
                 group: String::new(),
                 header: format!("{} ({}), {b} [95% CI]", m.label, m.unit),
                 metric: Some(m.clone()),
             },
-            AColumn {
+            AnswerColumn {
                 group: String::new(),
                 header: format!("{} ({}), {c} [95% CI]", m.label, m.unit),
                 metric: Some(m.clone()),
             },
-            AColumn {
+            AnswerColumn {
                 group: String::new(),
                 header: format!("{c} / {b}"),
                 metric: None,

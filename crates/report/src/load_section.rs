@@ -2,7 +2,7 @@
 //! and its per-second throughput as the sample for comparisons), the HDR percentile distribution
 //! of each, and the per-second throughput, errors and latency over time.
 
-use crate::answer::{Answer, Cell as ACell, Column as AColumn, Row as ARow};
+use crate::answer::{Answer, AnswerCell, AnswerColumn, AnswerRow};
 use crate::hdr;
 use crate::page::{Plot, PlotGroup, Section};
 use crate::svg::{Axis, Line, LineChart, Shade};
@@ -125,15 +125,15 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
 /// loop), how late requests went out, latency corrected and uncorrected, errors.
 pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
     let ms = |us: f64| format!("{:.2} ms", us / 1000.0);
-    let col = |h: &str| AColumn {
+    let col = |h: &str| AnswerColumn {
         group: String::new(),
         header: h.into(),
         metric: None,
     };
-    let text = |t: String, v: Option<f64>| ACell {
+    let text = |t: String, v: Option<f64>| AnswerCell {
         value: v,
         text: t,
-        ..ACell::default()
+        ..AnswerCell::default()
     };
     let mut verdicts = Vec::new();
     let rows = docs
@@ -177,7 +177,7 @@ pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
                 verdicts.push(http2_verdict(l, h));
             }
             let achieved = d.rate.as_ref().map_or(d.rps, |r| r.achieved_rps);
-            ARow {
+            AnswerRow {
                 name: l.clone(),
                 cells: vec![
                     text(fmt_count(achieved), Some(achieved)),

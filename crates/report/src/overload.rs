@@ -5,7 +5,7 @@
 //! multiples of achieved vs target rate and p99 per second. The per-server sections follow,
 //! folded.
 
-use crate::answer::{Answer, Cell, Column, Row};
+use crate::answer::{Answer, AnswerCell, AnswerColumn, AnswerRow};
 use crate::page::{Plot, PlotGroup, Recovery, Section};
 use crate::svg::{Axis, Bar, HBarChart, HBarRow, Line, LineChart};
 use barrage_model::metric::fmt_count;
@@ -90,18 +90,18 @@ pub fn section(studies: &[(String, &Results)]) -> Option<Section> {
         Some(None) => "never".to_string(),
         Some(Some(s)) => format!("{s:.1} s"),
     };
-    let rows: Vec<Row> = figs
+    let rows: Vec<AnswerRow> = figs
         .iter()
-        .map(|f| Row {
+        .map(|f| AnswerRow {
             name: f.name.clone(),
             cells: vec![
-                Cell {
+                AnswerCell {
                     value: f.after.flatten(),
                     text: after_text(f),
                     failed: f.after == Some(None),
                     best: false,
                 },
-                Cell {
+                AnswerCell {
                     value: f.achieved,
                     text: match (f.achieved, f.target) {
                         (Some(a), Some(t)) => format!(
@@ -113,17 +113,17 @@ pub fn section(studies: &[(String, &Results)]) -> Option<Section> {
                         (Some(a), None) => fmt_count(a),
                         _ => "-".into(),
                     },
-                    ..Cell::default()
+                    ..AnswerCell::default()
                 },
-                Cell {
+                AnswerCell {
                     value: f.p99_ms,
                     text: f.p99_ms.map_or("-".into(), |v| format!("{v:.1} ms")),
-                    ..Cell::default()
+                    ..AnswerCell::default()
                 },
-                Cell {
+                AnswerCell {
                     value: Some(f.errors as f64),
                     text: f.errors.to_string(),
-                    ..Cell::default()
+                    ..AnswerCell::default()
                 },
             ],
         })
@@ -167,7 +167,7 @@ pub fn section(studies: &[(String, &Results)]) -> Option<Section> {
         question: "Which server holds up under a load above its maximum, and how soon does it answer normally once the load drops?".into(),
         columns: ["normal again after", "achieved under overload (req/s)", "p99 under overload", "errors under overload"]
             .iter()
-            .map(|h| Column {
+            .map(|h| AnswerColumn {
                 group: String::new(),
                 header: h.to_string(),
                 metric: None,

@@ -9,7 +9,7 @@ use crate::table::{
     dedup, from_model, merged_percentile, scaled, Cell, Column, Comparison, Row, Table,
 };
 use barrage_model::metric::{self as registry, Metric};
-use barrage_model::study::{Between, Kind, Results, RunStatus, Trial};
+use barrage_model::study::{Between, ContenderRole, Results, RunStatus, Trial};
 
 mod across;
 mod counts;
@@ -20,7 +20,7 @@ mod timelines;
 
 /// Whether the study measured clients (programs run against barrage's server).
 pub fn is_client(doc: &Results) -> bool {
-    doc.study.kind == Kind::Client
+    doc.study.kind == ContenderRole::Client
 }
 
 /// The table's columns: the metrics of the study (the registry's and its declared figures that

@@ -4,7 +4,7 @@
 
 use crate::table::merged_percentile;
 use barrage_model::metric::{self, Format, Metric};
-use barrage_model::study::{Cell, Kind, Results};
+use barrage_model::study::{Cell, ContenderRole, Results};
 use std::fmt::Write as _;
 
 fn median_ci(c: &Cell, m: &Metric) -> String {
@@ -41,7 +41,7 @@ enum Show {
 /// the study declared.
 fn columns(r: &Results) -> Vec<(Metric, Show)> {
     use Show::*;
-    if r.study.kind == Kind::Server {
+    if r.study.kind == ContenderRole::Server {
         return vec![
             (metric::RPS, MedianCi),
             (metric::RPS, SecondBest),
@@ -241,7 +241,7 @@ pub fn answer(r: &Results) -> String {
 
 /// Pinning and the sampler's cost, in one line.
 fn machine_line(r: &Results) -> String {
-    let server = r.study.kind == Kind::Server;
+    let server = r.study.kind == ContenderRole::Server;
     // Over all trials: the sampler's CPU time over its wall time (short trials alone would
     // overstate it with the fixed cost of the first walk of /proc).
     let (cpu, wall) =

@@ -13,6 +13,7 @@ mod answer;
 mod first_chunk;
 mod h2;
 mod socket;
+use socket::keep_unread;
 mod ws;
 
 use answer::headers_json;
@@ -278,11 +279,7 @@ impl Conn {
                 break;
             }
         }
-        if pos > 0 {
-            buf.copy_within(pos..*len, 0);
-            *len -= pos;
-        }
-        Next::Keep
+        keep_unread(buf, len, pos)
     }
 
     /// Writes pending output, then any streamed body. Returns true when a stream finished.

@@ -2,7 +2,7 @@
 //! and the trends page (one chart per metric) built from the history for the report crate.
 
 use barrage_history::figures::describe;
-use barrage_history::{Filter, History, Kind, MetricRow, RunRow};
+use barrage_history::{DocKind, Filter, History, MetricRow, RunRow};
 use barrage_model::metric::Better;
 use barrage_report::page::Page;
 use barrage_report::trend::{Series, Trend};
@@ -22,8 +22,8 @@ pub fn table(runs: &[RunRow], metric: Option<&str>) -> String {
     let mut rows: Vec<Vec<String>> = vec![header.into_iter().map(String::from).collect()];
     for r in runs {
         let what = match r.kind {
-            Kind::Load => r.url.clone(),
-            Kind::Study => r.name.clone(),
+            DocKind::Load => r.url.clone(),
+            DocKind::Study => r.name.clone(),
         };
         let commit = r.git.as_ref().map_or("-".to_string(), |g| {
             let short: String = g.commit.chars().take(10).collect();
@@ -70,15 +70,15 @@ fn figures(r: &RunRow, metric: Option<&str>) -> String {
             .map(|m| describe(key).show(m.value))
     };
     match (r.kind, metric) {
-        (Kind::Load, Some(key)) => value(key).unwrap_or_else(|| "-".into()),
-        (Kind::Load, None) => {
+        (DocKind::Load, Some(key)) => value(key).unwrap_or_else(|| "-".into()),
+        (DocKind::Load, None) => {
             let mut parts = Vec::new();
             parts.extend(value("rps"));
             parts.extend(value("latency_p99_us").map(|v| format!("p99 {v}")));
             parts.extend(value("errors").map(|v| format!("{v} errors")));
             parts.join(", ")
         }
-        (Kind::Study, _) => {
+        (DocKind::Study, _) => {
             let key = metric
                 .or_else(|| {
                     ["rps", "wall_s"]
@@ -190,7 +190,7 @@ mod tests {
     use super::*;
     use barrage_history::Git;
 
-    fn row(id: i64, kind: Kind, metrics: &[(&str, &str, &str, f64)]) -> RunRow {
+    fn row(id: i64, kind: DocKind, metrics: &[(&str, &str, &str, f64)]) -> RunRow {
         RunRow {
             id,
             time: "2026-01-02T03:04:05Z".into(),
@@ -222,7 +222,7 @@ mod tests {
         let runs = [
             row(
                 1,
-                Kind::Load,
+                DocKind::Load,
                 &[
                     ("rps", "", "", 12_345.0),
                     ("latency_p99_us", "", "", 1250.0),
@@ -231,7 +231,7 @@ mod tests {
             ),
             row(
                 2,
-                Kind::Study,
+                DocKind::Study,
                 &[
                     ("rps", "c=16", "go", 900.0),
                     ("rps", "c=64", "go", 1500.0),

@@ -4,7 +4,6 @@
 
 use barrage_lab::study::LoadFields;
 use barrage_model::fields::field_names;
-use barrage_model::load::Config;
 
 /// Config fields whose flag has another name: (field, clap argument id).
 const FLAG_NAMES: &[(&str, &str)] = &[("keepalive", "no_keepalive")];
@@ -46,13 +45,12 @@ fn lookup<'a>(table: &[(&str, &'a str)], field: &str) -> Option<&'a str> {
     table.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
 }
 
-/// The load `Config`'s fields, without serde's aliases (`path` is `url`'s).
+/// The load `Config`'s fields as documents name them (the protocol's flat options among them).
+static FIELDS: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(barrage_model::load::field_names);
+
 fn config_fields() -> Vec<&'static str> {
-    field_names::<Config>()
-        .iter()
-        .copied()
-        .filter(|f| *f != "path")
-        .collect()
+    FIELDS.iter().map(String::as_str).collect()
 }
 
 #[test]

@@ -10,6 +10,7 @@ use crate::figures::{Figures, State};
 use crate::load::print::{bytes, distribution, ms};
 use barrage_engine::LatencySummary;
 use barrage_engine::{Config, ErrorKind, Phase};
+use barrage_model::load::Protocol;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -37,14 +38,16 @@ pub struct Plan {
 impl Plan {
     pub fn of(c: &Config) -> Plan {
         let mut title = format!("{} {} c={}", c.method, c.url, c.connections);
-        if c.pipeline > 1 {
-            title.push_str(&format!(" pipeline={}", c.pipeline));
-        }
-        if c.http2 {
-            title.push_str(&format!(" http2 m={}", c.streams));
-        }
-        if c.ws {
-            title.push_str(" ws");
+        match c.protocol {
+            Protocol::Http1 { pipeline, .. } if pipeline > 1 => {
+                title.push_str(&format!(" pipeline={pipeline}"));
+            }
+            Protocol::Http2 { streams, .. } => title.push_str(&format!(" http2 m={streams}")),
+            Protocol::Ws { pipeline } if pipeline > 1 => {
+                title.push_str(&format!(" ws pipeline={pipeline}"));
+            }
+            Protocol::Ws { .. } => title.push_str(" ws"),
+            _ => {}
         }
         if let Some(r) = c.rate {
             title.push_str(&format!(" rate={r}/s"));

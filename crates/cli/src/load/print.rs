@@ -2,7 +2,8 @@
 //! `r:<responses> w:<written> e:<errors> t:<mean ms>ms`.
 
 use barrage_engine::{Config, LatencySummary, RunResult};
-use barrage_model::load::LoadDoc;
+use barrage_model::load::{LoadDoc, Protocol};
+use barrage_model::metric::{fmt_bytes, fmt_secs};
 use std::fmt::Write;
 
 pub fn summary(r: &RunResult) -> String {
@@ -54,12 +55,17 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         "  {} connections, {} threads, {mode}{}{}{}{}",
         c.connections,
         r.threads,
-        if c.pipeline > 1 {
-            format!(", pipeline {}", c.pipeline)
-        } else {
-            String::new()
+        match c.protocol {
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } if pipeline > 1 => {
+                format!(", pipeline {pipeline}")
+            }
+            _ => String::new(),
         },
-        if c.keepalive { "" } else { ", no keep-alive" },
+        if c.protocol.keepalive() {
+            ""
+        } else {
+            ", no keep-alive"
+        },
         match c.ramp_up {
             Some(d) => format!(
                 ", connections opened over {}",
@@ -87,7 +93,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
         distribution(&mut o, u);
     }
-    if !c.keepalive || r.connects > c.connections as u64 || r.errors.connect > 0 {
+    if !c.protocol.keepalive() || r.connects > c.connections as u64 || r.errors.connect > 0 {
         let k = &r.connect_us;
         let _ = writeln!(
             o,
@@ -301,26 +307,14 @@ pub(crate) fn distribution(o: &mut String, l: &LatencySummary) {
     );
 }
 
-/// Microseconds, shown in the unit that fits.
+/// Microseconds (the recorder's unit) in the model's one duration format ("512.0 µs", "1.50 ms").
 pub(crate) fn ms(us: f64) -> String {
-    if us >= 1_000_000.0 {
-        format!("{:.2}s", us / 1_000_000.0)
-    } else if us >= 1000.0 {
-        format!("{:.2}ms", us / 1000.0)
-    } else {
-        format!("{us:.0}us")
-    }
+    fmt_secs(us / 1e6)
 }
 
+/// Bytes in the model's one size format.
 pub(crate) fn bytes(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    format!("{v:.2}{}", UNITS[u])
+    fmt_bytes(b)
 }
 
 fn num(x: f64) -> String {
@@ -337,11 +331,11 @@ mod tests {
 
     #[test]
     fn units() {
-        assert_eq!(ms(512.0), "512us");
-        assert_eq!(ms(1500.0), "1.50ms");
-        assert_eq!(ms(2_500_000.0), "2.50s");
-        assert_eq!(bytes(100.0), "100.00B");
-        assert_eq!(bytes(3.0 * 1024.0 * 1024.0), "3.00MiB");
+        assert_eq!(ms(512.0), "512.0 µs");
+        assert_eq!(ms(1500.0), "1.50 ms");
+        assert_eq!(ms(2_500_000.0), "2.50 s");
+        assert_eq!(bytes(100.0), "100 B");
+        assert_eq!(bytes(3.0 * 1024.0 * 1024.0), "3.0 MiB");
         assert_eq!(num(10.0), "10");
         assert_eq!(num(0.5), "0.50");
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 /// A metric family's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum MetricType {
     Counter,
     Gauge,
     Histogram,
@@ -28,12 +28,12 @@ impl Expo {
     }
 
     /// Opens a family: `name` is its samples' base name (a counter's without `_total`).
-    pub fn family(&mut self, name: &str, kind: Kind, help: &str) {
+    pub fn family(&mut self, name: &str, kind: MetricType, help: &str) {
         let (ty, family) = match kind {
-            Kind::Counter if !self.openmetrics => ("counter", format!("{name}_total")),
-            Kind::Counter => ("counter", name.to_string()),
-            Kind::Gauge => ("gauge", name.to_string()),
-            Kind::Histogram => ("histogram", name.to_string()),
+            MetricType::Counter if !self.openmetrics => ("counter", format!("{name}_total")),
+            MetricType::Counter => ("counter", name.to_string()),
+            MetricType::Gauge => ("gauge", name.to_string()),
+            MetricType::Histogram => ("histogram", name.to_string()),
         };
         let _ = writeln!(self.out, "# HELP {family} {}", escape_help(help));
         let _ = writeln!(self.out, "# TYPE {family} {ty}");
@@ -130,9 +130,9 @@ mod tests {
     fn both_formats() {
         for om in [false, true] {
             let mut e = Expo::new(om);
-            e.family("barrage_responses", Kind::Counter, "Valid responses.");
+            e.family("barrage_responses", MetricType::Counter, "Valid responses.");
             e.sample("barrage_responses_total", &[("phase", "measure")], 12.0);
-            e.family("barrage_latency_seconds", Kind::Histogram, "Latency.");
+            e.family("barrage_latency_seconds", MetricType::Histogram, "Latency.");
             e.histogram("barrage_latency_seconds", &[], &[(0.001, 3)], 5, 0.0125);
             let page = e.finish();
             let family = if om {

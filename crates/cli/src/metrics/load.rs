@@ -2,7 +2,7 @@
 //! counters by phase (`warmup`, `measure`; the measured ones are the run's document's totals),
 //! the latency histogram so far, and the last second's gauges.
 
-use super::expo::{Expo, Kind};
+use super::expo::{Expo, MetricType};
 use crate::figures::{State, Totals};
 use barrage_engine::{ErrorKind, Phase};
 
@@ -17,7 +17,7 @@ const PHASES: [(&str, Phase); 2] = [("warmup", Phase::Warmup), ("measure", Phase
 /// Writes the load's families.
 pub fn write(e: &mut Expo, st: &State) {
     let counter = |e: &mut Expo, name: &str, help: &str, value: &dyn Fn(&Totals) -> u64| {
-        e.family(name, Kind::Counter, help);
+        e.family(name, MetricType::Counter, help);
         for (label, p) in PHASES {
             e.sample(
                 &format!("{name}_total"),
@@ -49,7 +49,7 @@ pub fn write(e: &mut Expo, st: &State) {
     );
     e.family(
         "barrage_errors",
-        Kind::Counter,
+        MetricType::Counter,
         "Failed requests and connects, by class.",
     );
     for (label, p) in PHASES {
@@ -61,7 +61,7 @@ pub fn write(e: &mut Expo, st: &State) {
     }
     e.family(
         "barrage_status",
-        Kind::Counter,
+        MetricType::Counter,
         "Complete responses by status code (valid or not).",
     );
     for (label, p) in PHASES {
@@ -73,7 +73,7 @@ pub fn write(e: &mut Expo, st: &State) {
     }
     e.family(
         "barrage_latency_seconds",
-        Kind::Histogram,
+        MetricType::Histogram,
         "Latency of valid responses (from the intended send time in open loop).",
     );
     for (label, p) in PHASES {
@@ -93,7 +93,7 @@ pub fn write(e: &mut Expo, st: &State) {
     }
     let last = st.recent.back();
     let gauge = |e: &mut Expo, name: &str, help: &str, v: f64| {
-        e.family(name, Kind::Gauge, help);
+        e.family(name, MetricType::Gauge, help);
         e.sample(name, &[], v);
     };
     let phase = match st.phase {
@@ -129,7 +129,7 @@ pub fn write(e: &mut Expo, st: &State) {
     );
     e.family(
         "barrage_second_latency_seconds",
-        Kind::Gauge,
+        MetricType::Gauge,
         "The last second's latency percentiles.",
     );
     for (q, v) in [

@@ -1,14 +1,14 @@
 //! `barrage serve --metrics`: the server's counters (connections accepted, responses by
 //! protocol and status code, WebSocket upgrades, messages and closes) and its open connections.
 
-use super::expo::{Expo, Kind};
+use super::expo::{Expo, MetricType};
 use barrage_server::ServerStats;
 
 /// Writes the server's families.
 pub fn write(e: &mut Expo, s: &ServerStats) {
     e.family(
         "barrage_serve_connections_accepted",
-        Kind::Counter,
+        MetricType::Counter,
         "Connections accepted.",
     );
     e.sample(
@@ -18,13 +18,13 @@ pub fn write(e: &mut Expo, s: &ServerStats) {
     );
     e.family(
         "barrage_serve_connections",
-        Kind::Gauge,
+        MetricType::Gauge,
         "Connections open.",
     );
     e.sample("barrage_serve_connections", &[], s.active as f64);
     e.family(
         "barrage_serve_responses",
-        Kind::Counter,
+        MetricType::Counter,
         "Responses by protocol and status code.",
     );
     for (proto, code, n) in &s.responses {
@@ -34,19 +34,19 @@ pub fn write(e: &mut Expo, s: &ServerStats) {
     }
     e.family(
         "barrage_serve_ws_upgrades",
-        Kind::Counter,
+        MetricType::Counter,
         "WebSocket connections upgraded.",
     );
     e.sample("barrage_serve_ws_upgrades_total", &[], s.ws_upgrades as f64);
     e.family(
         "barrage_serve_ws_messages",
-        Kind::Counter,
+        MetricType::Counter,
         "WebSocket messages received.",
     );
     e.sample("barrage_serve_ws_messages_total", &[], s.ws_messages as f64);
     e.family(
         "barrage_serve_ws_closes",
-        Kind::Counter,
+        MetricType::Counter,
         "WebSocket close handshakes the server began, by code (0: a fault's code).",
     );
     for (code, n) in &s.ws_closes {

@@ -5,7 +5,7 @@
 //! load's counters, plus the study's trial counts).
 
 use crate::figures::Figures;
-use crate::metrics::expo::{Expo, Kind};
+use crate::metrics::expo::{Expo, MetricType};
 use barrage_engine::Sink as _;
 use barrage_lab::results::Trial;
 use barrage_lab::runner::Progress;
@@ -75,7 +75,7 @@ impl Study {
         crate::metrics::load::write(e, &self.figures.lock());
         e.family(
             "barrage_trials_planned",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Trials the study plans.",
         );
         e.sample(
@@ -85,7 +85,7 @@ impl Study {
         );
         e.family(
             "barrage_trials_done",
-            Kind::Counter,
+            MetricType::Counter,
             "Trials recorded (failed ones too).",
         );
         e.sample(
@@ -95,7 +95,7 @@ impl Study {
         );
         e.family(
             "barrage_trials_failed",
-            Kind::Counter,
+            MetricType::Counter,
             "Trials that failed.",
         );
         e.sample(
@@ -103,7 +103,11 @@ impl Study {
             &[],
             self.failed.load(Ordering::Relaxed) as f64,
         );
-        e.family("barrage_trial_info", Kind::Gauge, "The running trial.");
+        e.family(
+            "barrage_trial_info",
+            MetricType::Gauge,
+            "The running trial.",
+        );
         let what = self.inner().what.clone();
         e.sample("barrage_trial_info", &[("trial", &what)], 1.0);
     }

@@ -309,7 +309,7 @@ ready = { kind = "http", path = "/", status = 200, timeout = "10s" }
         .unwrap()
         .document(barrage_history::Which::parse("latest").unwrap())
         .unwrap();
-    assert_eq!(stored.kind, barrage_history::Kind::Study);
+    assert_eq!(stored.kind, barrage_history::DocKind::Study);
     assert_eq!(
         stored.document,
         std::fs::read_to_string(dir.join("out").join("results.json")).unwrap()

@@ -3,7 +3,7 @@
 //! is sent again. The sessions report ends ([`End`]); this is the one place that records them.
 
 use super::{count_lost, Sent, Shared, Worker};
-use crate::stats::{micros, Interval, Recorder};
+use crate::recorder::{micros, Interval, Recorder};
 use crate::ErrorKind;
 use barrage_wire::client::{Class, End};
 use std::collections::VecDeque;

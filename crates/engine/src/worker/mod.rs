@@ -5,8 +5,8 @@
 //! by the worker's connections, with what a session left unconsumed carried per connection),
 //! and records each request's [`End`] the same way whatever the protocol.
 
+use crate::recorder::{micros, Interval, Recorder};
 use crate::sink::Phase;
-use crate::stats::{micros, Interval, Recorder};
 mod ends;
 mod exchange;
 mod open_loop;

@@ -2,7 +2,7 @@
 //! connection slot; when none is free, the due requests wait and keep their intended times.
 
 use super::{Sent, State, Worker, GENERATOR_SLACK};
-use crate::stats::micros;
+use crate::recorder::micros;
 use crate::Pace;
 use barrage_wire::client::ClientSession;
 use std::time::Instant;

@@ -4,9 +4,10 @@
 //! are sent again on new connections and counted; HPACK's saving is measured.
 
 use crate::common;
+use barrage_model::load::DEFAULT_H2_WINDOW;
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
 use common::nginx::{start_nginx, HELLO};
 use std::time::Duration;
 
@@ -18,8 +19,10 @@ fn base(port: u16) -> Config {
         duration: Some(Duration::from_millis(700)),
         expect_status: Some(200),
         expect_body: Some(b"Hello, World!".to_vec()),
-        http2: true,
-        streams: 10,
+        protocol: Protocol::Http2 {
+            streams: 10,
+            window: DEFAULT_H2_WINDOW,
+        },
         ..Config::default()
     }
 }
@@ -146,51 +149,6 @@ fn goaway_streams_are_sent_again_and_counted() {
     }
 }
 
-#[test]
-fn http2_options_that_do_not_fit_are_clear_errors() {
-    let ok = base(1);
-    for (c, want) in [
-        (
-            Config {
-                pipeline: 2,
-                ..ok.clone()
-            },
-            "pipeline is HTTP/1.1's",
-        ),
-        (
-            Config {
-                keepalive: false,
-                ..ok.clone()
-            },
-            "keepalive = false does not apply",
-        ),
-        (
-            Config {
-                http2: false,
-                ..ok.clone()
-            },
-            "streams > 1 needs http2 = true",
-        ),
-        (
-            Config {
-                streams: 0,
-                ..ok.clone()
-            },
-            "(streams per connection) must be",
-        ),
-        (
-            Config {
-                h2_window: 100,
-                ..ok.clone()
-            },
-            "window (h2_window) must be between",
-        ),
-    ] {
-        let e = c.validate().unwrap_err().to_string();
-        assert!(e.contains(want), "{e}");
-    }
-}
-
 /// A self-signed certificate and key made with openssl in `dir` (None when openssl is missing,
 /// which CI never allows).
 fn self_signed(dir: &std::path::Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
@@ -243,7 +201,10 @@ fn over_tls_alpn_chooses_h2_or_http11_and_the_result_says_which() {
         let c = Config {
             url: format!("https://127.0.0.1:{}/", ng.port),
             insecure: true,
-            streams: if want == "h2" { 10 } else { 1 },
+            protocol: Protocol::Http2 {
+                streams: if want == "h2" { 10 } else { 1 },
+                window: DEFAULT_H2_WINDOW,
+            },
             ..base(ng.port)
         };
         let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();

@@ -3,9 +3,10 @@
 //! TLS (h2 by ALPN), in the closed loop with 10 streams per connection.
 
 use crate::common;
+use barrage_model::load::DEFAULT_H2_WINDOW;
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
 use common::nginx::{start_nginx, HELLO};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -20,8 +21,10 @@ fn load(url: String) -> barrage_engine::RunResult {
         threads: 2,
         requests: Some(N),
         duration: None,
-        http2: true,
-        streams: 10,
+        protocol: Protocol::Http2 {
+            streams: 10,
+            window: DEFAULT_H2_WINDOW,
+        },
         insecure: true,
         expect_status: Some(200),
         expect_body: Some(b"Hello, World!".to_vec()),

@@ -5,7 +5,8 @@
 //! cancelled while the connection serves the other streams.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
+use barrage_model::load::DEFAULT_H2_WINDOW;
 use barrage_server::{pattern, start, ServerConfig, ServerHandle};
 use std::time::Duration;
 
@@ -20,8 +21,10 @@ fn base(s: &ServerHandle, path: &str) -> Config {
         threads: 2,
         duration: Some(Duration::from_millis(500)),
         expect_status: Some(200),
-        http2: true,
-        streams: 10,
+        protocol: Protocol::Http2 {
+            streams: 10,
+            window: DEFAULT_H2_WINDOW,
+        },
         ..Config::default()
     }
 }
@@ -105,7 +108,10 @@ fn every_endpoint_answers_over_h2c() {
                 expect_body: Some(one_mib),
                 requests: Some(40),
                 duration: None,
-                h2_window: 65_535,
+                protocol: Protocol::Http2 {
+                    streams: 10,
+                    window: 65_535,
+                },
                 ..base(&s, "/bytes/1MiB")
             },
         ),
@@ -172,7 +178,10 @@ fn faults_are_http2_errors_and_the_connection_goes_on() {
     let r = load(Config {
         requests: Some(20),
         duration: None,
-        streams: 1,
+        protocol: Protocol::Http2 {
+            streams: 1,
+            window: DEFAULT_H2_WINDOW,
+        },
         ..base(&s, "/fault/garbage")
     });
     assert_eq!(r.requests, 0);

@@ -5,7 +5,7 @@
 use crate::common;
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
 use common::nginx::{start_nginx, HELLO};
 use std::time::Duration;
 
@@ -28,14 +28,20 @@ fn nginx_gives_200_and_no_errors() {
         (
             "pipeline 16",
             Config {
-                pipeline: 16,
+                protocol: Protocol::Http1 {
+                    pipeline: 16,
+                    keepalive: true,
+                },
                 ..base.clone()
             },
         ),
         (
             "no keep-alive",
             Config {
-                keepalive: false,
+                protocol: Protocol::Http1 {
+                    pipeline: 1,
+                    keepalive: false,
+                },
                 ..base.clone()
             },
         ),

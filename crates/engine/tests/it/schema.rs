@@ -4,7 +4,7 @@
 use crate::common;
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol};
 use common::{Mode, Server};
 use serde_json::Value;
 use std::time::Duration;
@@ -54,7 +54,7 @@ fn real_runs_validate() {
     assert!(closed["series"].as_array().unwrap().len() >= 2);
     assert!(closed["rate"].is_null());
     // The histogram in the document decodes to the same count.
-    let h = barrage_engine::stats::decode_hdr(closed["hdr"].as_str().unwrap()).unwrap();
+    let h = barrage_engine::recorder::decode_hdr(closed["hdr"].as_str().unwrap()).unwrap();
     assert_eq!(h.len(), closed["requests"].as_u64().unwrap());
 
     let open = document(Config {
@@ -113,7 +113,7 @@ fn a_websocket_run_validates() {
             "ws://{}/ws/echo?fault=close&code=4000&after=3",
             s.local_addr()
         ),
-        ws: true,
+        protocol: Protocol::Ws { pipeline: 1 },
         connections: 2,
         threads: 1,
         requests: Some(20),

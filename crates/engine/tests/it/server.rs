@@ -2,7 +2,7 @@
 //! validated bodies of every framing, latency of /sleep, stalls, resets, garbage, open loop.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start, ServerConfig, ServerHandle};
 use std::time::{Duration, Instant};
 
@@ -49,7 +49,10 @@ fn hello_world_keepalive_and_pipelined() {
             &s,
             "/",
             Config {
-                pipeline,
+                protocol: Protocol::Http1 {
+                    pipeline,
+                    keepalive: true,
+                },
                 expect_status: Some(200),
                 expect_body: Some(b"Hello, World!".to_vec()),
                 ..base()

@@ -8,9 +8,10 @@
 //! every request to a second `server` block of the same nginx.
 
 use crate::common;
+use barrage_model::load::DEFAULT_H2_WINDOW;
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, Protocol, RunResult};
 use barrage_model::load::{Order, Stage};
 use common::nginx::{free_port, start_nginx_with, Nginx};
 use std::collections::BTreeMap;
@@ -171,7 +172,10 @@ fn round_robin_sends_every_target_exactly_pipelined() {
         "targets-h1",
         "",
         Config {
-            pipeline: 3,
+            protocol: Protocol::Http1 {
+                pipeline: 3,
+                keepalive: true,
+            },
             ..Config::default()
         },
     );
@@ -184,8 +188,10 @@ fn round_robin_sends_every_target_exactly_over_http2() {
         "targets-h2",
         " http2",
         Config {
-            http2: true,
-            streams: 4,
+            protocol: Protocol::Http2 {
+                streams: 4,
+                window: DEFAULT_H2_WINDOW,
+            },
             ..Config::default()
         },
     );

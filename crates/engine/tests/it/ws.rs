@@ -4,7 +4,7 @@
 //! their class, never as successes.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start, ServerConfig, ServerHandle};
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ fn server(cfg: ServerConfig) -> ServerHandle {
 fn base(s: &ServerHandle, path: &str) -> Config {
     Config {
         url: format!("ws://{}{path}", s.local_addr()),
-        ws: true,
+        protocol: Protocol::Ws { pipeline: 1 },
         connections: 4,
         threads: 2,
         requests: Some(1000),
@@ -67,7 +67,7 @@ fn pipelined_messages_are_matched_in_order() {
     let body: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
     let r = load(Config {
         connections: 2,
-        pipeline: 8,
+        protocol: Protocol::Ws { pipeline: 8 },
         requests: Some(2000),
         body: body.clone(),
         expect_body: Some(body),

@@ -5,7 +5,7 @@
 //! every message counts as answered only when the server saw the headers.
 
 use barrage_engine::Validate as _;
-use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
+use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -62,7 +62,7 @@ fn start_server() -> (Proc, u16) {
 fn load(port: u16, headers: &[(&str, &str)], expect: &str) -> RunResult {
     let cfg = Config {
         url: format!("ws://127.0.0.1:{port}/"),
-        ws: true,
+        protocol: Protocol::Ws { pipeline: 1 },
         connections: 2,
         threads: 1,
         requests: Some(50),

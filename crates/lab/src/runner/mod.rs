@@ -14,7 +14,7 @@ use crate::results::{
     self, ContenderInfo, ContenderStatus, FailureKind, Pinning, Results, ResultsError, RunStatus,
     StudyInfo, Trial,
 };
-use crate::study::{self, Kind, PinMode, Study, StudyError};
+use crate::study::{self, ContenderRole, PinMode, Study, StudyError};
 use crate::supervise::{self, Role, Spec, StdoutMode};
 use crate::sweep::{self, Point};
 use std::path::{Path, PathBuf};
@@ -93,7 +93,7 @@ impl Progress for NoProgress {}
 
 /// One planned trial.
 #[derive(Debug, Clone, Copy)]
-struct Planned {
+struct PlannedTrial {
     point: usize,
     contender: usize,
     trial: u32,
@@ -243,7 +243,7 @@ fn execute(
     let plan = plan(study, r.points.len(), &ready);
     r.planned_trials = plan.len();
     let done = results::done_counts(&r);
-    let todo: Vec<Planned> = plan
+    let todo: Vec<PlannedTrial> = plan
         .into_iter()
         .filter(|p| {
             let key = (p.point, study.contenders[p.contender].name.clone());
@@ -254,8 +254,8 @@ fn execute(
     // Client studies: barrage's own server, on the generator's CPUs, for the whole study.
     let gen_cpus = r.pinning.generator_cpus.clone();
     let target = match study.kind {
-        Kind::Client => Some(start_target(study, gen_cpus.as_deref())?),
-        Kind::Server => None,
+        ContenderRole::Client => Some(start_target(study, gen_cpus.as_deref())?),
+        ContenderRole::Server => None,
     };
     let ctx = Ctx {
         study,
@@ -282,8 +282,8 @@ fn execute(
         progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
         let seq = r.trials.len();
         let trial = match study.kind {
-            Kind::Server => server::trial(&ctx, point, c, p.trial, seq),
-            Kind::Client => client::trial(&ctx, point, c, p.trial, seq),
+            ContenderRole::Server => server::trial(&ctx, point, c, p.trial, seq),
+            ContenderRole::Client => client::trial(&ctx, point, c, p.trial, seq),
         };
         last_end = Some(Instant::now());
         let interrupted = trial
@@ -334,13 +334,13 @@ fn save(r: &mut Results, opts: &RunOptions) -> Result<(), RunError> {
 
 /// The trial order: for each point, rounds of every contender (A B A B) when interleaved, else
 /// all trials of A then all of B.
-fn plan(study: &Study, points: usize, ready: &[usize]) -> Vec<Planned> {
+fn plan(study: &Study, points: usize, ready: &[usize]) -> Vec<PlannedTrial> {
     let mut out = Vec::new();
     for point in 0..points {
         if study.interleave {
             for trial in 0..study.trials {
                 for &contender in ready {
-                    out.push(Planned {
+                    out.push(PlannedTrial {
                         point,
                         contender,
                         trial,
@@ -350,7 +350,7 @@ fn plan(study: &Study, points: usize, ready: &[usize]) -> Vec<Planned> {
         } else {
             for &contender in ready {
                 for trial in 0..study.trials {
-                    out.push(Planned {
+                    out.push(PlannedTrial {
                         point,
                         contender,
                         trial,

@@ -55,8 +55,8 @@ pub(super) fn validate(
     }
     let kind = match (&st.kind, &f.load, &f.client) {
         (Some(k), _, _) => match k.get_ref().as_str() {
-            "server" => Kind::Server,
-            "client" => Kind::Client,
+            "server" => ContenderRole::Server,
+            "client" => ContenderRole::Client,
             other => {
                 return Err(err(
                     Some(k.span()),
@@ -64,8 +64,8 @@ pub(super) fn validate(
                 ))
             }
         },
-        (None, Some(_), None) => Kind::Server,
-        (None, None, Some(_)) => Kind::Client,
+        (None, Some(_), None) => ContenderRole::Server,
+        (None, None, Some(_)) => ContenderRole::Client,
         (None, Some(l), Some(_)) => {
             return Err(err(
                 Some(l.span()),
@@ -80,25 +80,25 @@ pub(super) fn validate(
         }
     };
     match (kind, &f.load, &f.client) {
-        (Kind::Server, None, _) => {
+        (ContenderRole::Server, None, _) => {
             return Err(err(
                 Some(f.study.span()),
                 "a server study needs a [load] table".into(),
             ))
         }
-        (Kind::Client, _, None) => {
+        (ContenderRole::Client, _, None) => {
             return Err(err(
                 Some(f.study.span()),
                 "a client study needs a [client] table".into(),
             ))
         }
-        (Kind::Server, _, Some(c)) => {
+        (ContenderRole::Server, _, Some(c)) => {
             return Err(err(
                 Some(c.span()),
                 "[client] belongs to client studies (kind = \"client\")".into(),
             ))
         }
-        (Kind::Client, Some(l), _) => {
+        (ContenderRole::Client, Some(l), _) => {
             return Err(err(
                 Some(l.span()),
                 "[load] belongs to server studies (kind = \"server\")".into(),
@@ -491,7 +491,7 @@ pub fn shell_quote(a: &str) -> String {
 
 fn contender(
     c: &Spanned<raw::Contender>,
-    kind: Kind,
+    kind: ContenderRole,
     base_dir: &Path,
     err: Err,
 ) -> Result<ContenderSpec, StudyError> {
@@ -520,7 +520,10 @@ fn contender(
             .iter()
             .any(|p| t.contains(p))
     };
-    if kind == Kind::Server && !tells_port(&start) && !r.env.values().any(|v| tells_port(v)) {
+    if kind == ContenderRole::Server
+        && !tells_port(&start)
+        && !r.env.values().any(|v| tells_port(v))
+    {
         return Err(err(
             Some(r.start.span()),
             format!("contender {name:?}: start (or env) must pass {{port}} (or {{addr}}, {{url}}): barrage picks a free port for each trial and probes it"),
@@ -540,10 +543,10 @@ fn contender(
         ));
     }
     let ready = match (&r.ready, kind) {
-        (None, Kind::Server) => ReadySpec::Tcp {
+        (None, ContenderRole::Server) => ReadySpec::Tcp {
             timeout: Duration::from_secs(10),
         },
-        (None, Kind::Client) => ReadySpec::None,
+        (None, ContenderRole::Client) => ReadySpec::None,
         (Some(s), _) => {
             let (k, path, timeout, status) = match s.get_ref() {
                 raw::Ready::Kind(k) => (k.clone(), None, None, None),
@@ -552,13 +555,13 @@ fn contender(
             let timeout = timeout.map_or(Duration::from_secs(10), Dur::get);
             match (k.as_str(), kind) {
                 ("none", _) => ReadySpec::None,
-                ("tcp", Kind::Server) => ReadySpec::Tcp { timeout },
-                ("http", Kind::Server) => ReadySpec::Http {
+                ("tcp", ContenderRole::Server) => ReadySpec::Tcp { timeout },
+                ("http", ContenderRole::Server) => ReadySpec::Http {
                     path: path.unwrap_or_else(|| "/".into()),
                     status,
                     timeout,
                 },
-                ("tcp" | "http", Kind::Client) => {
+                ("tcp" | "http", ContenderRole::Client) => {
                     return Err(err(
                         Some(s.span()),
                         format!("contender {name:?}: client contenders have no readiness probe"),

@@ -52,7 +52,7 @@ fn located(file: &str, line: &Option<usize>, message: &str) -> String {
     }
 }
 
-pub use barrage_model::study::Kind;
+pub use barrage_model::study::ContenderRole;
 
 /// CPU pinning of contender vs load generator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -72,7 +72,7 @@ pub enum PinMode {
 pub struct Study {
     pub name: String,
     pub description: String,
-    pub kind: Kind,
+    pub kind: ContenderRole,
     pub trials: u32,
     pub warmup: Duration,
     pub cooldown: Duration,

@@ -1,7 +1,7 @@
 //! Study files: the embedded default parses and fits its time budget; invalid files give clear
 //! messages with the right line.
 
-use barrage_lab::study::{self, Kind};
+use barrage_lab::study::{self, ContenderRole};
 use barrage_lab::sweep;
 use std::path::Path;
 
@@ -24,7 +24,7 @@ fn parse(src: &str) -> Result<study::Study, study::StudyError> {
 #[test]
 fn study_default_parses_and_fits_two_minutes() {
     let s = parse(study::DEFAULT_STUDY).expect("default study");
-    assert_eq!(s.kind, Kind::Server);
+    assert_eq!(s.kind, ContenderRole::Server);
     let points = sweep::points(&s).unwrap();
     // keep-alive, no keep-alive, pipelined x 4 connection counts.
     assert_eq!(points.len(), 12);
@@ -81,7 +81,7 @@ start = ["server", "--port", "{port}"]
     assert_eq!(pts.len(), 2 * 3 * 2);
     assert_eq!(pts[0].label, "ka c=1 d=1s");
     assert_eq!(pts[11].label, "close c=50 d=2s");
-    assert!(!pts[11].phases[0].load.keepalive);
+    assert!(!pts[11].phases[0].load.protocol.keepalive());
     // Phases inherit the point and override: the first keeps the point's duration.
     assert_eq!(pts[1].phases.len(), 2);
     assert_eq!(
@@ -113,7 +113,7 @@ start = "curl -s {url} -o {out}"
 requires = ["curl"]
 "#;
     let s = parse(src).unwrap();
-    assert_eq!(s.kind, Kind::Client);
+    assert_eq!(s.kind, ContenderRole::Client);
     let pts = sweep::points(&s).unwrap();
     assert_eq!(pts.len(), 2);
     assert_eq!(pts[1].label, "size=2000");

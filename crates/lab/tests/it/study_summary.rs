@@ -4,7 +4,7 @@
 use barrage_lab::results::{
     ContenderInfo, Machine, Metrics, Pinning, Results, StudyInfo, Trial, Windows,
 };
-use barrage_lab::study::Kind;
+use barrage_lab::study::ContenderRole;
 use barrage_lab::sweep::Point;
 use std::collections::BTreeMap;
 
@@ -82,7 +82,7 @@ fn results(
         study: StudyInfo {
             name: "t".into(),
             description: String::new(),
-            kind: Kind::Server,
+            kind: ContenderRole::Server,
             trials: 5,
             warmup_s: 0.0,
             cooldown_s: 0.0,

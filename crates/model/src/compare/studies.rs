@@ -4,7 +4,8 @@
 //! different studies, machines or study files, quick or partial runs).
 
 use super::{
-    check, finish, judge_samples, percent, CompareError, Comparison, Kind, Options, Sample, Verdict,
+    check, finish, judge_samples, percent, CompareError, Comparison, DocKind, Options, Sample,
+    Verdict,
 };
 use crate::metric::{self, Metric};
 use crate::stats;
@@ -137,7 +138,7 @@ pub fn studies(
         notes.push(format!("{untested} rows have fewer than 2 successful trials on a side: no test is possible, so they are judged by the noise floor alone (marked untested)."));
     }
     notes.extend(differences(base, new, &pb, &pn));
-    Ok(finish(Kind::Study, base.0, new.0, options, rows, notes))
+    Ok(finish(DocKind::Study, base.0, new.0, options, rows, notes))
 }
 
 /// What differs between the two runs beyond their figures: the study, its kind, cells only one

@@ -224,7 +224,7 @@ fn a_real_2x_difference_over_5_trials_is_a_significant_regression() {
     let old = study("s", &[("srv", &OLD_RPS, &[])]);
     let new = study("s", &[("srv", &HALF_RPS, &[])]);
     let d = studies(("old", &old), ("new", &new), &Options::default()).unwrap();
-    assert_eq!(d.kind, Kind::Study);
+    assert_eq!(d.kind, DocKind::Study);
     assert_eq!(d.rows.len(), 1, "{:?}", d.rows);
     let r = &d.rows[0];
     assert_eq!((r.point.as_str(), r.contender.as_str()), ("c=64", "srv"));

@@ -14,7 +14,7 @@ fn ok() -> Config {
 fn ws() -> Config {
     Config {
         url: "wss://h/ws/echo".into(),
-        ws: true,
+        protocol: Protocol::Ws { pipeline: 1 },
         ..ok()
     }
 }
@@ -30,8 +30,6 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
     #[rustfmt::skip]
         let cases: Vec<(Config, LoadError, &str, &str)> = vec![
             (Config { connections: 0, ..ok() }, LoadError::NoConnections, "connections must be at least 1", "--connections must"),
-            (Config { pipeline: 0, ..ok() }, LoadError::Pipeline, "pipeline must be between 1 and 1024", "--pipeline must"),
-            (Config { pipeline: 2, keepalive: false, ..ok() }, LoadError::PipelineWithoutKeepalive, "pipeline > 1 needs keep-alive (with keepalive = false", "--pipeline > 1 needs keep-alive (with --no-keepalive"),
             (Config { rate: Some(0.0), ..ok() }, LoadError::Rate, "rate must be a positive", "--rate must"),
             (Config { rate: Some(f64::NAN), ..ok() }, LoadError::Rate, "rate must", "--rate must"),
             (Config { duration: None, ..ok() }, LoadError::NoStop, "needs a duration, a number of requests or stages (duration, requests or stages)", "(--duration, --requests or --stages)"),
@@ -41,11 +39,6 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { headers: vec![("X".into(), "a\r\nb".into())], ..ok() }, LoadError::Header("X: a\r\nb".into()), "invalid header \"X: a\\r\\nb\"", "invalid header"),
             (Config { headers: vec![("X Y".into(), "a".into())], ..ok() }, LoadError::Header("X Y: a".into()), "invalid header", "invalid header"),
             (Config { expect_status: Some(99), ..ok() }, LoadError::ExpectStatus, "expect_status must be between 100 and 999", "--expect-status must"),
-            (Config { streams: 0, ..ok() }, LoadError::Streams, "streams (streams per connection) must", "--streams (streams per connection) must"),
-            (Config { streams: 2, ..ok() }, LoadError::StreamsWithoutHttp2, "streams > 1 needs http2 = true", "--streams > 1 needs --http2"),
-            (Config { http2: true, pipeline: 2, ..ok() }, LoadError::PipelineWithHttp2, "pipeline is HTTP/1.1's", "--pipeline is HTTP/1.1's; HTTP/2 runs concurrent streams instead (--streams)"),
-            (Config { http2: true, keepalive: false, ..ok() }, LoadError::Http2WithoutKeepalive, "keepalive = false does not apply to HTTP/2", "--no-keepalive does not apply"),
-            (Config { http2: true, h2_window: 100, ..ok() }, LoadError::Window, "window (h2_window) must be between", "(--h2-window)"),
             (Config { stages: vec![stage(1, 5.0)], rate: Some(1.0), duration: None, ..ok() }, LoadError::StagesWithRate, "stages is a rate schedule", "--stages is a rate schedule of its own: give it without --rate"),
             (Config { stages: vec![stage(1, 5.0)], ..ok() }, LoadError::StagesWithStop, "without duration or requests", "without --duration or --requests"),
             (Config { stages: vec![stage(1, 0.0)], duration: None, ..ok() }, LoadError::Stage, "each of stages needs", "each of --stages needs"),
@@ -56,10 +49,8 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { shard: Some(Shard { index: 3, count: 2 }), ..ok() }, LoadError::Shard, "shard I/N needs", "--shard I/N needs"),
             (Config { shard: Some(Shard { index: 1, count: 20 }), ..ok() }, LoadError::ShardConnections { connections: 10, shards: 20 }, "10 connections cannot be split over 20 shards", "10 connections"),
             (Config { url: "ws://h/".into(), ..ok() }, LoadError::WsUrlWithoutWs, "a ws:// or wss:// URL needs ws = true", "URL needs --ws"),
-            (Config { ws: true, ..ok() }, LoadError::WsUrl, "ws = true needs a ws:// or wss:// URL", "--ws needs a ws://"),
-            (Config { ws: true, http2: true, ..ws() }, LoadError::WsWith("http2"), "http2 is HTTP's; a WebSocket load (ws = true)", "--http2 is HTTP's; a WebSocket load (--ws)"),
+            (Config { url: "/".into(), ..ws() }, LoadError::WsUrl, "ws = true needs a ws:// or wss:// URL", "--ws needs a ws://"),
             (Config { method: "POST".into(), ..ws() }, LoadError::WsWith("method"), "method is HTTP's", "--method is HTTP's"),
-            (Config { keepalive: false, ..ws() }, LoadError::WsWith("keepalive"), "keepalive = false is HTTP's", "--no-keepalive is HTTP's"),
             (Config { headers: vec![("X".into(), "1".into()), ("sec-websocket-KEY".into(), "k".into())], ..ws() }, LoadError::WsHeader("sec-websocket-KEY".into()), "header \"sec-websocket-KEY\" is the WebSocket handshake's own: barrage writes it (ws = true)", "(--ws)"),
             (Config { headers: vec![("Connection".into(), "close".into())], ..ws() }, LoadError::WsHeader("Connection".into()), "handshake's own", "handshake's own"),
             (Config { targets: Some("t".into()), ..ws() }, LoadError::WsWith("targets"), "targets is HTTP's", "--targets is HTTP's"),
@@ -77,21 +68,106 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
     }
 }
 
+/// The protocol's own rules, each broken alone, as `Protocol::from_options` gives them (the
+/// flags' reading and serde's), in both words.
+#[test]
+fn every_protocol_rule_has_its_error_in_both_words() {
+    let h1 = ProtocolOptions::default();
+    let h2 = ProtocolOptions { http2: true, ..h1 };
+    let ws = ProtocolOptions { ws: true, ..h1 };
+    #[rustfmt::skip]
+    let cases: Vec<(ProtocolOptions, LoadError, &str, &str)> = vec![
+        (ProtocolOptions { pipeline: 0, ..h1 }, LoadError::Pipeline, "pipeline must be between 1 and 1024", "--pipeline must"),
+        (ProtocolOptions { pipeline: 1025, ..ws }, LoadError::Pipeline, "pipeline must", "--pipeline must"),
+        (ProtocolOptions { pipeline: 2, keepalive: false, ..h1 }, LoadError::PipelineWithoutKeepalive, "pipeline > 1 needs keep-alive (with keepalive = false", "--pipeline > 1 needs keep-alive (with --no-keepalive"),
+        (ProtocolOptions { streams: 0, ..h2 }, LoadError::Streams, "streams (streams per connection) must", "--streams (streams per connection) must"),
+        (ProtocolOptions { streams: 2, ..h1 }, LoadError::StreamsWithoutHttp2, "streams > 1 needs http2 = true", "--streams > 1 needs --http2"),
+        (ProtocolOptions { streams: 2, ..ws }, LoadError::StreamsWithoutHttp2, "streams > 1 needs http2 = true", "--streams > 1 needs --http2"),
+        (ProtocolOptions { pipeline: 2, ..h2 }, LoadError::PipelineWithHttp2, "pipeline is HTTP/1.1's", "--pipeline is HTTP/1.1's; HTTP/2 runs concurrent streams instead (--streams)"),
+        (ProtocolOptions { keepalive: false, ..h2 }, LoadError::Http2WithoutKeepalive, "keepalive = false does not apply to HTTP/2", "--no-keepalive does not apply"),
+        (ProtocolOptions { h2_window: 100, ..h2 }, LoadError::Window, "window (h2_window) must be between", "(--h2-window)"),
+        (ProtocolOptions { http2: true, ..ws }, LoadError::WsWith("http2"), "http2 is HTTP's; a WebSocket load (ws = true)", "--http2 is HTTP's; a WebSocket load (--ws)"),
+        (ProtocolOptions { keepalive: false, ..ws }, LoadError::WsWith("keepalive"), "keepalive = false is HTTP's", "--no-keepalive is HTTP's"),
+    ];
+    for (o, want, fields, flags) in cases {
+        let e = Protocol::from_options(o).unwrap_err();
+        assert_eq!(e, want, "{o:?}");
+        let (f, g) = (e.to_string(), e.flags());
+        assert!(f.contains(fields), "{f:?} lacks {fields:?}");
+        assert!(g.contains(flags), "{g:?} lacks {flags:?}");
+        assert!(!f.contains("--"), "field words name no flag: {f:?}");
+    }
+    #[rustfmt::skip]
+    let allowed = [
+        (ProtocolOptions { pipeline: 1024, ..h1 }, Protocol::Http1 { pipeline: 1024, keepalive: true }),
+        (ProtocolOptions { keepalive: false, ..h1 }, Protocol::Http1 { pipeline: 1, keepalive: false }),
+        (ProtocolOptions { streams: 100, h2_window: 65_535, ..h2 }, Protocol::Http2 { streams: 100, window: 65_535 }),
+        (ProtocolOptions { pipeline: 8, ..ws }, Protocol::Ws { pipeline: 8 }),
+    ];
+    for (o, want) in allowed {
+        let p = Protocol::from_options(o).unwrap();
+        assert_eq!(p, want);
+        assert_eq!(ProtocolOptions::from(p), o, "the options round-trip");
+    }
+}
+
+/// Documents and study files keep the flat fields: a protocol reads from them, writes them back
+/// as before (no `ws` key for HTTP), and a combination that means nothing is refused when read.
+#[test]
+fn the_protocol_reads_and_writes_the_flat_fields() {
+    let c: Config =
+        serde_json::from_str(r#"{"url":"/","http2":true,"streams":10,"h2_window":70000}"#).unwrap();
+    assert_eq!(
+        c.protocol,
+        Protocol::Http2 {
+            streams: 10,
+            window: 70_000
+        }
+    );
+    let v = serde_json::to_value(&c).unwrap();
+    assert_eq!(
+        (
+            &v["http2"],
+            &v["streams"],
+            &v["h2_window"],
+            &v["pipeline"],
+            &v["keepalive"]
+        ),
+        (
+            &true.into(),
+            &10.into(),
+            &70_000.into(),
+            &1.into(),
+            &true.into()
+        )
+    );
+    assert!(v.get("ws").is_none() && v.get("protocol").is_none(), "{v}");
+    let back: Config = serde_json::from_value(v).unwrap();
+    assert_eq!(back, c);
+    let w: Config = serde_json::from_str(r#"{"url":"ws://h/","ws":true,"pipeline":4}"#).unwrap();
+    assert_eq!(w.protocol, Protocol::Ws { pipeline: 4 });
+    assert_eq!(serde_json::to_value(&w).unwrap()["ws"], true);
+    let e = serde_json::from_str::<Config>(r#"{"url":"/","http2":true,"pipeline":2}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pipeline is HTTP/1.1's"), "{e}");
+    assert_eq!(Config::default().protocol.depth(), 1);
+}
+
 /// What a rule allows stays allowed: the edges of each range.
 #[test]
 fn the_edges_of_each_range_pass() {
     #[rustfmt::skip]
         let allowed = [
-            Config { pipeline: 1024, ..ok() },
             Config { timeout: Duration::from_millis(1), ..ok() },
             Config { timeout: Duration::from_secs(3600), ..ok() },
             Config { expect_status: Some(100), ..ok() },
-            Config { http2: true, streams: 100, h2_window: 65_535, ..ok() },
+            Config { protocol: Protocol::Http2 { streams: 100, window: 65_535 }, ..ok() },
             Config { requests: Some(5), duration: None, ..ok() },
             Config { shard: Some(Shard { index: 10, count: 10 }), ..ok() },
             Config { start_at: Some(0.0), ..ok() },
             Config { ramp_up: Some(Duration::from_secs(1)), ..ok() },
-            Config { pipeline: 8, rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
+            Config { protocol: Protocol::Ws { pipeline: 8 }, rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
             Config { headers: vec![("Authorization".into(), "Bearer t".into()), ("Host".into(), "h".into()), ("Sec-WebSocket-Protocol".into(), "chat".into())], ..ws() },
         ];
     for cfg in allowed {

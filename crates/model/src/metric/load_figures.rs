@@ -76,7 +76,7 @@ pub fn load_value(m: &Metric, d: &LoadDoc) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::metric::{of_results, PEAK_RSS};
-    use crate::study::{Kind, Results};
+    use crate::study::{ContenderRole, Results};
 
     #[test]
     fn reads_a_load_documents_figures() {
@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(got, want.map(Some));
         assert_eq!(load_value(&PEAK_RSS, &d), None);
         // No study lists the load documents' own figures.
-        for kind in [Kind::Server, Kind::Client] {
+        for kind in [ContenderRole::Server, ContenderRole::Client] {
             let mut r = Results::default();
             r.study.kind = kind;
             let keys: Vec<String> = of_results(&r).iter().map(|m| m.key.to_string()).collect();

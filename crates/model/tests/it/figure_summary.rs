@@ -4,7 +4,9 @@
 
 use barrage_model::figure::{Figure, Unit};
 use barrage_model::metric::{self, Better};
-use barrage_model::study::{ContenderInfo, Kind, Metrics, Point, Results, StudyInfo, Trial};
+use barrage_model::study::{
+    ContenderInfo, ContenderRole, Metrics, Point, Results, StudyInfo, Trial,
+};
 use barrage_model::summary;
 
 fn figure(key: &str, label: &str, unit: Unit, compared: bool) -> Figure {
@@ -49,7 +51,7 @@ fn results(cells: &[(&str, &[TrialValues])]) -> Results {
         schema: "barrage.study/2".into(),
         study: StudyInfo {
             name: "figures".into(),
-            kind: Kind::Client,
+            kind: ContenderRole::Client,
             trials: 5,
             figures: vec![
                 figure("alloc_bytes", "allocated", Unit::Bytes, true),

@@ -5,8 +5,8 @@
 //! study declared, close and keep-alive.
 
 use super::{
-    contenders, failure_text, mark_best, median, point_ids, show, values, Answer, Cell, Column,
-    Row, MAX_VERDICTS,
+    contenders, failure_text, mark_best, median, point_ids, show, values, Answer, AnswerCell,
+    AnswerColumn, AnswerRow, MAX_VERDICTS,
 };
 use barrage_model::compare::{self, Row as Judged, Sample, Verdict};
 use barrage_model::metric::{self, Metric};
@@ -47,14 +47,14 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         .collect();
     // No noise floor: the question is whether keep-alive is faster at all.
     let judged = compare::judge_samples(samples, 0.0);
-    let mut tested: Vec<(Row, Option<&Judged>)> = pairs
+    let mut tested: Vec<(AnswerRow, Option<&Judged>)> = pairs
         .iter()
         .zip(&judged)
         .map(|((base, close, ka), j)| {
             let cell = |name: &str| {
                 let trials = doc.trials_of(point, name);
                 let value = median(doc, point, name, m);
-                Cell {
+                AnswerCell {
                     text: value.map_or_else(
                         || failure_text(&trials).unwrap_or("-".into()),
                         |v| show(m, v),
@@ -64,9 +64,9 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                     best: false,
                 }
             };
-            let mut row = Row {
+            let mut row = AnswerRow {
                 name: base.clone(),
-                cells: vec![cell(close), cell(ka), Cell::default()],
+                cells: vec![cell(close), cell(ka), AnswerCell::default()],
             };
             let j = (j.change.is_some() && j.test.is_some()).then_some(j);
             if let Some(j) = j {
@@ -76,7 +76,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         })
         .collect();
     tested.sort_by(|a, b| {
-        let v = |r: &Row| r.cells[1].value.unwrap_or(f64::NAN);
+        let v = |r: &AnswerRow| r.cells[1].value.unwrap_or(f64::NAN);
         if m.higher_is_better() {
             v(&b.0).total_cmp(&v(&a.0))
         } else {
@@ -88,7 +88,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
     } else {
         &m.label
     };
-    let mut rows: Vec<Row> = tested.iter().map(|(r, _)| r.clone()).collect();
+    let mut rows: Vec<AnswerRow> = tested.iter().map(|(r, _)| r.clone()).collect();
     // The figures the study declared, close and keep-alive side by side (empty cells for
     // contenders that do not print them).
     let figures: Vec<Metric> = metric::of_results(doc)
@@ -102,10 +102,10 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         for f in &figures {
             for name in [close, ka] {
                 let value = median(doc, point, name, f);
-                row.cells.push(Cell {
+                row.cells.push(AnswerCell {
                     text: value.map_or_else(|| "-".into(), |v| show(f, v)),
                     value,
-                    ..Cell::default()
+                    ..AnswerCell::default()
                 });
             }
         }
@@ -158,7 +158,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         ));
     }
     verdicts.truncate(MAX_VERDICTS);
-    let column = |group: &str, header: String, metric: Option<Metric>| Column {
+    let column = |group: &str, header: String, metric: Option<Metric>| AnswerColumn {
         group: group.to_string(),
         header,
         metric,
@@ -193,7 +193,7 @@ fn called(j: &Judged) -> bool {
 
 /// Keep-alive over close as a ratio in the metric's better direction, with its interval in the
 /// same direction: "1.47x [1.41, 1.53]", and "n.s. (p = ...)" unless the comparison called it.
-fn speedup_cell(j: &Judged, m: &Metric) -> Cell {
+fn speedup_cell(j: &Judged, m: &Metric) -> AnswerCell {
     let ratio = j.change.map_or(1.0, |c| c + 1.0);
     let flip = |x: f64| if m.higher_is_better() { x } else { 1.0 / x };
     let speedup = flip(ratio);
@@ -219,9 +219,9 @@ fn speedup_cell(j: &Judged, m: &Metric) -> Cell {
         ),
         _ => format!("{}x{ci}, untested", stats::format_factor(speedup)),
     };
-    Cell {
+    AnswerCell {
         value: Some(speedup),
         text,
-        ..Cell::default()
+        ..AnswerCell::default()
     }
 }

@@ -47,7 +47,7 @@ fn study(points: &[&str], trials: Vec<Trial>) -> Results {
         study: StudyInfo {
             name: "t".into(),
             description: "which server is fastest?".into(),
-            kind: Kind::Server,
+            kind: ContenderRole::Server,
             trials: 5,
             ..StudyInfo::default()
         },

@@ -3,7 +3,7 @@
 //! floor, each row's verdict and the notes; none recomputes anything.
 
 use crate::table::fmt_p;
-use barrage_model::compare::{Comparison, Kind, Row, Verdict};
+use barrage_model::compare::{Comparison, DocKind, Row, Verdict};
 use std::fmt::Write as _;
 
 /// A Markdown table longer than this shows the rows called changes first and folds the full
@@ -130,8 +130,8 @@ pub fn summary(d: &Comparison) -> String {
 
 fn what(d: &Comparison) -> &'static str {
     match d.kind {
-        Kind::Load => "load runs",
-        Kind::Study => "study results",
+        DocKind::Load => "load runs",
+        DocKind::Study => "study results",
     }
 }
 
@@ -139,7 +139,7 @@ fn what(d: &Comparison) -> &'static str {
 /// the study has several), the interval and p; load runs without them.
 pub fn cells(d: &Comparison, rows: &[&Row]) -> Vec<Vec<String>> {
     let points = rows.iter().any(|r| !r.point.is_empty());
-    let study = d.kind == Kind::Study;
+    let study = d.kind == DocKind::Study;
     let mut head: Vec<&str> = Vec::new();
     if points {
         head.push("point");

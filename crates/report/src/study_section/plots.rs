@@ -10,7 +10,7 @@ use crate::svg::{Axis, Bar, BarChart, BarGroup, HBarChart, HBarRow, Line, LineCh
 use crate::table::{dedup, Cell, Row, Table};
 use barrage_model::load::{axis_field, short_label};
 use barrage_model::metric::{self as registry, Metric};
-use barrage_model::study::{Kind, Results};
+use barrage_model::study::{ContenderRole, Results};
 
 /// The swept numeric parameter to use as the x axis: "connections" first, then any parameter
 /// with at least two distinct numeric values.
@@ -37,8 +37,8 @@ fn sweep_axis(doc: &Results) -> Option<String> {
 /// study's parameters are its own, not the load's fields.
 fn axis_name<'a>(doc: &Results, x: &'a str) -> &'a str {
     match doc.study.kind {
-        Kind::Server => axis_field(x),
-        Kind::Client => x,
+        ContenderRole::Server => axis_field(x),
+        ContenderRole::Client => x,
     }
 }
 
@@ -474,8 +474,8 @@ pub fn distributions(doc: &Results, wanted: &[String]) -> Vec<PlotGroup> {
             format!(
                 "Latency distribution at {}={}",
                 match doc.study.kind {
-                    Kind::Server => short_label(&xkey),
-                    Kind::Client => &xkey,
+                    ContenderRole::Server => short_label(&xkey),
+                    ContenderRole::Client => &xkey,
                 },
                 crate::svg::fmt_num(xmax)
             ),

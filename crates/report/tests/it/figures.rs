@@ -6,7 +6,9 @@
 
 use barrage_model::figure::{Figure, Unit};
 use barrage_model::metric::Better;
-use barrage_model::study::{ContenderInfo, Kind, Metrics, Point, Results, StudyInfo, Trial};
+use barrage_model::study::{
+    ContenderInfo, ContenderRole, Metrics, Point, Results, StudyInfo, Trial,
+};
 use barrage_report::page::Plot;
 use barrage_report::{build, parse, Input};
 
@@ -49,7 +51,7 @@ fn document(cells: &[Contender]) -> String {
         status: "complete".into(),
         study: StudyInfo {
             name: "figures".into(),
-            kind: Kind::Client,
+            kind: ContenderRole::Client,
             trials: 3,
             figures: vec![Figure {
                 key: "alloc_bytes".into(),

@@ -4,7 +4,9 @@
 //! held one process when PSS was read shows RSS alone.
 
 use barrage_model::process::{Sample, Samples};
-use barrage_model::study::{ContenderInfo, Kind, Metrics, Point, Results, StudyInfo, Trial};
+use barrage_model::study::{
+    ContenderInfo, ContenderRole, Metrics, Point, Results, StudyInfo, Trial,
+};
 use barrage_report::page::Plot;
 use barrage_report::{build, Input};
 
@@ -46,7 +48,7 @@ fn study(cells: &[(&str, u32, [u64; 3], [u64; 3])]) -> Results {
         schema: "barrage.study/2".into(),
         study: StudyInfo {
             name: "fanout".into(),
-            kind: Kind::Client,
+            kind: ContenderRole::Client,
             trials: 3,
             ..StudyInfo::default()
         },

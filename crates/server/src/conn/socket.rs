@@ -105,11 +105,7 @@ impl Conn {
                 break;
             }
         }
-        if pos > 0 {
-            buf.copy_within(pos..*len, 0);
-            *len -= pos;
-        }
-        Next::Keep
+        keep_unread(buf, len, pos)
     }
 
     /// Writes what it can of `out`; true when all of it went.
@@ -141,4 +137,14 @@ impl Conn {
             Ok(false)
         }
     }
+}
+
+/// The end of a loop turn of every protocol: the input not yet used (`pos..len`) moved to the
+/// front of the buffer for the next read, and the connection kept.
+pub(super) fn keep_unread(buf: &mut [u8], len: &mut usize, pos: usize) -> Next {
+    if pos > 0 {
+        buf.copy_within(pos..*len, 0);
+        *len -= pos;
+    }
+    Next::Keep
 }

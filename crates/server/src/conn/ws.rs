@@ -16,6 +16,7 @@
 //! Close or [`CLOSE_WAIT`], then the TCP connection closes: a client that does not answer the
 //! close holds nothing for long.
 
+use super::socket::keep_unread;
 use super::{End, HIGH_WATER};
 use crate::route::{WsEcho, WsFault};
 use crate::worker::Ctx;
@@ -316,11 +317,7 @@ impl super::Conn {
                 break;
             }
         }
-        if pos > 0 {
-            buf.copy_within(pos..*len, 0);
-            *len -= pos;
-        }
-        Next::Keep
+        keep_unread(buf, len, pos)
     }
 
     /// After a failure and this side's shut: reads and drops what the client still sends,

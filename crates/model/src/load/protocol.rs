@@ -1,0 +1,187 @@
+//! The protocol a load speaks, as one value: HTTP/1.1 with its pipelining depth and keep-alive,
+//! HTTP/2 with its streams and window, WebSocket with its messages in flight. Each protocol's
+//! options live in its variant, so a combination that means nothing (HTTP/2 pipelined,
+//! WebSocket without keep-alive) cannot be held, and code that needs "how many requests in
+//! flight" asks [`Protocol::depth`] instead of combining booleans.
+//!
+//! Documents, study files and the flags still say it as flat options (`pipeline`, `keepalive`,
+//! `http2`, `streams`, `h2_window`, `ws`): [`Options`] is that form, and
+//! [`Protocol::from_options`] its one reading, with the rules that used to be spread over
+//! `check` (the CLI reports them in flag words, serde in field words). Written back through
+//! [`Options`], a document reads as before.
+
+use super::LoadError;
+use serde::{Deserialize, Serialize};
+
+/// The protocol of a load with the options that are its alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Options", into = "Options")]
+pub enum Protocol {
+    /// HTTP/1.1: `pipeline` requests in flight per connection (1: none); without `keepalive`
+    /// every request has a connection of its own.
+    Http1 { pipeline: usize, keepalive: bool },
+    /// HTTP/2 (h2 by ALPN on https://, h2c with prior knowledge on http://): `streams`
+    /// concurrent streams per connection (h2load's `-m`, capped by the server), `window` the
+    /// receive window announced for each stream and opened for the connection.
+    Http2 { streams: usize, window: u32 },
+    /// WebSocket (`ws://`, `wss://`): each connection upgraded once, then each request is one
+    /// message and its reply, `pipeline` messages in flight per connection.
+    Ws { pipeline: usize },
+}
+
+/// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
+/// never throttles a benchmark.
+pub const DEFAULT_H2_WINDOW: u32 = (1 << 30) - 1;
+
+impl Default for Protocol {
+    fn default() -> Self {
+        Protocol::Http1 {
+            pipeline: 1,
+            keepalive: true,
+        }
+    }
+}
+
+/// A protocol said as flat options, as documents, study files and flags say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Options {
+    /// Requests (or WebSocket messages) in flight per connection; 1 means none.
+    pub pipeline: usize,
+    pub keepalive: bool,
+    pub http2: bool,
+    /// HTTP/2's concurrent streams per connection.
+    pub streams: usize,
+    pub h2_window: u32,
+    /// Written only when set, so HTTP documents read as before WebSocket existed.
+    #[serde(skip_serializing_if = "is_false")]
+    pub ws: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Protocol::default().into()
+    }
+}
+
+impl Protocol {
+    /// The protocol the options describe, or the first rule they break.
+    pub fn from_options(o: Options) -> Result<Protocol, LoadError> {
+        use LoadError::*;
+        let fail = |bad: bool, e: LoadError| if bad { Err(e) } else { Ok(()) };
+        fail(o.pipeline == 0 || o.pipeline > 1024, Pipeline)?;
+        fail(o.streams == 0 || o.streams > (1 << 31) - 1, Streams)?;
+        if o.ws {
+            fail(o.http2, WsWith("http2"))?;
+            fail(!o.keepalive, WsWith("keepalive"))?;
+            fail(o.streams > 1, StreamsWithoutHttp2)?;
+            return Ok(Protocol::Ws {
+                pipeline: o.pipeline,
+            });
+        }
+        if o.http2 {
+            fail(o.pipeline > 1, PipelineWithHttp2)?;
+            fail(!o.keepalive, Http2WithoutKeepalive)?;
+            fail(!(65_535..=(1 << 31) - 1).contains(&o.h2_window), Window)?;
+            return Ok(Protocol::Http2 {
+                streams: o.streams,
+                window: o.h2_window,
+            });
+        }
+        fail(o.streams > 1, StreamsWithoutHttp2)?;
+        fail(o.pipeline > 1 && !o.keepalive, PipelineWithoutKeepalive)?;
+        Ok(Protocol::Http1 {
+            pipeline: o.pipeline,
+            keepalive: o.keepalive,
+        })
+    }
+
+    /// Requests opened at once on a connection: the pipelining depth, HTTP/2's streams, the
+    /// WebSocket messages in flight.
+    pub fn depth(&self) -> usize {
+        match *self {
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
+            Protocol::Http2 { streams, .. } => streams,
+        }
+    }
+
+    /// Whether a connection carries more than one request (false only for HTTP/1.1 without
+    /// keep-alive).
+    pub fn keepalive(&self) -> bool {
+        match *self {
+            Protocol::Http1 { keepalive, .. } => keepalive,
+            Protocol::Http2 { .. } | Protocol::Ws { .. } => true,
+        }
+    }
+
+    /// A short name: `http1`, `h2`, `ws` (a study's `{protocol}` placeholder).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Protocol::Http1 { .. } => "http1",
+            Protocol::Http2 { .. } => "h2",
+            Protocol::Ws { .. } => "ws",
+        }
+    }
+
+    /// HTTP/1.1's pipelining depth (1 for the other protocols).
+    pub fn pipeline(&self) -> usize {
+        match *self {
+            Protocol::Http1 { pipeline, .. } => pipeline,
+            _ => 1,
+        }
+    }
+
+    /// HTTP/2's streams per connection (1 for the other protocols).
+    pub fn streams(&self) -> usize {
+        match *self {
+            Protocol::Http2 { streams, .. } => streams,
+            _ => 1,
+        }
+    }
+}
+
+impl From<Protocol> for Options {
+    fn from(p: Protocol) -> Options {
+        let base = Options {
+            pipeline: 1,
+            keepalive: true,
+            http2: false,
+            streams: 1,
+            h2_window: DEFAULT_H2_WINDOW,
+            ws: false,
+        };
+        match p {
+            Protocol::Http1 {
+                pipeline,
+                keepalive,
+            } => Options {
+                pipeline,
+                keepalive,
+                ..base
+            },
+            Protocol::Http2 { streams, window } => Options {
+                http2: true,
+                streams,
+                h2_window: window,
+                ..base
+            },
+            Protocol::Ws { pipeline } => Options {
+                pipeline,
+                ws: true,
+                ..base
+            },
+        }
+    }
+}
+
+impl TryFrom<Options> for Protocol {
+    type Error = LoadError;
+
+    fn try_from(o: Options) -> Result<Protocol, LoadError> {
+        Protocol::from_options(o)
+    }
+}
