@@ -4,16 +4,18 @@
 //! the exact `/bytes` pattern, which implies the checksum).
 
 use super::command::expand;
-use super::trial::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for, STDERR_TAIL};
+use super::trial::{failure_of, placeholders, secs, spec_for, Ended, Part, Running, STDERR_TAIL};
 use super::Ctx;
-use crate::results::{Failure, FailureKind, Validation};
+use crate::results::{Failure, FailureKind, Trial, Validation};
 use crate::sample::Sampler;
 use crate::study::ContenderSpec;
-use crate::supervise::{Outcome, Role, StdoutMode};
+use crate::supervise::{Outcome, Role, Spec, StdoutMode};
 use crate::sweep::Point;
 use barrage_model::figure::Figure;
+use barrage_netem::Net;
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -27,166 +29,202 @@ pub(crate) fn trial(
     trial: u32,
     seq: usize,
 ) -> crate::results::Trial {
-    let origin = Instant::now();
-    // On a network: this trial's own target server in the load side's namespace.
-    let net = super::net::up(ctx, point.network.as_ref(), point.id, trial).and_then(|net| {
-        let target = net
+    let mut part = ClientPart {
+        seq,
+        ..ClientPart::default()
+    };
+    super::trial::run(ctx, point, c, trial, seq, &mut part)
+}
+
+/// What a client trial holds: on a network its own target server, and the placeholders, the
+/// scratch directory and the expected file size it validates against.
+#[derive(Default)]
+struct ClientPart {
+    /// The trial's place in the run: its scratch directory's name.
+    seq: usize,
+    target: Option<barrage_server::ServerHandle>,
+    vars: BTreeMap<String, String>,
+    tmp: PathBuf,
+    size: Option<u64>,
+}
+
+impl Part for ClientPart {
+    /// On a network: this trial's own target server in the load side's namespace.
+    fn address(&mut self, ctx: &Ctx, net: Option<&Net>) -> Result<SocketAddr, Failure> {
+        match net {
+            Some(n) => {
+                let (handle, addr) = super::net::target(ctx, n)?;
+                self.target = Some(handle);
+                Ok(addr)
+            }
+            None => Ok(ctx.target.expect("client studies start the target server")),
+        }
+    }
+
+    fn spec(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        c: &ContenderSpec,
+        trial: u32,
+        addr: SocketAddr,
+    ) -> Spec {
+        let mut vars = placeholders(ctx, c, addr, trial, None);
+        for (k, v) in &point.client_params {
+            vars.insert(k.clone(), v.to_string());
+        }
+        let client = ctx.study.client.as_ref().expect("client study");
+        let path = expand(&client.path, &vars);
+        vars.insert("url".into(), format!("http://{addr}{path}"));
+        // Absolute: the contender runs in its own directory, so a relative `--out` would point
+        // elsewhere from there.
+        let tmp = ctx
+            .opts
+            .out_dir
+            .join(".tmp")
+            .join(format!("trial-{}", self.seq));
+        let tmp = std::path::absolute(&tmp).unwrap_or(tmp);
+        let _ = std::fs::create_dir_all(&tmp);
+        vars.insert("tmp".into(), tmp.display().to_string());
+        vars.insert("out".into(), tmp.join("out").display().to_string());
+        self.size = client
+            .expect
+            .file_size
             .as_ref()
-            .map(|n| super::net::target(ctx, n))
-            .transpose()?;
-        Ok((net, target))
-    });
-    let (net, target) = match net {
-        Ok(x) => x,
-        Err(failure) => {
-            let mut t = blank(point, c, trial, seq, c.start.clone());
-            t.failure = Some(failure);
-            return t;
+            .map(|s| expand(s, &vars))
+            .and_then(|s| crate::study::value::parse_bytes(&s).ok());
+        if let Some(n) = self.size {
+            vars.insert("checksum".into(), barrage_wire::pattern::checksum(n));
         }
-    };
-    let addr = match &target {
-        Some((_, a)) => *a,
-        None => ctx.target.expect("client studies start the target server"),
-    };
-    let mut vars = placeholders(ctx, c, addr, trial, None);
-    for (k, v) in &point.client_params {
-        vars.insert(k.clone(), v.to_string());
+        let mut spec = spec_for(ctx, c, &vars, Role::Client);
+        spec.stdout = StdoutMode::Capture {
+            limit: STDOUT_LIMIT,
+        };
+        spec.stderr_tail = STDERR_TAIL;
+        self.vars = vars;
+        self.tmp = tmp;
+        spec
     }
-    let client = ctx.study.client.as_ref().expect("client study");
-    let path = expand(&client.path, &vars);
-    vars.insert("url".into(), format!("http://{addr}{path}"));
-    // Absolute: the contender runs in its own directory, so a relative `--out` would point
-    // elsewhere from there.
-    let tmp = ctx.opts.out_dir.join(".tmp").join(format!("trial-{seq}"));
-    let tmp = std::path::absolute(&tmp).unwrap_or(tmp);
-    let _ = std::fs::create_dir_all(&tmp);
-    vars.insert("tmp".into(), tmp.display().to_string());
-    vars.insert("out".into(), tmp.join("out").display().to_string());
-    let expect = &client.expect;
-    let size: Option<u64> = expect
-        .file_size
-        .as_ref()
-        .map(|s| expand(s, &vars))
-        .and_then(|s| crate::study::value::parse_bytes(&s).ok());
-    if let Some(n) = size {
-        vars.insert("checksum".into(), barrage_wire::pattern::checksum(n));
+
+    /// The client runs to its end within the trial's budget.
+    fn run(
+        &mut self,
+        ctx: &Ctx,
+        _: &Point,
+        _: &ContenderSpec,
+        t: &mut Trial,
+        r: Running<'_>,
+    ) -> Ended {
+        t.windows.measure_start_s = Some(secs(r.origin, r.proc.spawned_at()));
+        let exit = r.proc.wait(ctx.study.trial_timeout);
+        let samples = r.sampler.map(Sampler::stop);
+        t.windows.measure_end_s = Some(secs(r.origin, exit.exited_at.unwrap_or_else(Instant::now)));
+        Ended { exit, samples }
     }
-    let mut spec = spec_for(ctx, c, &vars, Role::Client);
-    let mut t = blank(point, c, trial, seq, spec.command.clone());
-    spec.stdout = StdoutMode::Capture {
-        limit: STDOUT_LIMIT,
-    };
-    spec.stderr_tail = STDERR_TAIL;
-    let started = super::net::in_contender(net.as_ref(), || spawn_sampled(ctx, &spec, origin));
-    let (proc, sampler) = match started.and_then(|r| r) {
-        Ok(started) => started,
-        Err(failure) => {
-            drop(target);
-            t.network = super::net::down(net);
-            t.failure = Some(failure);
-            return t;
-        }
-    };
-    t.windows.measure_start_s = Some(secs(origin, proc.spawned_at()));
-    let exit = proc.wait(ctx.study.trial_timeout);
-    let samples = sampler.map(Sampler::stop);
-    drop(target);
-    t.network = super::net::down(net);
-    t.windows.measure_end_s = Some(secs(origin, exit.exited_at.unwrap_or_else(Instant::now)));
-    t.windows.trial_end_s = secs(origin, Instant::now());
-    // The exit code is the study's to judge: a client expected to exit 3 passes with 3.
-    let expected_exit =
-        matches!(exit.outcome, Outcome::Exited { code } if code == expect.exit_code);
-    t.failure = if expected_exit || (expect.exit_code == 0 && exit.outcome == Outcome::Ok) {
-        None
-    } else if expect.exit_code != 0 && exit.outcome == Outcome::Ok {
-        Some(Failure {
-            kind: FailureKind::Exited,
-            message: format!("exited with 0, expected {}", expect.exit_code),
-            stderr_tail: exit.stderr_tail.clone(),
-        })
-    } else {
-        failure_of(&exit)
-    };
-    let mut v = Validation::default();
-    v.checks.push(format!("exit code {}", expect.exit_code));
-    if t.failure.is_none() {
-        let stdout = String::from_utf8_lossy(&exit.stdout);
-        for s in &expect.stdout_contains {
-            let s = expand(s, &vars);
-            v.checks.push(format!("stdout contains {s:?}"));
-            if !stdout.contains(&s) {
-                v.problems.push(format!("stdout does not contain {s:?}"));
-            }
-        }
-        if let Some(name) = &client.rate {
-            v.checks.push(format!("stdout reports {name}=<req/s>"));
-            match stdout_figure(&stdout, name) {
-                Some(x) if x.is_finite() && x >= 0.0 => t.metrics.rps = Some(x),
-                _ => v
-                    .problems
-                    .push(format!("stdout has no number {name}=<req/s>")),
-            }
-        }
-        if let Some(name) = &client.requests {
-            v.checks.push(format!("stdout reports {name}=<requests>"));
-            match stdout_figure(&stdout, name) {
-                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => {
-                    t.metrics.requests = Some(x as u64)
-                }
-                _ => v
-                    .problems
-                    .push(format!("stdout has no count {name}=<requests>")),
-            }
-        }
-        read_figures(&stdout, &client.figures, &mut t.metrics.figures, &mut v);
-        if let Some(f) = &expect.file {
-            let p = PathBuf::from(expand(f, &vars));
-            let p = if p.is_relative() { c.dir.join(p) } else { p };
-            check_file(&p, size, expect.file_pattern, &mut v);
-        }
-        if !v.problems.is_empty() {
-            t.failure = Some(Failure {
-                kind: FailureKind::Validation,
-                message: v.problems.join("; "),
+
+    fn release(&mut self) {
+        self.target = None;
+    }
+
+    /// The exit code is the study's to judge (a client expected to exit 3 passes with 3), then
+    /// what it printed and the file it wrote.
+    fn judge(&mut self, ctx: &Ctx, c: &ContenderSpec, t: &mut Trial, ended: &Ended) {
+        let exit = &ended.exit;
+        let client = ctx.study.client.as_ref().expect("client study");
+        let expect = &client.expect;
+        let expected_exit =
+            matches!(exit.outcome, Outcome::Exited { code } if code == expect.exit_code);
+        t.failure = if expected_exit || (expect.exit_code == 0 && exit.outcome == Outcome::Ok) {
+            None
+        } else if expect.exit_code != 0 && exit.outcome == Outcome::Ok {
+            Some(Failure {
+                kind: FailureKind::Exited,
+                message: format!("exited with 0, expected {}", expect.exit_code),
                 stderr_tail: exit.stderr_tail.clone(),
-            });
+            })
+        } else {
+            failure_of(exit)
+        };
+        let mut v = Validation::default();
+        v.checks.push(format!("exit code {}", expect.exit_code));
+        if t.failure.is_none() {
+            let vars = &self.vars;
+            let stdout = String::from_utf8_lossy(&exit.stdout);
+            for s in &expect.stdout_contains {
+                let s = expand(s, vars);
+                v.checks.push(format!("stdout contains {s:?}"));
+                if !stdout.contains(&s) {
+                    v.problems.push(format!("stdout does not contain {s:?}"));
+                }
+            }
+            if let Some(name) = &client.rate {
+                v.checks.push(format!("stdout reports {name}=<req/s>"));
+                match stdout_figure(&stdout, name) {
+                    Some(x) if x.is_finite() && x >= 0.0 => t.metrics.rps = Some(x),
+                    _ => v
+                        .problems
+                        .push(format!("stdout has no number {name}=<req/s>")),
+                }
+            }
+            if let Some(name) = &client.requests {
+                v.checks.push(format!("stdout reports {name}=<requests>"));
+                match stdout_figure(&stdout, name) {
+                    Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => {
+                        t.metrics.requests = Some(x as u64)
+                    }
+                    _ => v
+                        .problems
+                        .push(format!("stdout has no count {name}=<requests>")),
+                }
+            }
+            read_figures(&stdout, &client.figures, &mut t.metrics.figures, &mut v);
+            if let Some(f) = &expect.file {
+                let p = PathBuf::from(expand(f, vars));
+                let p = if p.is_relative() { c.dir.join(p) } else { p };
+                check_file(&p, self.size, expect.file_pattern, &mut v);
+            }
+            if !v.problems.is_empty() {
+                t.failure = Some(Failure {
+                    kind: FailureKind::Validation,
+                    message: v.problems.join("; "),
+                    stderr_tail: exit.stderr_tail.clone(),
+                });
+            }
         }
+        v.passed = t.failure.is_none();
+        t.validation = Some(v);
+        // Downloads can be large: the scratch directory goes as soon as the trial is judged.
+        let _ = std::fs::remove_dir_all(&self.tmp);
     }
-    v.passed = t.failure.is_none();
-    // Downloads can be large: the scratch directory goes as soon as the trial is judged.
-    let _ = std::fs::remove_dir_all(&tmp);
-    t.ok = t.failure.is_none();
-    let m = &mut t.metrics;
-    m.wall_s = Some(exit.wall.as_secs_f64());
-    m.user_s = Some(exit.rusage.user.as_secs_f64());
-    m.sys_s = Some(exit.rusage.sys.as_secs_f64());
-    // The cgroup's counter covers every process that ran (also those reparented away from the
-    // client, whose rusage never reaches it); rusage where no cgroup could be made.
-    m.cpu_s = Some(
-        exit.cgroup_cpu
-            .unwrap_or(exit.rusage.user + exit.rusage.sys)
-            .as_secs_f64(),
-    );
-    // Throughput only where the size was checked and the trial passed: a failed download has no
-    // honest byte count.
-    if let (true, Some(n)) = (t.ok, size) {
-        m.body_bytes = Some(n);
-        let wall = exit.wall.as_secs_f64();
-        m.mb_per_s = (wall > 0.0).then(|| n as f64 / wall / 1e6);
+
+    fn measure(&mut self, _: &Ctx, t: &mut Trial, ended: &Ended) {
+        let exit = &ended.exit;
+        let m = &mut t.metrics;
+        m.wall_s = Some(exit.wall.as_secs_f64());
+        // The cgroup's counter covers every process that ran (also those reparented away from
+        // the client, whose rusage never reaches it); rusage where no cgroup could be made.
+        m.cpu_s = Some(
+            exit.cgroup_cpu
+                .unwrap_or(exit.rusage.user + exit.rusage.sys)
+                .as_secs_f64(),
+        );
+        // Throughput only where the size was checked and the trial passed: a failed download
+        // has no honest byte count.
+        if let (true, Some(n)) = (t.ok, self.size) {
+            m.body_bytes = Some(n);
+            let wall = exit.wall.as_secs_f64();
+            m.mb_per_s = (wall > 0.0).then(|| n as f64 / wall / 1e6);
+        }
+        // CPU of the whole run (start-up included) over the requests the client says it made.
+        m.cpu_s_per_request = match (m.cpu_s, m.requests) {
+            (Some(cpu), Some(n)) if n > 0 => Some(cpu / n as f64),
+            _ => None,
+        };
+        m.peak_rss_bytes = ended
+            .samples
+            .as_ref()
+            .map(|s| s.peak_rss_bytes.max(exit.rusage.maxrss_bytes));
     }
-    // CPU of the whole run (start-up included) over the requests the client says it made.
-    m.cpu_s_per_request = match (m.cpu_s, m.requests) {
-        (Some(cpu), Some(n)) if n > 0 => Some(cpu / n as f64),
-        _ => None,
-    };
-    m.peak_rss_bytes = samples
-        .as_ref()
-        .map(|s| s.peak_rss_bytes.max(exit.rusage.maxrss_bytes));
-    t.validation = Some(v);
-    t.samples = samples;
-    t.exit = Some(exit);
-    t
 }
 
 /// The value of the last whitespace-separated `name=value` token on stdout (a client reporting

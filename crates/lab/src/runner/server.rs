@@ -2,78 +2,197 @@
 //! wait until it is ready, run the load phases back to back (the engine on the generator's CPUs),
 //! stop and reap it, and turn it all into a [`Trial`] on one clock (the trial's origin).
 
-use super::trial::{blank, failure_of, placeholders, secs, spawn_sampled, spec_for};
+use super::trial::{failure_of, placeholders, secs, spec_for, Ended, Part, Running};
 use super::Ctx;
 use crate::results::{Failure, FailureKind, GeneratorHealth, PhaseResult, Trial};
 use crate::sample::Sampler;
 use crate::study::{ContenderSpec, ReadySpec};
-use crate::supervise::{Probe, Role};
+use crate::supervise::{Contender, Probe, Role, Spec};
 use crate::sweep::Point;
 use barrage_engine::Validate as _;
+use barrage_netem::Net;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq: usize) -> Trial {
-    let origin = Instant::now();
-    let net = super::net::up(ctx, point.network.as_ref(), point.id, trial);
-    let port = super::trial::free_port().unwrap_or(0);
-    let ip = super::net::contender_ip(net.as_ref().ok().and_then(Option::as_ref));
-    let addr = SocketAddr::new(ip, port);
-    let load = point.phases.first().map(|p| &p.load);
-    let vars = placeholders(ctx, c, addr, trial, load);
-    let spec = spec_for(ctx, c, &vars, Role::Server);
-    let mut t = blank(point, c, trial, seq, spec.command.clone());
-    let net = match net {
-        Ok(n) => n,
-        Err(failure) => {
-            t.failure = Some(failure);
-            return t;
-        }
-    };
-    let started = super::net::in_contender(net.as_ref(), || spawn_sampled(ctx, &spec, origin));
-    let (mut proc, sampler) = match started.and_then(|r| r) {
-        Ok(started) => started,
-        Err(failure) => {
-            t.network = super::net::down(net);
-            t.failure = Some(failure);
-            return t;
-        }
-    };
-    let probe = match &c.ready {
-        ReadySpec::None => None,
-        ReadySpec::Tcp { timeout } => Some((Probe::Tcp { addr }, *timeout)),
-        ReadySpec::Http {
-            path,
-            status,
-            timeout,
-        } => Some((
-            Probe::Http {
-                addr,
-                path: path.clone(),
-                expect_status: *status,
-            },
-            *timeout,
-        )),
-    };
-    // The probe crosses the link from the load side, as the load will.
-    let ready = match &probe {
-        Some((p, timeout)) => {
-            super::net::in_load(net.as_ref(), || proc.wait_ready(p, *timeout).is_ok())
-                .unwrap_or(false)
-        }
-        None => true,
-    };
-    if ready {
-        t.windows.ready_s = Some(secs(origin, Instant::now()));
+    super::trial::run(ctx, point, c, trial, seq, &mut ServerPart::default())
+}
+
+/// What a server trial gathers while its contender runs, for judging and measuring it.
+#[derive(Default)]
+struct ServerPart {
+    ready: bool,
+    load_error: Option<String>,
+    gen: GeneratorHealth,
+    generator_late: bool,
+    measured: Duration,
+    hists: Vec<hdrhistogram::Histogram<u64>>,
+    requests: u64,
+    errors: u64,
+    /// The phases' measured windows on the trial's clock.
+    windows: Vec<(Duration, Duration)>,
+}
+
+impl Part for ServerPart {
+    fn address(&mut self, _: &Ctx, net: Option<&Net>) -> Result<SocketAddr, Failure> {
+        let port = super::trial::free_port().unwrap_or(0);
+        Ok(SocketAddr::new(super::net::contender_ip(net), port))
     }
-    let mut load_error = None;
-    let mut gen = GeneratorHealth::default();
-    let mut generator_late = false;
-    let mut measured = Duration::ZERO;
-    let mut hists: Vec<hdrhistogram::Histogram<u64>> = Vec::new();
-    let (mut requests, mut errors) = (0u64, 0u64);
-    let mut windows: Vec<(Duration, Duration)> = Vec::new();
-    if ready {
+
+    fn spec(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        c: &ContenderSpec,
+        trial: u32,
+        addr: SocketAddr,
+    ) -> Spec {
+        let load = point.phases.first().map(|p| &p.load);
+        let vars = placeholders(ctx, c, addr, trial, load);
+        spec_for(ctx, c, &vars, Role::Server)
+    }
+
+    /// Waits until the contender is ready, runs the load phases back to back, then stops it.
+    fn run(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        c: &ContenderSpec,
+        t: &mut Trial,
+        r: Running<'_>,
+    ) -> Ended {
+        let Running {
+            mut proc,
+            sampler,
+            net,
+            origin,
+            addr,
+        } = r;
+        let probe = match &c.ready {
+            ReadySpec::None => None,
+            ReadySpec::Tcp { timeout } => Some((Probe::Tcp { addr }, *timeout)),
+            ReadySpec::Http {
+                path,
+                status,
+                timeout,
+            } => Some((
+                Probe::Http {
+                    addr,
+                    path: path.clone(),
+                    expect_status: *status,
+                },
+                *timeout,
+            )),
+        };
+        // The probe crosses the link from the load side, as the load will.
+        self.ready = match &probe {
+            Some((p, timeout)) => {
+                super::net::in_load(net, || proc.wait_ready(p, *timeout).is_ok()).unwrap_or(false)
+            }
+            None => true,
+        };
+        if self.ready {
+            t.windows.ready_s = Some(secs(origin, Instant::now()));
+            self.phases(ctx, point, t, &mut proc, net, origin, addr);
+        }
+        let samples = sampler.map(Sampler::stop);
+        let exit = proc.stop();
+        Ended { exit, samples }
+    }
+
+    fn judge(&mut self, ctx: &Ctx, _: &ContenderSpec, t: &mut Trial, ended: &Ended) {
+        let exit = &ended.exit;
+        t.failure = failure_of(exit);
+        if t.failure.is_some() {
+            return;
+        }
+        t.failure = if let Some(e) = self.load_error.take() {
+            Some(Failure {
+                kind: FailureKind::LoadError,
+                message: e,
+                stderr_tail: exit.stderr_tail.clone(),
+            })
+        } else if ctx.cancel.is_cancelled() {
+            Some(Failure {
+                kind: FailureKind::Interrupted,
+                message: "interrupted (Ctrl-C)".into(),
+                stderr_tail: String::new(),
+            })
+        } else if self.requests == 0 {
+            Some(Failure {
+                kind: FailureKind::NoResponses,
+                message: format!(
+                    "no valid response in the measured window ({} errors)",
+                    self.errors
+                ),
+                stderr_tail: exit.stderr_tail.clone(),
+            })
+        } else {
+            too_many_errors(ctx.study.max_errors, self.errors, &exit.stderr_tail)
+        };
+    }
+
+    fn measure(&mut self, ctx: &Ctx, t: &mut Trial, ended: &Ended) {
+        let (requests, measured) = (self.requests, self.measured);
+        let m = &mut t.metrics;
+        m.requests = Some(requests);
+        m.errors = Some(self.errors);
+        if measured > Duration::ZERO && t.ok {
+            m.rps = Some(requests as f64 / measured.as_secs_f64());
+        }
+        if let Some(h) = barrage_model::hdr::merge(&self.hists).filter(|h| !h.is_empty()) {
+            m.latency_p50_us = Some(h.value_at_quantile(0.5) as f64);
+            m.latency_p99_us = Some(h.value_at_quantile(0.99) as f64);
+            m.latency_p999_us = Some(h.value_at_quantile(0.999) as f64);
+        }
+        let gen = &mut self.gen;
+        if let Some(s) = &ended.samples {
+            let cpu: f64 = self
+                .windows
+                .iter()
+                .map(|(a, b)| {
+                    let (u, sy) = s.cpu_between(*a, *b);
+                    (u + sy).as_secs_f64()
+                })
+                .sum();
+            m.cpu_s = Some(cpu);
+            let budget = ctx
+                .contender_cpus
+                .as_ref()
+                .map_or_else(|| crate::results::available_cpus().len(), Vec::len)
+                .max(1) as f64;
+            if measured > Duration::ZERO {
+                gen.contender_cpu_pct_of_budget =
+                    Some(100.0 * cpu / (measured.as_secs_f64() * budget));
+            }
+            if requests > 0 {
+                m.cpu_s_per_request = Some(cpu / requests as f64);
+            }
+            m.peak_rss_bytes = Some(s.peak_rss_bytes);
+        }
+        if self.ready {
+            decide_limit(gen, self.generator_late);
+            t.generator = Some(std::mem::take(gen));
+        }
+    }
+}
+
+impl ServerPart {
+    /// The point's load phases back to back, each an engine run on the generator's CPUs (in
+    /// the load side's namespace on a network), until one fails, is cancelled or the contender
+    /// exits.
+    #[allow(clippy::too_many_arguments)]
+    fn phases(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        t: &mut Trial,
+        proc: &mut Contender,
+        net: Option<&Net>,
+        origin: Instant,
+        addr: SocketAddr,
+    ) {
+        let gen = &mut self.gen;
         let headers = ctx
             .study
             .load
@@ -84,7 +203,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             Vec::len,
         );
-        let emulator_cpu = || net.as_ref().map_or(Duration::ZERO, |n| n.emulator_cpu());
+        let emulator_cpu = || net.map_or(Duration::ZERO, |n| n.emulator_cpu());
         let cpu0 = crate::sample::self_cpu();
         let emu0 = emulator_cpu();
         let wall0 = Instant::now();
@@ -98,7 +217,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             let valid = match cfg.validate() {
                 Ok(v) => v,
                 Err(e) => {
-                    load_error = Some(format!("phase {}: {e}", ph.name));
+                    self.load_error = Some(format!("phase {}: {e}", ph.name));
                     break;
                 }
             };
@@ -107,7 +226,7 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             let cancel = ctx.cancel.clone();
             // The engine runs on its own thread, pinned, so its workers inherit the generator's
             // CPUs and barrage's main thread keeps its own mask.
-            let load_ns = net.as_ref().map(|n| n.load());
+            let load_ns = net.map(|n| n.load());
             let res = std::thread::scope(|s| {
                 s.spawn(|| {
                     if let Some(c) = &cpus {
@@ -125,11 +244,11 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             let rr = match res {
                 Ok(Ok(rr)) => rr,
                 Ok(Err(e)) => {
-                    load_error = Some(format!("phase {}: {e}", ph.name));
+                    self.load_error = Some(format!("phase {}: {e}", ph.name));
                     break;
                 }
                 Err(_) => {
-                    load_error = Some(format!("phase {}: the load engine panicked", ph.name));
+                    self.load_error = Some(format!("phase {}: the load engine panicked", ph.name));
                     break;
                 }
             };
@@ -140,21 +259,21 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
                 t.windows.measure_start_s = Some(secs(origin, tm.measure_start));
             }
             t.windows.measure_end_s = Some(secs(origin, tm.measure_end));
-            windows.push((
+            self.windows.push((
                 tm.measure_start.saturating_duration_since(origin),
                 tm.measure_end.saturating_duration_since(origin),
             ));
-            measured += tm.measure_end.saturating_duration_since(tm.measure_start);
-            requests += rr.requests;
-            errors += rr.errors.total;
+            self.measured += tm.measure_end.saturating_duration_since(tm.measure_start);
+            self.requests += rr.requests;
+            self.errors += rr.errors.total;
             if rr.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
-                generator_late = true;
+                self.generator_late = true;
                 gen.reasons.push(format!(
                     "phase {}: open-loop sends late by the generator's own fault",
                     ph.name
                 ));
             }
-            hists.push(rr.histogram.clone());
+            self.hists.push(rr.histogram.clone());
             t.phases.push(PhaseResult {
                 name: ph.name.clone(),
                 start_s: secs(origin, tm.start),
@@ -179,77 +298,6 @@ pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq
             gen.cpu_pct_of_capacity = 100.0 * gen.cpu_s / capacity;
         }
     }
-    let samples = sampler.map(Sampler::stop);
-    let exit = proc.stop();
-    t.network = super::net::down(net);
-    t.windows.trial_end_s = secs(origin, Instant::now());
-    t.failure = failure_of(&exit);
-    if t.failure.is_none() {
-        if let Some(e) = load_error {
-            t.failure = Some(Failure {
-                kind: FailureKind::LoadError,
-                message: e,
-                stderr_tail: exit.stderr_tail.clone(),
-            });
-        } else if ctx.cancel.is_cancelled() {
-            t.failure = Some(Failure {
-                kind: FailureKind::Interrupted,
-                message: "interrupted (Ctrl-C)".into(),
-                stderr_tail: String::new(),
-            });
-        } else if requests == 0 {
-            t.failure = Some(Failure {
-                kind: FailureKind::NoResponses,
-                message: format!("no valid response in the measured window ({errors} errors)"),
-                stderr_tail: exit.stderr_tail.clone(),
-            });
-        } else {
-            t.failure = too_many_errors(ctx.study.max_errors, errors, &exit.stderr_tail);
-        }
-    }
-    t.ok = t.failure.is_none();
-    let m = &mut t.metrics;
-    m.requests = Some(requests);
-    m.errors = Some(errors);
-    if measured > Duration::ZERO && t.ok {
-        m.rps = Some(requests as f64 / measured.as_secs_f64());
-    }
-    if let Some(h) = barrage_model::hdr::merge(&hists).filter(|h| !h.is_empty()) {
-        m.latency_p50_us = Some(h.value_at_quantile(0.5) as f64);
-        m.latency_p99_us = Some(h.value_at_quantile(0.99) as f64);
-        m.latency_p999_us = Some(h.value_at_quantile(0.999) as f64);
-    }
-    if let Some(s) = &samples {
-        let cpu: f64 = windows
-            .iter()
-            .map(|(a, b)| {
-                let (u, sy) = s.cpu_between(*a, *b);
-                (u + sy).as_secs_f64()
-            })
-            .sum();
-        m.cpu_s = Some(cpu);
-        let budget = ctx
-            .contender_cpus
-            .as_ref()
-            .map_or_else(|| crate::results::available_cpus().len(), Vec::len)
-            .max(1) as f64;
-        if measured > Duration::ZERO {
-            gen.contender_cpu_pct_of_budget = Some(100.0 * cpu / (measured.as_secs_f64() * budget));
-        }
-        if requests > 0 {
-            m.cpu_s_per_request = Some(cpu / requests as f64);
-        }
-        m.peak_rss_bytes = Some(s.peak_rss_bytes);
-    }
-    m.user_s = Some(exit.rusage.user.as_secs_f64());
-    m.sys_s = Some(exit.rusage.sys.as_secs_f64());
-    if ready {
-        decide_limit(&mut gen, generator_late);
-        t.generator = Some(gen);
-    }
-    t.samples = samples;
-    t.exit = Some(exit);
-    t
 }
 
 /// The failure of a trial whose load errors exceed the study's `max_errors`: such a server did

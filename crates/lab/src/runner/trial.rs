@@ -1,7 +1,10 @@
-//! What a trial of either role shares: the placeholders of a run, the supervisor's spec, the
-//! contender spawned with its sampler on the trial's clock, an empty trial record, and how a
-//! contender's exit becomes a failure. `server.rs` and `client.rs` hold what each role does in
-//! between (the load phases; the client's run and its validation).
+//! The one lifecycle of a trial, whatever the contender's role ([`run`]): the trial's network up,
+//! the contender spawned with its sampler on the trial's clock (in its namespace), the role's
+//! part while it runs, the network down, the failure judged and the figures every trial records.
+//! A role is a [`Part`]: `server.rs` (the readiness probe and the load phases) and `client.rs`
+//! (barrage's server as the target, the client's run and its validation). Also what both share:
+//! the placeholders of a run, the supervisor's spec, an empty trial record, and how a
+//! contender's exit becomes a failure.
 
 use super::command;
 use super::Ctx;
@@ -10,9 +13,113 @@ use crate::sample::{Sampler, SamplerConfig};
 use crate::study::ContenderSpec;
 use crate::supervise::{self, Exit, Outcome, Role, Spec, StdoutMode};
 use crate::sweep::Point;
+use barrage_model::process::Samples;
+use barrage_netem::Net;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Instant;
+
+/// What one role does in the lifecycle of [`run`].
+pub(crate) trait Part {
+    /// The address the contender serves on (a server) or loads (a client: barrage's server, on
+    /// a network this trial's own). A failure ends the trial before the contender starts.
+    fn address(&mut self, ctx: &Ctx, net: Option<&Net>) -> Result<SocketAddr, Failure>;
+    /// The contender's spec, its placeholders filled for `addr`.
+    fn spec(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        c: &ContenderSpec,
+        trial: u32,
+        addr: SocketAddr,
+    ) -> Spec;
+    /// While the contender runs, until it has exited or been stopped: the exit and the samples.
+    fn run(
+        &mut self,
+        ctx: &Ctx,
+        point: &Point,
+        c: &ContenderSpec,
+        t: &mut Trial,
+        running: Running<'_>,
+    ) -> Ended;
+    /// What the role holds on the network, let go before the network goes down.
+    fn release(&mut self) {}
+    /// The trial's failure, once the network is down (the exit's own is judged first where
+    /// the role does not judge exit codes itself).
+    fn judge(&mut self, ctx: &Ctx, c: &ContenderSpec, t: &mut Trial, ended: &Ended);
+    /// The role's figures, once the trial is judged (`t.ok` set).
+    fn measure(&mut self, ctx: &Ctx, t: &mut Trial, ended: &Ended);
+}
+
+/// A contender running for its trial, handed to [`Part::run`].
+pub(crate) struct Running<'a> {
+    pub proc: supervise::Contender,
+    pub sampler: Option<Sampler>,
+    pub net: Option<&'a Net>,
+    /// The trial's clock.
+    pub origin: Instant,
+    pub addr: SocketAddr,
+}
+
+/// A contender's end: how it exited and what its tree did.
+pub(crate) struct Ended {
+    pub exit: Exit,
+    pub samples: Option<Samples>,
+}
+
+/// One trial of contender `c` at `point`, the same lifecycle for every role.
+pub(crate) fn run(
+    ctx: &Ctx,
+    point: &Point,
+    c: &ContenderSpec,
+    trial: u32,
+    seq: usize,
+    part: &mut impl Part,
+) -> Trial {
+    let origin = Instant::now();
+    let up = super::net::up(ctx, point.network.as_ref(), point.id, trial)
+        .and_then(|net| part.address(ctx, net.as_ref()).map(|addr| (net, addr)));
+    let (net, addr) = match up {
+        Ok(x) => x,
+        Err(failure) => {
+            let mut t = blank(point, c, trial, seq, c.start.clone());
+            t.failure = Some(failure);
+            return t;
+        }
+    };
+    let spec = part.spec(ctx, point, c, trial, addr);
+    let mut t = blank(point, c, trial, seq, spec.command.clone());
+    let started = super::net::in_contender(net.as_ref(), || spawn_sampled(ctx, &spec, origin));
+    let (proc, sampler) = match started.and_then(|r| r) {
+        Ok(started) => started,
+        Err(failure) => {
+            part.release();
+            t.network = super::net::down(net);
+            t.failure = Some(failure);
+            return t;
+        }
+    };
+    let running = Running {
+        proc,
+        sampler,
+        net: net.as_ref(),
+        origin,
+        addr,
+    };
+    let ended = part.run(ctx, point, c, &mut t, running);
+    part.release();
+    t.network = super::net::down(net);
+    t.windows.trial_end_s = secs(origin, Instant::now());
+    part.judge(ctx, c, &mut t, &ended);
+    t.ok = t.failure.is_none();
+    part.measure(ctx, &mut t, &ended);
+    let m = &mut t.metrics;
+    m.user_s = Some(ended.exit.rusage.user.as_secs_f64());
+    m.sys_s = Some(ended.exit.rusage.sys.as_secs_f64());
+    t.samples = ended.samples;
+    t.exit = Some(ended.exit);
+    t
+}
 
 /// Bytes of stderr kept per trial.
 pub(crate) const STDERR_TAIL: usize = 16 * 1024;
