@@ -52,7 +52,13 @@ pub(crate) fn placeholders(
 pub(crate) fn load_placeholders(load: Option<&barrage_engine::Config>) -> BTreeMap<String, String> {
     let mut v = BTreeMap::new();
     if let Some(l) = load {
-        let protocol = if l.http2 { "h2" } else { "http1" };
+        let protocol = if l.ws {
+            "ws"
+        } else if l.http2 {
+            "h2"
+        } else {
+            "http1"
+        };
         v.insert("protocol".into(), protocol.into());
         v.insert("streams".into(), l.streams.to_string());
         v.insert("pipeline".into(), l.pipeline.to_string());
