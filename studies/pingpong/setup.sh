@@ -68,6 +68,10 @@ npm_ci() {
 step "node-http (npm ci)" npm_ci "$c/node-http"
 step "node-fastify (npm ci)" npm_ci "$c/node-fastify"
 step "node-botkit (npm ci)" npm_ci "$c/node-botkit"
+# The WebSocket study (study-ws*.toml): ws; Botkit 4 and its web adapter (their .npmrc skips
+# botbuilder-dialogs' postinstall, see contenders/node-botkit-web/README.md).
+step "node-ws (npm ci)" npm_ci "$c/node-ws"
+step "node-botkit-web (npm ci)" npm_ci "$c/node-botkit-web"
 
 # --- Python: one venv per contender inside the study directory, pinned requirements ---
 venv() {
@@ -90,6 +94,9 @@ step "java-httpserver (javac)" javac_build
 # --- Erlang ---
 erlc_build() { have erlc && (cd "$c/erlang-gentcp" && erlc pingpong.erl); }
 step "erlang-gentcp (erlc)" erlc_build
+# cowboy 2.9 (HTTP and WebSocket, study-ws.toml), built offline from vendored sources with erlc.
+cowboy_build() { have erlc && bash "$c/erlang-cowboy/build.sh"; }
+step "erlang-cowboy (erlc, offline)" cowboy_build
 
 # --- Elixir: the seed's Hedwig bot, built offline from vendored sources (rebar3 + elixirc) ---
 hedwig_build() { have rebar3 && have elixirc && bash "$c/elixir-hedwig/build.sh"; }

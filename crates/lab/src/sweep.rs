@@ -176,7 +176,14 @@ fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
 /// `url` is its path (the engine's validation runs on every phase as well, in `study::check`,
 /// with the contender's address, the headers and the warmup filled in).
 fn check_load(l: &Config) -> Result<(), String> {
-    barrage_model::load::check(l).map_err(|e| e.to_string())?;
+    // A WebSocket load is checked with a ws:// URL in front of its path, as the runner runs it
+    // (`Phase::load_at`): the model refuses `ws` without one; an HTTP load's path passes as it is.
+    let url = if l.protocol.is_ws() && l.url.starts_with('/') {
+        format!("ws://contender{}", l.url)
+    } else {
+        l.url.clone()
+    };
+    barrage_model::load::check(&Config { url, ..l.clone() }).map_err(|e| e.to_string())?;
     if !l.url.starts_with('/') {
         return Err(format!("path {:?} must start with '/'", l.url));
     }

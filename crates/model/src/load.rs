@@ -524,6 +524,7 @@ pub const AXES: &[(&str, &str)] = &[
     ("expect_body", "expect_body"),
     ("keepalive", "keepalive"),
     ("http2", "http2"),
+    ("ws", "ws"),
     ("pipeline", "pipeline"),
     ("streams", "streams"),
     ("threads", "threads"),

@@ -400,8 +400,10 @@ impl Phase {
         threads: usize,
     ) -> crate::load::Config {
         let l = &self.load;
+        // A WebSocket load's URL names its scheme (the engine checks `ws` against it).
+        let scheme = if l.protocol.is_ws() { "ws" } else { "http" };
         crate::load::Config {
-            url: format!("http://{addr}{}", l.url),
+            url: format!("{scheme}://{addr}{}", l.url),
             headers: headers.to_vec(),
             threads: if l.threads == 0 { threads } else { l.threads },
             warmup,

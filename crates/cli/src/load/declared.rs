@@ -25,10 +25,6 @@ const NOT_IN_STUDIES: &[(&str, &str)] = &[
         "a study compares servers at HTTP/2's defaults; the window is a client tuning knob",
     ),
     (
-        "ws",
-        "a study's contenders serve HTTP; WebSocket studies (issue 30's pingpong) are not built yet",
-    ),
-    (
         "shard",
         "a study runs each trial's load in one process; shards are for scale-out runs",
     ),

@@ -89,6 +89,7 @@ macro_rules! load_fields {
             pipeline: u32,
             keepalive: bool,
             http2: bool,
+            ws: bool,
             streams: u32,
             timeout: Dur,
             targets: String,

@@ -146,6 +146,8 @@ fn study_errors_name_the_line() {
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\n[[contender]]\nname = \"a\"\nstart = \"server --port 8080\"\n", 7, "must pass {port}"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nmethod = \"GE T\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid method"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nheaders = { \"X\" = \"a\\r\\nb\" }\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid header"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nws = true\nmethod = \"POST\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "method is HTTP's; a WebSocket load (ws = true)"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nws = true\nexpect_status = 200\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "expect_status is HTTP's"),
     ];
     for (src, line, text) in cases {
         let e = parse(src).expect_err(src);
@@ -317,4 +319,45 @@ start = "true {port}"
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn study_ws_variant_runs_against_a_ws_url() {
+    let src = r#"
+[study]
+name = "ws"
+[load]
+body = "ping"
+expect_body = "pong"
+connections = [1, 10]
+duration = "1s"
+[[load.variant]]
+name = "http"
+method = "POST"
+path = "/"
+expect_status = 200
+[[load.variant]]
+name = "ws"
+ws = true
+path = "/ws"
+[[contender]]
+name = "a"
+start = "x {port}"
+"#;
+    let s = parse(src).unwrap();
+    let points = sweep::points(&s).unwrap();
+    let labels: Vec<&str> = points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["http c=1", "http c=10", "ws c=1", "ws c=10"]);
+    let addr: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+    let at = |p: &sweep::Point| p.phases[0].load_at(addr, &[], Default::default(), 1);
+    let http = at(&points[1]);
+    assert_eq!(http.url, "http://127.0.0.1:8080/");
+    assert!(!http.protocol.is_ws());
+    assert_eq!(http.method, "POST");
+    let ws = at(&points[3]);
+    assert_eq!(ws.url, "ws://127.0.0.1:8080/ws");
+    assert!(ws.protocol.is_ws());
+    assert_eq!((ws.method.as_str(), ws.connections), ("GET", 10));
+    assert_eq!(ws.expect_body.as_deref(), Some(&b"pong"[..]));
+    barrage_model::load::check(&ws).unwrap();
 }

@@ -118,6 +118,11 @@ impl Protocol {
         }
     }
 
+    /// Whether it is WebSocket (whose URL is `ws://` or `wss://`).
+    pub fn is_ws(&self) -> bool {
+        matches!(self, Protocol::Ws { .. })
+    }
+
     /// A short name: `http1`, `h2`, `ws` (a study's `{protocol}` placeholder).
     pub fn name(&self) -> &'static str {
         match self {
@@ -127,10 +132,10 @@ impl Protocol {
         }
     }
 
-    /// HTTP/1.1's pipelining depth (1 for the other protocols).
+    /// Requests (HTTP/1.1) or messages (WebSocket) in flight per connection; 1 for HTTP/2.
     pub fn pipeline(&self) -> usize {
         match *self {
-            Protocol::Http1 { pipeline, .. } => pipeline,
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
             _ => 1,
         }
     }

@@ -15,7 +15,8 @@ defmodule HedwigDemo.HttpHandler do
       :cowboy_router.compile([
         {
           :_,
-          [{"/", __MODULE__, []}]
+          # Not in the article: /ws, the same bot over a WebSocket (HedwigDemo.WsHandler).
+          [{"/", __MODULE__, []}, {"/ws", HedwigDemo.WsHandler, []}]
         }
       ])
 
@@ -47,6 +48,30 @@ defmodule HedwigDemo.HttpHandler do
   end
 
   def terminate(_reason, _req, _state), do: :ok
+end
+
+defmodule HedwigDemo.WsHandler do
+  # Not in the article: the bot over a WebSocket, on cowboy 1.x's websocket handler. Each text
+  # message goes to the article's adapter exactly as an HTTP request's body does (the handler's
+  # pid as the room), and the adapter's reply -- the text, sent to this process -- goes back as a
+  # text message. So the adapter, the robot and the responder are the HTTP form's, unchanged;
+  # only the connection lives on. A message no responder hears gets no answer (as in the
+  # article's bot; the HTTP form answers 400 after 500 ms, the study's contract for HTTP).
+  def init({:tcp, :http}, _req, _opts), do: {:upgrade, :protocol, :cowboy_websocket}
+
+  def websocket_init(_transport, req, opts), do: {:ok, req, opts}
+
+  def websocket_handle({:text, text}, req, state) do
+    HedwigDemo.Adapters.Http.message(self(), text)
+    {:ok, req, state}
+  end
+
+  def websocket_handle(_frame, req, state), do: {:ok, req, state}
+
+  def websocket_info(text, req, state) when is_binary(text), do: {:reply, {:text, text}, req, state}
+  def websocket_info(_info, req, state), do: {:ok, req, state}
+
+  def websocket_terminate(_reason, _req, _state), do: :ok
 end
 
 defmodule HedwigDemo.Adapters.Http do
