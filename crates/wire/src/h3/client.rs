@@ -25,7 +25,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 mod conn;
-mod response;
+pub mod response;
 mod uni;
 pub use conn::{Conn, Counts};
 

@@ -14,7 +14,7 @@ use crate::h3::DEFAULT_MAX_FRAME;
 
 /// Where a response stands after some of its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
+pub enum Step {
     /// Waiting for more bytes (or the stream's end).
     More,
     /// A header section waits for QPACK inserts: read nothing more until [`Response::resume`].
@@ -28,14 +28,14 @@ pub(crate) enum Step {
 
 /// What a response stream's end means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ended {
+pub enum Ended {
     Response { status: u16, body_ok: bool },
     Malformed(ErrorCode),
 }
 
 /// The decoding state of one response.
 #[derive(Debug)]
-pub(crate) struct Response {
+pub struct Response {
     frames: FrameDecoder,
     /// Bytes after a frame boundary not yet decodable (a partial frame head or non-DATA frame),
     /// or, while blocked, everything after the blocked section.
@@ -59,7 +59,7 @@ pub(crate) struct Response {
 const MESSAGE: ErrorCode = ErrorCode::Message;
 
 impl Response {
-    pub(crate) fn new(head: bool) -> Response {
+    pub fn new(head: bool) -> Response {
         Response {
             frames: FrameDecoder::new(DEFAULT_MAX_FRAME),
             carry: Vec::new(),
@@ -75,14 +75,14 @@ impl Response {
         }
     }
 
-    pub(crate) fn is_blocked(&self) -> bool {
+    pub fn is_blocked(&self) -> bool {
         self.is_blocked
     }
 
     /// Decodes the next bytes of stream `stream`. Decoded sections that referred to the dynamic
     /// table are acknowledged into `acks` (the decoder stream's bytes). An error is the
     /// connection's (a frame the stream may not carry, a broken frame or QPACK section).
-    pub(crate) fn feed(
+    pub fn feed(
         &mut self,
         stream: u64,
         data: &[u8],
@@ -126,7 +126,7 @@ impl Response {
     }
 
     /// Decodes the blocked section again (after inserts arrived), then what followed it.
-    pub(crate) fn resume(
+    pub fn resume(
         &mut self,
         stream: u64,
         qpack: &mut Decoder,
@@ -264,7 +264,7 @@ impl Response {
     /// The stream's end (FIN): the response, or malformed when it ended inside a frame, without
     /// a final status, or short of its `content-length`. A FIN inside a frame is the
     /// connection's error (RFC 9114 §7.1).
-    pub(crate) fn end(&self, expect: Option<&[u8]>) -> Result<Ended, H3Error> {
+    pub fn end(&self, expect: Option<&[u8]>) -> Result<Ended, H3Error> {
         if !self.frames.at_frame_boundary() || !self.carry.is_empty() || self.is_blocked {
             return Err(H3Error::new(
                 ErrorCode::Frame,
