@@ -11,6 +11,7 @@ use crate::{tls, Cancel, EngineError, Pacer};
 use barrage_wire::client::{Order, Protocol};
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
+use barrage_wire::h3::client as h3client;
 use barrage_wire::ws::client as wsclient;
 use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
@@ -92,6 +93,37 @@ fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     }
 }
 
+/// HTTP/3: every request encoded once for a request stream, and QUIC's client configuration
+/// (rustls verifying the certificate as for TCP, or accepting any with `-k`).
+fn h3_setup(cfg: &ValidConfig, addr: SocketAddr) -> Result<h3client::Setup, EngineError> {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let requests = cfg.requests.iter().map(|r| {
+        h3client::Request::new(
+            &r.method,
+            "https",
+            &target.authority,
+            &r.path,
+            &r.headers,
+            &r.body,
+        )
+    });
+    let tls = tls::client_config(c.insecure, &[h3client::ALPN]);
+    let (streams, expect) = (c.streams as u32, c.expect_body.clone());
+    h3client::Setup::new(
+        &tls,
+        addr,
+        &target.host,
+        requests.collect(),
+        streams,
+        c.timeout,
+        expect,
+    )
+    .map_err(|e| EngineError::Tls {
+        host: target.host.clone(),
+        cause: e.to_string(),
+    })
+}
+
 /// WebSocket: the upgrade's target, and every request's body as a message.
 fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
@@ -116,7 +148,9 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let target = &cfg.target;
     let addr = resolve(&target.host, target.port)?;
     let tls = match target.tls {
+        // QUIC's TLS is the HTTP/3 session's (h3_setup).
         false => None,
+        true if c.http3 => None,
         true => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
@@ -129,7 +163,11 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         }
     };
     raise_fd_limit(c.connections as u64 + 64);
-    let alpn = probe(addr, &tls, &target.host, c.timeout)?;
+    // HTTP/3 has no TCP to probe: a server that does not answer fails the connections, counted.
+    let alpn = match c.http3 {
+        true => None,
+        false => probe(addr, &tls, &target.host, c.timeout)?,
+    };
     // HTTP/2: h2c with prior knowledge in cleartext; under TLS what ALPN chose (a server that
     // picked http/1.1 gets HTTP/1.1, and the result says so).
     let protocol = match (c.http2, target.tls, alpn.as_deref()) {
@@ -139,13 +177,16 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         (true, true, _) => Some("http/1.1"),
     };
     let h2 = matches!(protocol, Some("h2" | "h2c"));
-    // Requests in flight per connection: streams for HTTP/2, the pipeline depth otherwise.
-    let depth = if h2 { c.streams } else { c.pipeline }.max(1);
+    // Requests in flight per connection: streams for HTTP/2 and HTTP/3, the pipeline depth
+    // otherwise.
+    let depth = if h2 || c.http3 { c.streams } else { c.pipeline }.max(1);
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
     let speaks = if c.ws {
         Protocol::Ws(ws_setup(cfg))
+    } else if c.http3 {
+        Protocol::H3(h3_setup(cfg, addr)?)
     } else if h2 {
         Protocol::H2(h2_setup(cfg, target.tls))
     } else {
@@ -175,6 +216,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let shared = Shared {
         addr,
         tls,
+        udp: c.http3,
         order,
         protocol: speaks,
         per_target: !cfg.targets.is_empty(),

@@ -70,6 +70,10 @@ pub struct Config {
     /// message (the body) and its reply. Written only when set, so HTTP documents are as before.
     #[serde(skip_serializing_if = "is_false")]
     pub ws: bool,
+    /// HTTP/3 over QUIC (`https://` only): `streams` requests per connection at once. Written
+    /// only when set, so other documents are as before.
+    #[serde(skip_serializing_if = "is_false")]
+    pub http3: bool,
     /// A file of requests to send instead of one (`--targets`): vegeta's `http` format, or JSON
     /// lines. A relative path is the caller's to resolve (a study resolves it against its
     /// directory).
@@ -153,6 +157,7 @@ impl Default for Config {
             // As h2load and oha: large enough that flow control never throttles a benchmark.
             h2_window: (1 << 30) - 1,
             ws: false,
+            http3: false,
             targets: None,
             targets_format: None,
             targets_order: Order::RoundRobin,
@@ -215,6 +220,10 @@ pub enum LoadError {
     WsUrl,
     /// A `ws://` or `wss://` URL without `ws`.
     WsUrlWithoutWs,
+    /// `http3` with an option of another protocol's (its field name).
+    Http3With(&'static str),
+    /// `http3` with a URL that is not `https://`.
+    Http3Url,
     ShardConnections {
         connections: usize,
         shards: u32,
@@ -355,6 +364,17 @@ impl LoadError {
             ),
             WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
             WsUrlWithoutWs => format!("a ws:// or wss:// URL needs {}", n.on("ws")),
+            Http3With(f) => format!(
+                "{} does not go with {}: HTTP/3 multiplexes with {}",
+                match *f {
+                    "keepalive" => n.off(f),
+                    "pipeline" => o(f),
+                    _ => n.on(f),
+                },
+                n.on("http3"),
+                o("streams")
+            ),
+            Http3Url => format!("{} needs an https:// URL (QUIC is always TLS)", n.on("http3")),
             StartAt => format!(
                 "{} must be a time (Unix seconds of 0 or more)",
                 o("start_at")
@@ -455,13 +475,20 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         ExpectStatus,
     )?;
     fail(c.streams == 0 || c.streams > (1 << 31) - 1, Streams)?;
-    fail(c.streams > 1 && !c.http2, StreamsWithoutHttp2)?;
+    fail(c.streams > 1 && !c.http2 && !c.http3, StreamsWithoutHttp2)?;
     fail(c.http2 && c.pipeline > 1, PipelineWithHttp2)?;
     fail(c.http2 && !c.keepalive, Http2WithoutKeepalive)?;
     fail(
         c.http2 && !(65_535..=(1 << 31) - 1).contains(&c.h2_window),
         Window,
     )?;
+    if c.http3 {
+        fail(!c.url.starts_with("https://"), Http3Url)?;
+        fail(c.http2, Http3With("http2"))?;
+        fail(c.ws, Http3With("ws"))?;
+        fail(c.pipeline > 1, Http3With("pipeline"))?;
+        fail(!c.keepalive, Http3With("keepalive"))?;
+    }
     let ws_url = c.url.starts_with("ws://") || c.url.starts_with("wss://");
     fail(ws_url && !c.ws, WsUrlWithoutWs)?;
     if c.ws {

@@ -202,8 +202,9 @@ pub trait ClientSession<T: Tag> {
     /// Requests [`ClientSession::open`] takes now (HTTP/1.1: the pipeline's free places, 0
     /// until a whole batch is answered in the closed loop; HTTP/2: streams under the limits).
     fn room(&self) -> usize;
-    /// Whether `room` is held back only until the pending output is written (a caller keeps
-    /// its slot then, rather than giving it up).
+    /// Whether `room` is held back only for a while: until the pending output is written, or,
+    /// for HTTP/3, until the QUIC handshake ends or the server's stream credit catches up (a
+    /// caller keeps its slot then, rather than giving it up).
     fn held_by_output(&self) -> bool;
     /// Sends the request at position `pos` of the run's [`Order`] (request `req`); false when
     /// it cannot (no room). Requests opened together have consecutive positions.

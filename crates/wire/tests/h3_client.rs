@@ -105,7 +105,9 @@ impl Server {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/h3_peers/h3_server.py");
         let mut child = Command::new(py)
             .arg(script)
+            .arg("--cert")
             .arg(cert.dir.join("cert.pem"))
+            .arg("--key")
             .arg(cert.dir.join("key.pem"))
             .args(args)
             .stdout(Stdio::piped())

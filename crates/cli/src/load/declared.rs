@@ -26,6 +26,10 @@ const NOT_IN_STUDIES: &[(&str, &str)] = &[
         "a study compares servers at HTTP/2's defaults; the window is a client tuning knob",
     ),
     (
+        "http3",
+        "a study's contenders serve HTTP/1.1 and HTTP/2 over TCP; HTTP/3 studies are not built yet",
+    ),
+    (
         "ws",
         "a study's contenders serve HTTP; WebSocket studies (issue 30's pingpong) are not built yet",
     ),

@@ -11,6 +11,14 @@ fn ok() -> Config {
     }
 }
 
+fn h3() -> Config {
+    Config {
+        url: "https://h/".into(),
+        http3: true,
+        ..ok()
+    }
+}
+
 fn ws() -> Config {
     Config {
         url: "wss://h/ws/echo".into(),
@@ -64,6 +72,11 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { headers: vec![("Connection".into(), "close".into())], ..ws() }, LoadError::WsHeader("Connection".into()), "handshake's own", "handshake's own"),
             (Config { targets: Some("t".into()), ..ws() }, LoadError::WsWith("targets"), "targets is HTTP's", "--targets is HTTP's"),
             (Config { expect_status: Some(200), ..ws() }, LoadError::WsWith("expect_status"), "expect_status is HTTP's", "--expect-status is HTTP's"),
+            (Config { http3: true, ..ok() }, LoadError::Http3Url, "http3 = true needs an https:// URL", "--http3 needs an https:// URL"),
+            (Config { http2: true, ..h3() }, LoadError::Http3With("http2"), "http2 = true does not go with http3 = true", "--http2 does not go with --http3"),
+            (Config { ws: true, ..h3() }, LoadError::Http3With("ws"), "ws = true does not go with http3 = true", "--ws does not"),
+            (Config { pipeline: 2, ..h3() }, LoadError::Http3With("pipeline"), "pipeline does not go with http3 = true: HTTP/3 multiplexes with streams", "--pipeline does not go with --http3: HTTP/3 multiplexes with --streams"),
+            (Config { keepalive: false, ..h3() }, LoadError::Http3With("keepalive"), "keepalive = false does not go", "--no-keepalive does not go"),
             (Config { start_at: Some(-1.0), ..ok() }, LoadError::StartAt, "start_at must be a time", "--start-at must"),
         ];
     for (cfg, want, fields, flags) in cases {
@@ -87,6 +100,7 @@ fn the_edges_of_each_range_pass() {
             Config { timeout: Duration::from_secs(3600), ..ok() },
             Config { expect_status: Some(100), ..ok() },
             Config { http2: true, streams: 100, h2_window: 65_535, ..ok() },
+            Config { streams: 100, ..h3() },
             Config { requests: Some(5), duration: None, ..ok() },
             Config { shard: Some(Shard { index: 10, count: 10 }), ..ok() },
             Config { start_at: Some(0.0), ..ok() },

@@ -299,9 +299,16 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.h3.pool.len()
     }
 
+    /// Room held back for a while, not gone: until the handshake ends (no stream can be opened
+    /// before), and while QUIC's stream credit lags behind streams that ended (the server's
+    /// MAX_STREAMS arrives after them). The open loop keeps its slots then.
     #[inline]
     fn held_by_output(&self) -> bool {
-        false
+        self.quic.is_some()
+            && self.lost.is_none()
+            && !self.closing
+            && self.h3.peer.goaway.is_none()
+            && self.h3.streams.len() < self.setup.max_streams as usize
     }
 
     fn open(&mut self, _pos: usize, req: u32, tag: T) -> bool {
@@ -377,15 +384,17 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
-        // A datagram socket has no end of stream; a connected one sees the server's port
-        // closed as a refused send or receive, which the caller reports as this.
-        if self.h3.streams.is_empty() {
-            Ok(())
-        } else {
+        // A datagram socket has no end of stream: a connected one sees the server's port
+        // closed (ICMP port unreachable) as a refused send or receive, which the caller
+        // reports as this. Before the handshake ended, the connect failed.
+        if self.connected {
             Err(ConnError::new(
                 Class::Reset,
                 "the server's UDP port refused",
             ))
+        } else {
+            let why = "QUIC handshake: the server's UDP port refused";
+            Err(ConnError::new(Class::Connect, why))
         }
     }
 
