@@ -152,6 +152,27 @@ fn closed_loop_sends_exactly_n_requests_and_the_server_agrees() {
     assert_clean("closed", &r);
     assert_eq!(r.requests, 300);
     assert_eq!(s.answered(), 300);
+    let h = r.http3.as_ref().expect("an http3 section");
+    assert_eq!(
+        (h.connections, h.handshakes, h.streams),
+        (3, 3, 300),
+        "{h:?}"
+    );
+    assert_eq!(h.streams_asked, 4);
+    assert!(h.handshake_mean_us > 0.0, "{h:?}");
+    // At least one datagram each way per request (a response is 1000 bytes), plus the
+    // handshakes'; on loopback nothing is lost.
+    assert!(
+        h.datagrams_sent >= 300 && h.datagrams_received >= 300,
+        "{h:?}"
+    );
+    assert!(h.datagrams_per_request >= 2.0, "{h:?}");
+    assert!(h.packets_sent >= h.datagrams_sent, "{h:?}");
+    // aioquic's ls-qpack used the dynamic table this side announced.
+    assert!(h.qpack_inserts > 0, "{h:?}");
+    let doc = serde_json::to_value(&r).unwrap();
+    crate::schema::assert_valid(&crate::schema::schema(), &doc);
+    assert_eq!(doc["config"]["http3"], true);
 }
 
 #[test]
