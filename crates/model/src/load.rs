@@ -297,9 +297,10 @@ impl LoadError {
                 o("streams")
             ),
             StreamsWithoutHttp2 => format!(
-                "{} > 1 needs {} (HTTP/1.1 has one request per connection at a time; see {})",
+                "{} > 1 needs {} or {} (HTTP/1.1 has one request per connection at a time; see {})",
                 o("streams"),
                 n.on("http2"),
+                n.on("http3"),
                 o("pipeline")
             ),
             PipelineWithHttp2 => format!(

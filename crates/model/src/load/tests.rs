@@ -50,7 +50,7 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { headers: vec![("X Y".into(), "a".into())], ..ok() }, LoadError::Header("X Y: a".into()), "invalid header", "invalid header"),
             (Config { expect_status: Some(99), ..ok() }, LoadError::ExpectStatus, "expect_status must be between 100 and 999", "--expect-status must"),
             (Config { streams: 0, ..ok() }, LoadError::Streams, "streams (streams per connection) must", "--streams (streams per connection) must"),
-            (Config { streams: 2, ..ok() }, LoadError::StreamsWithoutHttp2, "streams > 1 needs http2 = true", "--streams > 1 needs --http2"),
+            (Config { streams: 2, ..ok() }, LoadError::StreamsWithoutHttp2, "streams > 1 needs http2 = true or http3 = true", "--streams > 1 needs --http2 or --http3"),
             (Config { http2: true, pipeline: 2, ..ok() }, LoadError::PipelineWithHttp2, "pipeline is HTTP/1.1's", "--pipeline is HTTP/1.1's; HTTP/2 runs concurrent streams instead (--streams)"),
             (Config { http2: true, keepalive: false, ..ok() }, LoadError::Http2WithoutKeepalive, "keepalive = false does not apply to HTTP/2", "--no-keepalive does not apply"),
             (Config { http2: true, h2_window: 100, ..ok() }, LoadError::Window, "window (h2_window) must be between", "(--h2-window)"),

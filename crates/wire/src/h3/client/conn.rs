@@ -330,9 +330,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         write_stream(&mut q.conn, &mut s, setup);
         self.h3.streams.push(s);
         self.counts.streams += 1;
-        if self.tx.is_empty() {
-            self.next_datagram(Instant::now());
-        }
+        // The request's first packet, if nothing was waiting to go, and QUIC's timers as they
+        // now stand (a write can arm pacing or loss detection).
+        self.next_datagram(Instant::now());
         true
     }
 
