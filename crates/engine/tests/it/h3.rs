@@ -160,13 +160,11 @@ fn closed_loop_sends_exactly_n_requests_and_the_server_agrees() {
     );
     assert_eq!(h.streams_asked, 4);
     assert!(h.handshake_mean_us > 0.0, "{h:?}");
-    // At least one datagram each way per request (a response is 1000 bytes), plus the
-    // handshakes'; on loopback nothing is lost.
-    assert!(
-        h.datagrams_sent >= 300 && h.datagrams_received >= 300,
-        "{h:?}"
-    );
-    assert!(h.datagrams_per_request >= 2.0, "{h:?}");
+    // Requests share datagrams (4 streams at once) and acknowledgments ride along, so only
+    // the bodies give a floor: 300 KB in datagrams of at most 1500 bytes.
+    assert!(h.datagrams_sent > 0 && h.datagrams_received >= 200, "{h:?}");
+    let per = (h.datagrams_sent + h.datagrams_received) as f64 / 300.0;
+    assert!((h.datagrams_per_request - per).abs() < 1e-9, "{h:?}");
     assert!(h.packets_sent >= h.datagrams_sent, "{h:?}");
     // aioquic's ls-qpack used the dynamic table this side announced.
     assert!(h.qpack_inserts > 0, "{h:?}");

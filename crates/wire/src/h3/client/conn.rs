@@ -54,6 +54,8 @@ pub struct Conn<'r, T> {
     lost: Option<ConnError>,
     /// We closed it: `tx` holds the CONNECTION_CLOSE for the peer.
     closing: bool,
+    /// The server closed it cleanly, with no request open.
+    closed: bool,
     /// Streams the server answered (or reset) on this connection.
     answered: u64,
     counts: Counts,
@@ -84,6 +86,7 @@ impl<'r, T> Conn<'r, T> {
             connected: false,
             lost: None,
             closing: false,
+            closed: false,
             answered: 0,
             counts: Counts::default(),
             seen: Snap::default(),
@@ -194,7 +197,14 @@ impl<T: Tag> Conn<'_, T> {
             self.closing = true;
             self.lost = Some(ConnError::new(Class::Protocol, why));
         } else if let Some(reason) = lost {
-            self.lost = Some(lost_error(reason, self.connected, !h3.streams.is_empty()));
+            let open = !h3.streams.is_empty();
+            if self.connected && !open && closed_cleanly(&reason) {
+                // The server closed an idle connection (H3_NO_ERROR): a normal end, to connect
+                // anew from, not a failure.
+                self.closed = true;
+            } else {
+                self.lost = Some(lost_error(reason, self.connected, open));
+            }
         } else if self.connected && h3.peer.goaway.is_none() {
             fill_pool(&mut q.conn, h3, setup.max_streams as usize);
         }
@@ -228,6 +238,12 @@ impl<T: Tag> Conn<'_, T> {
             self.seen = now;
         }
     }
+}
+
+/// Whether the server closed the connection with HTTP/3's "no error".
+fn closed_cleanly(reason: &ConnectionError) -> bool {
+    matches!(reason, ConnectionError::ApplicationClosed(c)
+        if ErrorCode::from_u64(c.error_code.into_inner()) == ErrorCode::NoError)
 }
 
 /// QUIC's reason for the connection's end, in the engine's classes: before the handshake ended
@@ -268,6 +284,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.tx.clear();
         self.lost = None;
         self.closing = false;
+        self.closed = false;
         self.connected = false;
         self.answered = 0;
         self.since = since;
@@ -293,7 +310,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     #[inline]
     fn room(&self) -> usize {
-        if self.lost.is_some() || self.closing {
+        if self.lost.is_some() || self.closing || self.closed {
             return 0;
         }
         self.h3.pool.len()
@@ -307,6 +324,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.quic.is_some()
             && self.lost.is_none()
             && !self.closing
+            && !self.closed
             && self.h3.peer.goaway.is_none()
             && self.h3.streams.len() < self.setup.max_streams as usize
     }
@@ -372,6 +390,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
         self.pump(now, on)?;
         self.ended()?;
+        if self.closed {
+            return Ok(Fed { used, close: true });
+        }
         let close = self.h3.peer.goaway.is_some() && self.h3.streams.is_empty();
         if close && self.answered == 0 {
             let why = "HTTP/3 GOAWAY before any request was answered";
@@ -426,11 +447,18 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             });
         }
         self.pump(now, on)?;
-        self.ended()
+        self.ended()?;
+        if self.closed {
+            // A clean close seen without a datagram to feed (no request was open): the caller
+            // reconnects after it; nothing is lost.
+            let why = "HTTP/3 connection closed by the server (H3_NO_ERROR)";
+            return Err(ConnError::new(Class::Reset, why));
+        }
+        Ok(())
     }
 
     fn timer(&self) -> Option<Instant> {
-        if self.closing {
+        if self.closing || self.closed {
             return None;
         }
         self.timeout
