@@ -1,3 +1,7 @@
+//! Response tests: a response (1xx, DATA with an unknown frame between, trailers) split at every
+//! byte, the message rules each broken alone, frames a request stream may not carry, a section
+//! past the limit, and a section blocked on inserts resumed when they arrive.
+
 use super::*;
 use crate::h3::frame::{self as fr, Frame as F};
 use crate::h3::qpack::Encoder;
