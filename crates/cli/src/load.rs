@@ -98,16 +98,10 @@ pub struct Args {
     /// says which the server chose), h2c with prior knowledge on http://.
     #[arg(long)]
     pub http2: bool,
-    /// HTTP/2: concurrent streams per connection, as h2load's -m (-c connections x -m
-    /// streams in flight). The server's SETTINGS_MAX_CONCURRENT_STREAMS caps it; the summary
-    /// says when it did.
-    #[arg(
-        short = 'm',
-        long,
-        value_name = "N",
-        default_value_t = 1,
-        requires = "http2"
-    )]
+    /// HTTP/2 and HTTP/3: concurrent streams per connection, as h2load's -m (-c connections
+    /// x -m streams in flight). The server's stream limit caps it (for HTTP/2 the summary says
+    /// when it did).
+    #[arg(short = 'm', long, value_name = "N", default_value_t = 1)]
     pub streams: usize,
     /// HTTP/2: the receive window announced for each stream and opened for the connection
     /// (e.g. 64KiB, 1GiB) [default: 2^30-1, as h2load and oha, so that flow control never
@@ -120,6 +114,11 @@ pub struct Args {
     /// The summary's requests are messages.
     #[arg(long, conflicts_with_all = ["http2", "targets"])]
     pub ws: bool,
+    /// Speak HTTP/3 over QUIC (UDP) to an https:// URL: --streams requests at once on each
+    /// connection (capped by the server's limit), certificates verified unless --insecure,
+    /// no 0-RTT.
+    #[arg(long, conflicts_with_all = ["http2", "ws"])]
+    pub http3: bool,
     /// Send `Connection: close` and open a new connection for every request.
     #[arg(long)]
     pub no_keepalive: bool,
@@ -219,6 +218,7 @@ impl Args {
             streams: self.streams,
             h2_window: self.h2_window.unwrap_or(DEFAULT_H2_WINDOW),
             ws: self.ws,
+            http3: self.http3,
         })
         .map_err(|e| anyhow::anyhow!(e.flags()))?;
         Ok(Config {

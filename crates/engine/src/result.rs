@@ -67,6 +67,29 @@ fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model
     }
 }
 
+/// The `http3` part of the document from the workers' counts.
+fn http3_report(rec: &Recorder, cfg: &Config) -> barrage_model::load::Http3 {
+    let h = &rec.proto.h3;
+    let per = |n: u64, d: u64| if d > 0 { n as f64 / d as f64 } else { 0.0 };
+    barrage_model::load::Http3 {
+        streams_asked: cfg.protocol.streams(),
+        connections: h.connections,
+        handshakes: h.handshakes,
+        handshake_mean_us: per(h.handshake_us, h.handshakes),
+        streams: h.streams,
+        datagrams_sent: h.datagrams_sent,
+        datagrams_received: h.datagrams_received,
+        datagrams_per_request: per(h.datagrams_sent + h.datagrams_received, rec.counts.written),
+        packets_sent: h.packets_sent,
+        packets_lost: h.packets_lost,
+        bytes_lost: h.bytes_lost,
+        congestion_events: h.congestion_events,
+        goaways: h.goaways,
+        retried: h.retried,
+        qpack_inserts: h.qpack_inserts,
+    }
+}
+
 /// The `ws` part of the document from the workers' counts.
 fn ws_report(rec: &Recorder) -> barrage_model::load::Ws {
     let w = &rec.proto.ws;
@@ -242,7 +265,8 @@ impl RunResult {
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
-            ws: matches!(cfg.protocol, Protocol::Ws { .. }).then(|| ws_report(&rec)),
+            ws: cfg.protocol.is_ws().then(|| ws_report(&rec)),
+            http3: matches!(cfg.protocol, Protocol::Http3 { .. }).then(|| http3_report(&rec, &cfg)),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
             started_unix,

@@ -12,6 +12,7 @@ use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW};
 use barrage_wire::client::{Order, Protocol};
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
+use barrage_wire::h3::client as h3client;
 use barrage_wire::ws::client as wsclient;
 use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
@@ -98,6 +99,37 @@ fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     }
 }
 
+/// HTTP/3: every request encoded once for a request stream, and QUIC's client configuration
+/// (rustls verifying the certificate as for TCP, or accepting any with `-k`).
+fn h3_setup(cfg: &ValidConfig, addr: SocketAddr) -> Result<h3client::Setup, EngineError> {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let requests = cfg.requests.iter().map(|r| {
+        h3client::Request::new(
+            &r.method,
+            "https",
+            &target.authority,
+            &r.path,
+            &r.headers,
+            &r.body,
+        )
+    });
+    let tls = tls::client_config(c.insecure, &[h3client::ALPN]);
+    let (streams, expect) = (c.protocol.streams() as u32, c.expect_body.clone());
+    h3client::Setup::new(
+        &tls,
+        addr,
+        &target.host,
+        requests.collect(),
+        streams,
+        c.timeout,
+        expect,
+    )
+    .map_err(|e| EngineError::Tls {
+        host: target.host.clone(),
+        cause: e.to_string(),
+    })
+}
+
 /// WebSocket: the upgrade's target, and every request's body as a message.
 fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
@@ -122,8 +154,11 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let target = &cfg.target;
     let addr = resolve(&target.host, target.port)?;
     let http2 = matches!(c.protocol, LoadProtocol::Http2 { .. });
+    let http3 = matches!(c.protocol, LoadProtocol::Http3 { .. });
     let tls = match target.tls {
+        // QUIC's TLS is the HTTP/3 session's (h3_setup).
         false => None,
+        true if http3 => None,
         true => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
@@ -136,7 +171,11 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         }
     };
     raise_fd_limit(c.connections as u64 + 64);
-    let alpn = probe(addr, &tls, &target.host, c.timeout)?;
+    // HTTP/3 has no TCP to probe: a server that does not answer fails the connections, counted.
+    let alpn = match http3 {
+        true => None,
+        false => probe(addr, &tls, &target.host, c.timeout)?,
+    };
     // HTTP/2: h2c with prior knowledge in cleartext; under TLS what ALPN chose (a server that
     // picked http/1.1 gets HTTP/1.1, and the result says so).
     let protocol = match (http2, target.tls, alpn.as_deref()) {
@@ -154,6 +193,8 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     // these bytes, never encoding anything per request.
     let speaks = if matches!(c.protocol, LoadProtocol::Ws { .. }) {
         Protocol::Ws(ws_setup(cfg))
+    } else if http3 {
+        Protocol::H3(h3_setup(cfg, addr)?)
     } else if h2 {
         Protocol::H2(h2_setup(cfg, target.tls))
     } else {
@@ -183,6 +224,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let shared = Shared {
         addr,
         tls,
+        udp: http3,
         order,
         protocol: speaks,
         per_target: !cfg.targets.is_empty(),

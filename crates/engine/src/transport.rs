@@ -1,13 +1,15 @@
 //! A connection's byte stream: plain TCP, or TLS through rustls' sans-IO client driven by the
-//! same non-blocking socket and event loop.
+//! same non-blocking socket and event loop; or a connected UDP socket whose reads and writes
+//! are whole datagrams (QUIC, for HTTP/3: its TLS is inside the session).
 
-use mio::net::TcpStream;
+use mio::net::{TcpStream, UdpSocket};
 use rustls::ClientConnection;
 use std::io::{self, Read, Write};
 
 pub enum Transport {
     Plain(TcpStream),
     Tls(Box<TlsStream>),
+    Udp(UdpSocket),
 }
 
 pub struct TlsStream {
@@ -20,10 +22,12 @@ fn tls_err(e: rustls::Error) -> io::Error {
 }
 
 impl Transport {
-    pub fn socket(&mut self) -> &mut TcpStream {
+    /// The TCP socket (None for UDP, which has no connect to wait for).
+    pub fn tcp(&mut self) -> Option<&mut TcpStream> {
         match self {
-            Transport::Plain(s) => s,
-            Transport::Tls(t) => &mut t.sock,
+            Transport::Plain(s) => Some(s),
+            Transport::Tls(t) => Some(&mut t.sock),
+            Transport::Udp(_) => None,
         }
     }
 
@@ -50,10 +54,18 @@ impl Transport {
         Ok(true)
     }
 
-    /// Reads plaintext. `Ok(0)` is end of stream; `WouldBlock` means drained.
+    /// Reads plaintext (UDP: one datagram). `Ok(0)` is end of stream; `WouldBlock` means
+    /// drained.
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.read(buf),
+            Transport::Udp(s) => loop {
+                // An empty datagram is no end of anything (QUIC never sends one): skipped.
+                match s.recv(buf) {
+                    Ok(0) => {}
+                    r => return r,
+                }
+            },
             Transport::Tls(t) => loop {
                 match t.tls.reader().read(buf) {
                     Ok(n) => return Ok(n),
@@ -81,6 +93,8 @@ impl Transport {
     pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.write(buf),
+            // One datagram, whole.
+            Transport::Udp(s) => s.send(buf),
             Transport::Tls(t) => {
                 // rustls buffers a bounded amount of plaintext: take what fits, send what the
                 // socket takes, and report `WouldBlock` when nothing fits until it drains.
@@ -98,7 +112,7 @@ impl Transport {
     /// Sends buffered TLS records; a no-op for plain TCP.
     pub fn flush(&mut self) -> io::Result<()> {
         match self {
-            Transport::Plain(_) => Ok(()),
+            Transport::Plain(_) | Transport::Udp(_) => Ok(()),
             Transport::Tls(t) => flush_tls(t),
         }
     }

@@ -115,7 +115,6 @@ pub fn field_names() -> Vec<String> {
             duration: Duration::from_secs(1),
             target: 1.0,
         }],
-        // Ws writes every option, `ws` too.
         protocol: Protocol::Ws { pipeline: 1 },
         timeout: Duration::from_secs(1),
         warmup: Duration::ZERO,
@@ -131,10 +130,25 @@ pub fn field_names() -> Vec<String> {
         shard: Some(Shard { index: 1, count: 1 }),
         start_at: Some(0.0),
     };
-    match serde_json::to_value(every) {
-        Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
-        _ => unreachable!("a Config serializes as an object"),
+    // Each protocol writes the flat options, and its own flag (`ws`, `http3`) only when set:
+    // the names are those of every protocol's document together.
+    let mut names: Vec<String> = Vec::new();
+    for protocol in [Protocol::Ws { pipeline: 1 }, Protocol::Http3 { streams: 1 }] {
+        let doc = serde_json::to_value(Config {
+            protocol,
+            ..every.clone()
+        });
+        let Ok(serde_json::Value::Object(m)) = doc else {
+            unreachable!("a Config serializes as an object")
+        };
+        names.extend(
+            m.keys()
+                .filter(|k| !names.contains(k))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
     }
+    names
 }
 
 /// One shard of a load split over several processes (`--shard I/N`).
@@ -240,6 +254,10 @@ pub enum LoadError {
     WsUrl,
     /// A `ws://` or `wss://` URL without `ws`.
     WsUrlWithoutWs,
+    /// `http3` with an option of another protocol's (its field name).
+    Http3With(&'static str),
+    /// `http3` with a URL that is not `https://`.
+    Http3Url,
     ShardConnections {
         connections: usize,
         shards: u32,
@@ -313,9 +331,10 @@ impl LoadError {
                 o("streams")
             ),
             StreamsWithoutHttp2 => format!(
-                "{} > 1 needs {} (HTTP/1.1 has one request per connection at a time; see {})",
+                "{} > 1 needs {} or {} (HTTP/1.1 has one request per connection at a time; see {})",
                 o("streams"),
                 n.on("http2"),
+                n.on("http3"),
                 o("pipeline")
             ),
             PipelineWithHttp2 => format!(
@@ -380,6 +399,17 @@ impl LoadError {
             ),
             WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
             WsUrlWithoutWs => format!("a ws:// or wss:// URL needs {}", n.on("ws")),
+            Http3With(f) => format!(
+                "{} does not go with {}: HTTP/3 multiplexes with {}",
+                match *f {
+                    "keepalive" => n.off(f),
+                    "pipeline" => o(f),
+                    _ => n.on(f),
+                },
+                n.on("http3"),
+                o("streams")
+            ),
+            Http3Url => format!("{} needs an https:// URL (QUIC is always TLS)", n.on("http3")),
             StartAt => format!(
                 "{} must be a time (Unix seconds of 0 or more)",
                 o("start_at")
@@ -480,6 +510,9 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
     // The protocol's own options were checked when it was made (`Protocol::from_options`);
     // what is left are its rules against the rest of the load.
     let ws = matches!(c.protocol, Protocol::Ws { .. });
+    if matches!(c.protocol, Protocol::Http3 { .. }) {
+        fail(!c.url.starts_with("https://"), Http3Url)?;
+    }
     let ws_url = c.url.starts_with("ws://") || c.url.starts_with("wss://");
     fail(ws_url && !ws, WsUrlWithoutWs)?;
     if ws {

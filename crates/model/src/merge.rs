@@ -8,7 +8,9 @@
 //! documents that lack a histogram (older engines) leave that summary out.
 
 use crate::hdr;
-use crate::load::{Errors, Http2, Latency, LoadDoc, Merged, Rate, Second, TargetFigures, Ws};
+use crate::load::{
+    Errors, Http2, Http3, Latency, LoadDoc, Merged, Rate, Second, TargetFigures, Ws,
+};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -126,6 +128,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
     out.series = merged_series(docs);
     out.http2 = merged_http2(docs);
     out.ws = merged_ws(docs);
+    out.http3 = merged_http3(docs);
     out.targets = merged_targets(docs, &mut notes)?;
     // The thresholds the runs were given, judged again on the whole.
     let thresholds = first
@@ -312,6 +315,44 @@ fn merged_ws(docs: &[(String, LoadDoc)]) -> Option<Ws> {
     }
     if out.handshakes > 0 {
         out.handshake_mean_us = total_us / out.handshakes as f64;
+    }
+    Some(out)
+}
+
+/// HTTP/3's figures of the shards added up; the means weighted by what they average over.
+fn merged_http3(docs: &[(String, LoadDoc)]) -> Option<Http3> {
+    let all: Vec<(&Http3, u64)> = docs
+        .iter()
+        .filter_map(|(_, d)| d.http3.as_ref().map(|h| (h, d.requests_written)))
+        .collect();
+    if all.len() != docs.len() {
+        return None;
+    }
+    let mut out = Http3::default();
+    let (mut handshake_us, mut written) = (0.0, 0u64);
+    for (h, w) in &all {
+        out.streams_asked = out.streams_asked.max(h.streams_asked);
+        out.connections += h.connections;
+        out.handshakes += h.handshakes;
+        handshake_us += h.handshake_mean_us * h.handshakes as f64;
+        out.streams += h.streams;
+        out.datagrams_sent += h.datagrams_sent;
+        out.datagrams_received += h.datagrams_received;
+        out.packets_sent += h.packets_sent;
+        out.packets_lost += h.packets_lost;
+        out.bytes_lost += h.bytes_lost;
+        out.congestion_events += h.congestion_events;
+        out.goaways += h.goaways;
+        out.retried += h.retried;
+        out.qpack_inserts += h.qpack_inserts;
+        written += w;
+    }
+    if out.handshakes > 0 {
+        out.handshake_mean_us = handshake_us / out.handshakes as f64;
+    }
+    if written > 0 {
+        out.datagrams_per_request =
+            (out.datagrams_sent + out.datagrams_received) as f64 / written as f64;
     }
     Some(out)
 }

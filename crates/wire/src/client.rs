@@ -1,8 +1,9 @@
 //! One interface for the client side of a connection, whatever its protocol: the load engine's
 //! worker loop talks to a [`Session`] and never asks which protocol it speaks. A protocol is its
 //! codec plus a session type implementing [`ClientSession`] (HTTP/1.1: [`h1::client::Conn`],
-//! HTTP/2: [`h2::client::Conn`], WebSocket: [`ws::client::Conn`]), one variant in [`Protocol`] and [`Session`], and one line in
-//! [`dispatch!`]: the loop, the pacer, the recorder and the report stay as they are.
+//! HTTP/2: [`h2::client::Conn`], HTTP/3: [`h3::client::Conn`], WebSocket: [`ws::client::Conn`]),
+//! one variant in [`Protocol`] and [`Session`], and one line in [`dispatch!`]: the loop, the
+//! pacer, the recorder and the report stay as they are.
 //!
 //! Sans I/O like the codecs: the caller opens requests (each with a tag of its own, handed back
 //! when the request ends), writes [`ClientSession::out`], feeds what it read, and calls
@@ -11,15 +12,19 @@
 //!
 //! Dispatch is a `match` over an enum, not a trait object: the worker's calls (one `open` per
 //! request, one `feed` per read) are static and inlinable, and a run speaks one protocol, so the
-//! branch is always predicted. Room for datagram transports (HTTP/3): [`ClientSession::feed`]
-//! takes one read's bytes, which for QUIC is one datagram (the caller keeps no carry then), and
-//! [`ClientSession::timer`] says when a session must be called without input.
+//! branch is always predicted. Datagram transports (HTTP/3) use the same calls:
+//! [`ClientSession::feed`] takes one read's bytes, which for QUIC is one datagram (the session
+//! uses it whole, so the caller keeps no carry); [`ClientSession::out`] is then the next
+//! datagram, whole, and [`ClientSession::wrote`] after one send drops it and makes the next (a
+//! datagram socket sends all or nothing); [`ClientSession::timer`] says when a session must be
+//! called ([`ClientSession::expire`]) without input.
 //!
 //! [`h1::client::Conn`]: crate::h1::client::Conn
 //! [`h2::client::Conn`]: crate::h2::client::Conn
+//! [`h3::client::Conn`]: crate::h3::client::Conn
 //! [`ws::client::Conn`]: crate::ws::client::Conn
 
-use crate::{h1, h2, ws};
+use crate::{h1, h2, h3, ws};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -140,12 +145,14 @@ pub struct Fed {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     pub h2: h2::client::Counts,
+    pub h3: h3::client::Counts,
     pub ws: ws::client::Counts,
 }
 
 impl Counts {
     pub fn add(&mut self, o: &Counts) {
         self.h2.add(&o.h2);
+        self.h3.add(&o.h3);
         self.ws.add(&o.ws);
     }
 }
@@ -195,13 +202,14 @@ pub trait ClientSession<T: Tag> {
     /// Requests [`ClientSession::open`] takes now (HTTP/1.1: the pipeline's free places, 0
     /// until a whole batch is answered in the closed loop; HTTP/2: streams under the limits).
     fn room(&self) -> usize;
-    /// Whether `room` is held back only until the pending output is written (a caller keeps
-    /// its slot then, rather than giving it up).
+    /// Whether `room` is held back only for a while: until the pending output is written, or,
+    /// for HTTP/3, until the QUIC handshake ends or the server's stream credit catches up (a
+    /// caller keeps its slot then, rather than giving it up).
     fn held_by_output(&self) -> bool;
     /// Sends the request at position `pos` of the run's [`Order`] (request `req`); false when
     /// it cannot (no room). Requests opened together have consecutive positions.
     fn open(&mut self, pos: usize, req: u32, tag: T) -> bool;
-    /// Bytes to write, in order.
+    /// Bytes to write, in order; for a datagram session (HTTP/3), the next datagram, whole.
     fn out(&self) -> &[u8];
     /// The first `n` bytes of [`ClientSession::out`] were written.
     fn wrote(&mut self, n: usize);
@@ -237,6 +245,7 @@ pub trait ClientSession<T: Tag> {
 pub enum Protocol {
     H1(h1::client::Setup),
     H2(h2::client::Setup),
+    H3(h3::client::Setup),
     Ws(ws::client::Setup),
 }
 
@@ -246,6 +255,7 @@ impl Protocol {
         match self {
             Protocol::H1(s) => Session::H1(h1::client::Conn::new(s)),
             Protocol::H2(s) => Session::H2(Box::new(h2::client::Conn::new(s))),
+            Protocol::H3(s) => Session::H3(Box::new(h3::client::Conn::new(s))),
             Protocol::Ws(s) => Session::Ws(Box::new(ws::client::Conn::new(s))),
         }
     }
@@ -255,6 +265,7 @@ impl Protocol {
         match self {
             Protocol::H1(s) => s.is_head.len(),
             Protocol::H2(s) => s.requests.len(),
+            Protocol::H3(s) => s.requests.len(),
             Protocol::Ws(s) => s.messages.len(),
         }
     }
@@ -265,6 +276,7 @@ impl Protocol {
 pub enum Session<'r, T> {
     H1(h1::client::Conn<'r, T>),
     H2(Box<h2::client::Conn<'r, T>>),
+    H3(Box<h3::client::Conn<'r, T>>),
     Ws(Box<ws::client::Conn<'r, T>>),
 }
 
@@ -274,6 +286,7 @@ macro_rules! dispatch {
         match $self {
             Session::H1($s) => $call,
             Session::H2($s) => $call,
+            Session::H3($s) => $call,
             Session::Ws($s) => $call,
         }
     };

@@ -1,7 +1,7 @@
 //! barrage's HTTP codecs, shared by the load engine (client side) and the server: HTTP/1.1 at the
-//! root (with the client's connection in [`h1`]), HTTP/2 in [`h2`], HTTP/3 framing and QPACK in
-//! [`h3`] (no QUIC transport or session yet), and the one interface the
-//! engine drives a client connection of either through ([`client`]).
+//! root (with the client's connection in [`h1`]), HTTP/2 in [`h2`], HTTP/3 framing, QPACK and a
+//! client session over QUIC (quinn-proto's sans-I/O state machine) in [`h3`], and the one
+//! interface the engine drives a client connection of any of them through ([`client`]).
 //!
 //! Nothing here does I/O: every function takes bytes that the caller read and says how many it
 //! consumed, so the same code serves a mio loop, a blocking socket or a fuzzer. Header parsing is

@@ -15,6 +15,8 @@ mod h2_client;
 mod h2_server;
 #[path = "../../../fuzz/harness/h3.rs"]
 mod h3;
+#[path = "../../../fuzz/harness/h3_client.rs"]
+mod h3_client;
 #[path = "../../../fuzz/harness/request.rs"]
 mod request;
 #[path = "../../../fuzz/harness/response.rs"]
@@ -67,6 +69,11 @@ fn h2_server() {
 #[test]
 fn h3() {
     replay::all("h3", h3::run);
+}
+
+#[test]
+fn h3_client() {
+    replay::all("h3_client", h3_client::run);
 }
 
 #[test]

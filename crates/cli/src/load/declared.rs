@@ -25,6 +25,10 @@ const NOT_IN_STUDIES: &[(&str, &str)] = &[
         "a study compares servers at HTTP/2's defaults; the window is a client tuning knob",
     ),
     (
+        "http3",
+        "a study's contenders serve HTTP/1.1 and HTTP/2 over TCP; HTTP/3 studies are not built yet",
+    ),
+    (
         "shard",
         "a study runs each trial's load in one process; shards are for scale-out runs",
     ),

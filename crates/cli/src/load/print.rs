@@ -81,6 +81,9 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
     if let Some(w) = &r.ws {
         ws(&mut o, w);
     }
+    if let Some(h) = &r.http3 {
+        http3(&mut o, h);
+    }
     let lat = &r.latency_us;
     let label = if r.rate.is_some() {
         "Latency (corrected, from intended send time)"
@@ -212,6 +215,25 @@ fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
             ts.len() - TARGET_ROWS
         );
     }
+}
+
+/// The HTTP/3 lines: streams and QUIC's handshakes, datagrams and losses.
+fn http3(o: &mut String, h: &barrage_model::load::Http3) {
+    let _ = writeln!(
+        o,
+        "  HTTP/3: {} streams (-m {}) on {} connections; {} QUIC handshakes (mean {:.0}us)",
+        h.streams, h.streams_asked, h.connections, h.handshakes, h.handshake_mean_us
+    );
+    let _ = writeln!(
+        o,
+        "  QUIC: datagrams {} sent, {} received ({:.2} per request); packets lost {} of {} sent, {} congestion events",
+        h.datagrams_sent,
+        h.datagrams_received,
+        h.datagrams_per_request,
+        h.packets_lost,
+        h.packets_sent,
+        h.congestion_events
+    );
 }
 
 /// The WebSocket line: requests are messages; the upgrades and the server's closes by code.

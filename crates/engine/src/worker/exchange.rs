@@ -67,6 +67,7 @@ impl Worker<'_> {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if refused(t, &e) => return self.on_eof(i, Instant::now()),
                 Err(e) => return self.fail(i, ErrorKind::Reset, &e, Instant::now()),
             }
         }
@@ -133,6 +134,7 @@ impl Worker<'_> {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if refused(t, &e) => return self.on_eof(i, now),
                 Err(e) => {
                     let kind = if e.kind() == io::ErrorKind::InvalidData {
                         ErrorKind::Parse
@@ -209,4 +211,11 @@ impl Worker<'_> {
             }
         }
     }
+}
+
+/// A datagram socket's "end of stream": the server's port refused a datagram (ICMP port
+/// unreachable, reported on the connected socket's next call). The session says what it means
+/// ([`ClientSession::eof`]: a failed connect before QUIC's handshake ended).
+fn refused(t: &Transport, e: &io::Error) -> bool {
+    matches!(t, Transport::Udp(_)) && e.kind() == io::ErrorKind::ConnectionRefused
 }

@@ -7,6 +7,7 @@
 
 use crate::recorder::{micros, Interval, Recorder};
 use crate::sink::Phase;
+mod datagram;
 mod ends;
 mod exchange;
 mod open_loop;
@@ -38,6 +39,10 @@ const GENERATOR_SLACK: Duration = Duration::from_millis(1);
 pub struct Shared {
     pub addr: SocketAddr,
     pub tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
+    /// The protocol runs over UDP (HTTP/3's QUIC): each connection is a connected UDP socket,
+    /// ready at once (the handshake is the session's), and the sessions' own timers
+    /// ([`ClientSession::timer`]) wake the loop.
+    pub udp: bool,
     /// The run's requests in sending order, by position.
     pub order: Order,
     /// The protocol: what its connections share (the requests encoded for it); each connection
@@ -284,6 +289,9 @@ impl<'a> Worker<'a> {
             if let Some(e) = self.sh.end {
                 wake = wake.min(e);
             }
+            if let Some(t) = self.session_timer() {
+                wake = wake.min(t);
+            }
             if let (Some(s), Some(t)) = (self.next_send, self.timer.as_mut()) {
                 t.arm(s);
             }
@@ -319,6 +327,9 @@ impl<'a> Worker<'a> {
                 again.clear();
                 again.append(&mut self.read_again);
                 self.read_again = again;
+            }
+            if self.sh.udp {
+                self.session_timers(Instant::now());
             }
         }
         let stopped = Instant::now();
@@ -365,6 +376,9 @@ impl<'a> Worker<'a> {
     }
 
     fn connect(&mut self, i: usize, now: Instant) {
+        if self.sh.udp {
+            return self.connect_udp(i, now);
+        }
         let c = &mut self.conns[i];
         c.since = now;
         let mut sock = match TcpStream::connect(self.sh.addr) {
@@ -401,7 +415,7 @@ impl<'a> Worker<'a> {
         match c.state {
             State::Backoff => {}
             State::Connecting => {
-                let sock = t.socket();
+                let Some(sock) = t.tcp() else { return };
                 match sock.take_error() {
                     Ok(None) => {}
                     Ok(Some(e)) | Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),

@@ -8,6 +8,7 @@ mod common;
 mod h2;
 mod h2_interop;
 mod h2_serve;
+mod h3;
 mod nginx;
 mod schema;
 mod server;

@@ -9,7 +9,7 @@ use common::{Mode, Server};
 use serde_json::Value;
 use std::time::Duration;
 
-fn schema() -> jsonschema::Validator {
+pub(crate) fn schema() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/schema/load.schema.json"
@@ -24,7 +24,7 @@ fn document(c: Config) -> Value {
     serde_json::to_value(&r).unwrap()
 }
 
-fn assert_valid(v: &jsonschema::Validator, doc: &Value) {
+pub(crate) fn assert_valid(v: &jsonschema::Validator, doc: &Value) {
     let errors: Vec<String> = v
         .iter_errors(doc)
         .map(|e| format!("{e} at {}", e.instance_path))

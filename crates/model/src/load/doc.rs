@@ -58,6 +58,9 @@ pub struct LoadDoc {
     /// WebSocket runs only: the upgrades and the server's closes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ws: Option<Ws>,
+    /// HTTP/3 runs only: QUIC's handshakes, datagrams and losses, and HTTP/3's streams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http3: Option<Http3>,
     /// `--targets` runs only: each target's figures, in the file's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetFigures>,
@@ -118,6 +121,37 @@ pub struct Ws {
     pub handshake_mean_us: f64,
     /// Closes the server sent, by code ("0": a close without one).
     pub closes: BTreeMap<String, u64>,
+}
+
+/// What an HTTP/3 run saw of QUIC and HTTP/3 (connection-level figures cover the measured
+/// window: counted from its start, or from a connection's start within it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Http3 {
+    /// `-m`: streams wanted per connection (the server's limit may cap it).
+    pub streams_asked: usize,
+    /// Connections started, and those whose QUIC handshake completed.
+    pub connections: u64,
+    pub handshakes: u64,
+    /// The handshakes' mean time, from the first datagram to the handshake's end.
+    pub handshake_mean_us: f64,
+    /// Request streams opened.
+    pub streams: u64,
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    /// Datagrams both ways per request written.
+    pub datagrams_per_request: f64,
+    pub packets_sent: u64,
+    /// Packets QUIC declared lost (and sent again as new ones), their bytes, and the
+    /// congestion events they caused.
+    pub packets_lost: u64,
+    pub bytes_lost: u64,
+    pub congestion_events: u64,
+    /// Connections the server ended with GOAWAY, and requests it did not process (sent again).
+    pub goaways: u64,
+    pub retried: u64,
+    /// Entries the servers' QPACK encoders put in this side's dynamic tables.
+    pub qpack_inserts: u64,
 }
 
 /// What an HTTP/2 run saw of the protocol.

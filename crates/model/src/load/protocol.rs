@@ -1,11 +1,12 @@
 //! The protocol a load speaks, as one value: HTTP/1.1 with its pipelining depth and keep-alive,
-//! HTTP/2 with its streams and window, WebSocket with its messages in flight. Each protocol's
+//! HTTP/2 with its streams and window, WebSocket with its messages in flight, HTTP/3 with its
+//! streams. Each protocol's
 //! options live in its variant, so a combination that means nothing (HTTP/2 pipelined,
 //! WebSocket without keep-alive) cannot be held, and code that needs "how many requests in
 //! flight" asks [`Protocol::depth`] instead of combining booleans.
 //!
 //! Documents, study files and the flags still say it as flat options (`pipeline`, `keepalive`,
-//! `http2`, `streams`, `h2_window`, `ws`): [`Options`] is that form, and
+//! `http2`, `streams`, `h2_window`, `ws`, `http3`): [`Options`] is that form, and
 //! [`Protocol::from_options`] its one reading, with the rules that used to be spread over
 //! `check` (the CLI reports them in flag words, serde in field words). Written back through
 //! [`Options`], a document reads as before.
@@ -27,6 +28,9 @@ pub enum Protocol {
     /// WebSocket (`ws://`, `wss://`): each connection upgraded once, then each request is one
     /// message and its reply, `pipeline` messages in flight per connection.
     Ws { pipeline: usize },
+    /// HTTP/3 over QUIC (`https://` only): `streams` requests at once per connection, capped by
+    /// the server's limit.
+    Http3 { streams: usize },
 }
 
 /// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
@@ -56,6 +60,9 @@ pub struct Options {
     /// Written only when set, so HTTP documents read as before WebSocket existed.
     #[serde(skip_serializing_if = "is_false")]
     pub ws: bool,
+    /// Written only when set, as `ws`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub http3: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -75,6 +82,13 @@ impl Protocol {
         let fail = |bad: bool, e: LoadError| if bad { Err(e) } else { Ok(()) };
         fail(o.pipeline == 0 || o.pipeline > 1024, Pipeline)?;
         fail(o.streams == 0 || o.streams > (1 << 31) - 1, Streams)?;
+        if o.http3 {
+            fail(o.http2, Http3With("http2"))?;
+            fail(o.ws, Http3With("ws"))?;
+            fail(o.pipeline > 1, Http3With("pipeline"))?;
+            fail(!o.keepalive, Http3With("keepalive"))?;
+            return Ok(Protocol::Http3 { streams: o.streams });
+        }
         if o.ws {
             fail(o.http2, WsWith("http2"))?;
             fail(!o.keepalive, WsWith("keepalive"))?;
@@ -105,7 +119,7 @@ impl Protocol {
     pub fn depth(&self) -> usize {
         match *self {
             Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
-            Protocol::Http2 { streams, .. } => streams,
+            Protocol::Http2 { streams, .. } | Protocol::Http3 { streams } => streams,
         }
     }
 
@@ -114,7 +128,7 @@ impl Protocol {
     pub fn keepalive(&self) -> bool {
         match *self {
             Protocol::Http1 { keepalive, .. } => keepalive,
-            Protocol::Http2 { .. } | Protocol::Ws { .. } => true,
+            Protocol::Http2 { .. } | Protocol::Ws { .. } | Protocol::Http3 { .. } => true,
         }
     }
 
@@ -123,16 +137,18 @@ impl Protocol {
         matches!(self, Protocol::Ws { .. })
     }
 
-    /// A short name: `http1`, `h2`, `ws` (a study's `{protocol}` placeholder).
+    /// A short name: `http1`, `h2`, `ws`, `h3` (a study's `{protocol}` placeholder).
     pub fn name(&self) -> &'static str {
         match self {
             Protocol::Http1 { .. } => "http1",
             Protocol::Http2 { .. } => "h2",
             Protocol::Ws { .. } => "ws",
+            Protocol::Http3 { .. } => "h3",
         }
     }
 
-    /// Requests (HTTP/1.1) or messages (WebSocket) in flight per connection; 1 for HTTP/2.
+    /// Requests (HTTP/1.1) or messages (WebSocket) in flight per connection; 1 for HTTP/2 and
+    /// HTTP/3.
     pub fn pipeline(&self) -> usize {
         match *self {
             Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
@@ -140,10 +156,10 @@ impl Protocol {
         }
     }
 
-    /// HTTP/2's streams per connection (1 for the other protocols).
+    /// HTTP/2's or HTTP/3's streams per connection (1 for the other protocols).
     pub fn streams(&self) -> usize {
         match *self {
-            Protocol::Http2 { streams, .. } => streams,
+            Protocol::Http2 { streams, .. } | Protocol::Http3 { streams } => streams,
             _ => 1,
         }
     }
@@ -158,6 +174,7 @@ impl From<Protocol> for Options {
             streams: 1,
             h2_window: DEFAULT_H2_WINDOW,
             ws: false,
+            http3: false,
         };
         match p {
             Protocol::Http1 {
@@ -177,6 +194,11 @@ impl From<Protocol> for Options {
             Protocol::Ws { pipeline } => Options {
                 pipeline,
                 ws: true,
+                ..base
+            },
+            Protocol::Http3 { streams } => Options {
+                streams,
+                http3: true,
                 ..base
             },
         }

@@ -11,6 +11,14 @@ fn ok() -> Config {
     }
 }
 
+fn h3() -> Config {
+    Config {
+        url: "https://h/".into(),
+        protocol: Protocol::Http3 { streams: 1 },
+        ..ok()
+    }
+}
+
 fn ws() -> Config {
     Config {
         url: "wss://h/ws/echo".into(),
@@ -55,6 +63,7 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { headers: vec![("Connection".into(), "close".into())], ..ws() }, LoadError::WsHeader("Connection".into()), "handshake's own", "handshake's own"),
             (Config { targets: Some("t".into()), ..ws() }, LoadError::WsWith("targets"), "targets is HTTP's", "--targets is HTTP's"),
             (Config { expect_status: Some(200), ..ws() }, LoadError::WsWith("expect_status"), "expect_status is HTTP's", "--expect-status is HTTP's"),
+            (Config { url: "/".into(), ..h3() }, LoadError::Http3Url, "http3 = true needs an https:// URL", "--http3 needs an https:// URL"),
             (Config { start_at: Some(-1.0), ..ok() }, LoadError::StartAt, "start_at must be a time", "--start-at must"),
         ];
     for (cfg, want, fields, flags) in cases {
@@ -75,6 +84,7 @@ fn every_protocol_rule_has_its_error_in_both_words() {
     let h1 = ProtocolOptions::default();
     let h2 = ProtocolOptions { http2: true, ..h1 };
     let ws = ProtocolOptions { ws: true, ..h1 };
+    let h3 = ProtocolOptions { http3: true, ..h1 };
     #[rustfmt::skip]
     let cases: Vec<(ProtocolOptions, LoadError, &str, &str)> = vec![
         (ProtocolOptions { pipeline: 0, ..h1 }, LoadError::Pipeline, "pipeline must be between 1 and 1024", "--pipeline must"),
@@ -88,6 +98,10 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { h2_window: 100, ..h2 }, LoadError::Window, "window (h2_window) must be between", "(--h2-window)"),
         (ProtocolOptions { http2: true, ..ws }, LoadError::WsWith("http2"), "http2 is HTTP's; a WebSocket load (ws = true)", "--http2 is HTTP's; a WebSocket load (--ws)"),
         (ProtocolOptions { keepalive: false, ..ws }, LoadError::WsWith("keepalive"), "keepalive = false is HTTP's", "--no-keepalive is HTTP's"),
+        (ProtocolOptions { http2: true, ..h3 }, LoadError::Http3With("http2"), "http2 = true does not go with http3 = true", "--http2 does not go with --http3"),
+        (ProtocolOptions { ws: true, ..h3 }, LoadError::Http3With("ws"), "ws = true does not go with http3 = true", "--ws does not"),
+        (ProtocolOptions { pipeline: 2, ..h3 }, LoadError::Http3With("pipeline"), "pipeline does not go with http3 = true: HTTP/3 multiplexes with streams", "--pipeline does not go with --http3: HTTP/3 multiplexes with --streams"),
+        (ProtocolOptions { keepalive: false, ..h3 }, LoadError::Http3With("keepalive"), "keepalive = false does not go", "--no-keepalive does not go"),
     ];
     for (o, want, fields, flags) in cases {
         let e = Protocol::from_options(o).unwrap_err();
@@ -103,6 +117,7 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { keepalive: false, ..h1 }, Protocol::Http1 { pipeline: 1, keepalive: false }),
         (ProtocolOptions { streams: 100, h2_window: 65_535, ..h2 }, Protocol::Http2 { streams: 100, window: 65_535 }),
         (ProtocolOptions { pipeline: 8, ..ws }, Protocol::Ws { pipeline: 8 }),
+        (ProtocolOptions { streams: 100, ..h3 }, Protocol::Http3 { streams: 100 }),
     ];
     for (o, want) in allowed {
         let p = Protocol::from_options(o).unwrap();
@@ -163,6 +178,7 @@ fn the_edges_of_each_range_pass() {
             Config { timeout: Duration::from_secs(3600), ..ok() },
             Config { expect_status: Some(100), ..ok() },
             Config { protocol: Protocol::Http2 { streams: 100, window: 65_535 }, ..ok() },
+            Config { protocol: Protocol::Http3 { streams: 100 }, ..h3() },
             Config { requests: Some(5), duration: None, ..ok() },
             Config { shard: Some(Shard { index: 10, count: 10 }), ..ok() },
             Config { start_at: Some(0.0), ..ok() },

@@ -144,3 +144,34 @@ fn missing_shards_and_far_starts_are_noted() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn http3_figures_add_up_and_their_means_are_weighted() {
+    let h3 = |handshakes: u64, mean: f64, sent: u64| crate::load::Http3 {
+        streams_asked: 8,
+        connections: handshakes,
+        handshakes,
+        handshake_mean_us: mean,
+        streams: 10,
+        datagrams_sent: sent,
+        datagrams_received: sent * 2,
+        packets_lost: 1,
+        qpack_inserts: 3,
+        ..crate::load::Http3::default()
+    };
+    let (mut a, mut b) = (shard(1, 2, &[10, 20], 100.0), shard(2, 2, &[30], 100.1));
+    a.1.http3 = Some(h3(1, 100.0, 30));
+    b.1.http3 = Some(h3(3, 500.0, 60));
+    let m = merge(&[a.clone(), b.clone()], 1.0).unwrap();
+    let h = m.http3.expect("both shards have one");
+    assert_eq!(
+        (h.handshakes, h.streams, h.packets_lost, h.qpack_inserts),
+        (4, 20, 2, 6)
+    );
+    assert_eq!(h.handshake_mean_us, 400.0);
+    // 270 datagrams over the 5 requests written (3 + 2).
+    assert_eq!(h.datagrams_per_request, 54.0);
+    // A shard without the section: none in the merge.
+    b.1.http3 = None;
+    assert_eq!(merge(&[a, b], 1.0).unwrap().http3, None);
+}

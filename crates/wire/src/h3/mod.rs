@@ -11,8 +11,11 @@
 //! - [`qpack`]: field compression: the static table, a static-only encoder (what barrage sends),
 //!   and a decoder with the dynamic table, its encoder-stream instructions and the decoder-stream
 //!   answers, bounded against QPACK bombs.
+//! - [`client`]: the client half of a connection over QUIC (quinn-proto, sans I/O), behind the
+//!   engine's client-session interface.
 //! - [`error`]: the error codes of RFC 9114 §8.1 and RFC 9204 §6, and [`H3Error`].
 
+pub mod client;
 pub mod error;
 pub mod frame;
 pub mod qpack;

@@ -1,0 +1,316 @@
+//! One request stream's response, decoded as its bytes arrive, whatever their split: frames
+//! through a [`FrameDecoder`] (a partial frame head or HEADERS frame carried to the next chunk,
+//! DATA passed through), the header sections through the connection's QPACK decoder, the status
+//! and `content-length` checked as HTTP/2's client does, and the body compared with the expected
+//! one as it goes by, never kept.
+//!
+//! A header section that needs dynamic-table inserts not yet received is kept (bounded by the
+//! frame size limit) and the stream reads nothing more until [`Response::resume`] decodes it.
+
+use crate::h3::error::{ErrorCode, H3Error};
+use crate::h3::frame::{Event, Frame, FrameDecoder};
+use crate::h3::qpack::{Decoded, Decoder, QpackError};
+use crate::h3::DEFAULT_MAX_FRAME;
+
+/// Where a response stands after some of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Waiting for more bytes (or the stream's end).
+    More,
+    /// A header section waits for QPACK inserts: read nothing more until [`Response::resume`].
+    Blocked,
+    /// The response broke HTTP/3's message rules (RFC 9114 §4.1.2): the stream fails, the
+    /// connection goes on.
+    Malformed(ErrorCode),
+    /// The response's header section passed the limit this side announced.
+    TooLarge,
+}
+
+/// What a response stream's end means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Response { status: u16, body_ok: bool },
+    Malformed(ErrorCode),
+}
+
+/// The decoding state of one response.
+#[derive(Debug)]
+pub struct Response {
+    frames: FrameDecoder,
+    /// Bytes after a frame boundary not yet decodable (a partial frame head or non-DATA frame),
+    /// or, while blocked, everything after the blocked section.
+    carry: Vec<u8>,
+    /// A header section waiting for inserts.
+    blocked: Vec<u8>,
+    is_blocked: bool,
+    /// 0 until the final (non-1xx) status arrived.
+    status: u16,
+    /// Trailers arrived: nothing may follow.
+    trailers: bool,
+    body_at: u64,
+    body_ok: bool,
+    content_length: Option<u64>,
+    bad_length: bool,
+    /// The response has no content by definition (HEAD, 204, 304).
+    no_content: bool,
+}
+
+/// A malformed message (RFC 9114 §4.1.2).
+const MESSAGE: ErrorCode = ErrorCode::Message;
+
+impl Response {
+    pub fn new(head: bool) -> Response {
+        Response {
+            frames: FrameDecoder::new(DEFAULT_MAX_FRAME),
+            carry: Vec::new(),
+            blocked: Vec::new(),
+            is_blocked: false,
+            status: 0,
+            trailers: false,
+            body_at: 0,
+            body_ok: true,
+            content_length: None,
+            bad_length: false,
+            no_content: head,
+        }
+    }
+
+    pub fn is_blocked(&self) -> bool {
+        self.is_blocked
+    }
+
+    /// Decodes the next bytes of stream `stream`. Decoded sections that referred to the dynamic
+    /// table are acknowledged into `acks` (the decoder stream's bytes). An error is the
+    /// connection's (a frame the stream may not carry, a broken frame or QPACK section).
+    pub fn feed(
+        &mut self,
+        stream: u64,
+        data: &[u8],
+        qpack: &mut Decoder,
+        acks: &mut Vec<u8>,
+        expect: Option<&[u8]>,
+    ) -> Result<Step, H3Error> {
+        if self.is_blocked {
+            // Only [`Response::resume`] goes on; the caller reads nothing while blocked, but
+            // keeps what it read already.
+            self.carry.extend_from_slice(data);
+            return Ok(Step::Blocked);
+        }
+        let mut input = std::mem::take(&mut self.carry);
+        let from_carry = !input.is_empty();
+        if from_carry {
+            input.extend_from_slice(data);
+        }
+        let buf: &[u8] = if from_carry { &input } else { data };
+        let mut at = 0;
+        let step = loop {
+            let (used, ev) = self.frames.next(&buf[at..])?;
+            at += used;
+            let Some(ev) = ev else { break Step::More };
+            let step = self.event(stream, ev, qpack, acks, expect)?;
+            if step != Step::More {
+                break step;
+            }
+        };
+        // What is left is a partial frame (or, blocked or failed, what follows): kept, bounded
+        // by the frame size limit while decoding, and by QUIC's flow control otherwise.
+        let rest = &buf[at..];
+        if from_carry {
+            input.drain(..at);
+            self.carry = input;
+        } else {
+            self.carry.clear();
+            self.carry.extend_from_slice(rest);
+        }
+        Ok(step)
+    }
+
+    /// Decodes the blocked section again (after inserts arrived), then what followed it.
+    pub fn resume(
+        &mut self,
+        stream: u64,
+        qpack: &mut Decoder,
+        acks: &mut Vec<u8>,
+        expect: Option<&[u8]>,
+    ) -> Result<Step, H3Error> {
+        if !self.is_blocked {
+            return Ok(Step::More);
+        }
+        let block = std::mem::take(&mut self.blocked);
+        self.is_blocked = false;
+        let step = self.headers(stream, &block, qpack, acks)?;
+        self.blocked = block;
+        self.blocked.clear();
+        if step != Step::More {
+            return Ok(step);
+        }
+        let rest = std::mem::take(&mut self.carry);
+        self.feed(stream, &rest, qpack, acks, expect)
+    }
+
+    fn event(
+        &mut self,
+        stream: u64,
+        ev: Event<'_>,
+        qpack: &mut Decoder,
+        acks: &mut Vec<u8>,
+        expect: Option<&[u8]>,
+    ) -> Result<Step, H3Error> {
+        match ev {
+            Event::Frame(Frame::Headers(block)) => {
+                if self.trailers {
+                    return Ok(Step::Malformed(MESSAGE));
+                }
+                let step = self.headers(stream, block, qpack, acks)?;
+                if step == Step::Blocked {
+                    self.blocked.clear();
+                    self.blocked.extend_from_slice(block);
+                }
+                Ok(step)
+            }
+            Event::Data { .. } => {
+                // DATA before the final HEADERS, or after trailers.
+                if self.status < 200 || self.trailers {
+                    return Ok(Step::Malformed(MESSAGE));
+                }
+                Ok(Step::More)
+            }
+            Event::DataChunk(data) => {
+                if let Some(b) = expect {
+                    let at = usize::try_from(self.body_at).unwrap_or(usize::MAX);
+                    let end = at.saturating_add(data.len());
+                    self.body_ok &= b.get(at..end) == Some(data);
+                }
+                self.body_at += data.len() as u64;
+                let over =
+                    !self.no_content && self.content_length.is_some_and(|c| self.body_at > c);
+                // A response without content by definition carries none (RFC 9110 §6.4.1).
+                if over || (self.no_content && self.body_at > 0) {
+                    return Ok(Step::Malformed(MESSAGE));
+                }
+                Ok(Step::More)
+            }
+            Event::Frame(Frame::PushPromise { .. }) => Err(H3Error::new(
+                ErrorCode::Id,
+                "PUSH_PROMISE though no push was allowed (no MAX_PUSH_ID sent)",
+            )),
+            Event::Frame(_) => Err(H3Error::new(
+                ErrorCode::FrameUnexpected,
+                "a control frame on a request stream",
+            )),
+        }
+    }
+
+    /// One header section: the response's (interim or final) or its trailers.
+    fn headers(
+        &mut self,
+        stream: u64,
+        block: &[u8],
+        qpack: &mut Decoder,
+        acks: &mut Vec<u8>,
+    ) -> Result<Step, H3Error> {
+        let trailers = self.status >= 200;
+        let mut status = 0u16;
+        let mut length: Option<Option<u64>> = None;
+        let mut bad = false;
+        let r = qpack.decode(stream, block, |name, value| {
+            if trailers {
+                return;
+            }
+            if name == b":status" {
+                bad |= status != 0;
+                status = parse_status(value);
+            } else if name == b"content-length" {
+                let n = parse_length(value);
+                bad |= length.is_some_and(|l| l != n);
+                length = Some(n);
+            }
+        });
+        match r {
+            Ok(Decoded::Blocked { .. }) => {
+                self.is_blocked = true;
+                return Ok(Step::Blocked);
+            }
+            Ok(Decoded::Done {
+                required_insert_count,
+            }) => qpack.ack_section(stream, required_insert_count, acks),
+            Err(QpackError::FieldSectionTooLarge { .. }) => return Ok(Step::TooLarge),
+            Err(e) => return Err(H3Error::new(e.code(), qpack_what(e))),
+        }
+        if trailers {
+            self.trailers = true;
+            return Ok(Step::More);
+        }
+        match status {
+            // An interim (1xx) response: the final one follows.
+            100..=199 => Ok(Step::More),
+            200..=999 if !bad => {
+                self.status = status;
+                self.no_content |= matches!(status, 204 | 304);
+                match length {
+                    Some(None) => self.bad_length = true,
+                    Some(n) => self.content_length = n,
+                    None => {}
+                }
+                if self.bad_length {
+                    return Ok(Step::Malformed(MESSAGE));
+                }
+                Ok(Step::More)
+            }
+            _ => Ok(Step::Malformed(MESSAGE)),
+        }
+    }
+
+    /// The stream's end (FIN): the response, or malformed when it ended inside a frame, without
+    /// a final status, or short of its `content-length`. A FIN inside a frame is the
+    /// connection's error (RFC 9114 §7.1).
+    pub fn end(&self, expect: Option<&[u8]>) -> Result<Ended, H3Error> {
+        if !self.frames.at_frame_boundary() || !self.carry.is_empty() || self.is_blocked {
+            return Err(H3Error::new(
+                ErrorCode::Frame,
+                "request stream ended inside a frame",
+            ));
+        }
+        if self.status < 200 {
+            return Ok(Ended::Malformed(MESSAGE));
+        }
+        if !self.no_content && self.content_length.is_some_and(|c| c != self.body_at) {
+            return Ok(Ended::Malformed(MESSAGE));
+        }
+        let whole = expect.is_none_or(|b| self.body_at == b.len() as u64);
+        Ok(Ended::Response {
+            status: self.status,
+            body_ok: self.body_ok && whole,
+        })
+    }
+}
+
+fn qpack_what(e: QpackError) -> &'static str {
+    match e {
+        QpackError::Decompression(w)
+        | QpackError::EncoderStream(w)
+        | QpackError::DecoderStream(w) => w,
+        QpackError::FieldSectionTooLarge { .. } => "field section too large",
+    }
+}
+
+/// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
+fn parse_length(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+/// A `:status` value: three digits, else 0 (malformed).
+fn parse_status(v: &[u8]) -> u16 {
+    match v {
+        [a, b, c] if v.iter().all(u8::is_ascii_digit) && *a != b'0' => {
+            u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! HTTP/3's unidirectional streams (RFC 9114 §6.2) from the client's side: the server's control
+//! stream (SETTINGS first, then GOAWAY), its QPACK encoder stream (the inserts our decoder
+//! applies) and decoder stream (read by our static-only encoder); push streams are refused (no
+//! MAX_PUSH_ID is sent) and reserved or unknown types are read and dropped. Also the bytes of our
+//! own three streams: the control stream with our SETTINGS, the empty encoder stream, and the
+//! decoder stream's instructions.
+//!
+//! Pure: the caller reads a stream's bytes from QUIC and hands them here; nothing is buffered
+//! beyond one partial frame or instruction.
+
+use crate::h3::error::{ErrorCode, H3Error};
+use crate::h3::frame::{self, Event, Frame, FrameDecoder, StreamType};
+use crate::h3::qpack::{Decoder, Encoder};
+use crate::h3::{varint, Settings, DEFAULT_MAX_FRAME};
+
+/// What a server's unidirectional stream turned out to be.
+#[derive(Debug)]
+enum Kind {
+    /// Its type has not arrived yet.
+    Unread,
+    Control(FrameDecoder),
+    QpackEncoder,
+    QpackDecoder,
+    /// A reserved or unknown type: read and dropped (RFC 9114 §6.2.3, §9).
+    Ignored,
+}
+
+/// One unidirectional stream of the server's.
+#[derive(Debug)]
+pub(crate) struct Uni {
+    kind: Kind,
+    carry: Vec<u8>,
+}
+
+/// What the server's unidirectional streams told the connection.
+#[derive(Debug, Default)]
+pub(crate) struct Peer {
+    /// The server's SETTINGS (None until its control stream brought them).
+    pub settings: Option<Settings>,
+    /// The lowest GOAWAY stream id received: streams at or above it were not processed.
+    pub goaway: Option<u64>,
+    /// Which critical streams were opened (control, QPACK encoder, QPACK decoder).
+    opened: [bool; 3],
+    /// Inserts arrived: blocked header sections may decode now.
+    pub inserted: bool,
+}
+
+fn err(code: ErrorCode, what: &'static str) -> H3Error {
+    H3Error::new(code, what)
+}
+
+impl Uni {
+    pub(crate) fn new() -> Uni {
+        Uni {
+            kind: Kind::Unread,
+            carry: Vec::new(),
+        }
+    }
+
+    /// Whether the stream is one whose end is the connection's (RFC 9114 §6.2.1, RFC 9204
+    /// §4.2): closing it is H3_CLOSED_CRITICAL_STREAM.
+    pub(crate) fn critical(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Control(_) | Kind::QpackEncoder | Kind::QpackDecoder
+        )
+    }
+
+    /// Whether the stream's bytes are dropped (the caller may stop it).
+    pub(crate) fn ignored(&self) -> bool {
+        matches!(self.kind, Kind::Ignored)
+    }
+
+    /// Takes the stream's next bytes. Errors are the connection's.
+    pub(crate) fn feed(
+        &mut self,
+        data: &[u8],
+        peer: &mut Peer,
+        qpack: &mut Decoder,
+        encoder: &mut Encoder,
+    ) -> Result<(), H3Error> {
+        if matches!(self.kind, Kind::Ignored) {
+            return Ok(());
+        }
+        let mut input = std::mem::take(&mut self.carry);
+        input.extend_from_slice(data);
+        let mut at = 0;
+        if matches!(self.kind, Kind::Unread) {
+            let Some((ty, n)) = StreamType::decode(&input) else {
+                self.carry = input;
+                return Ok(());
+            };
+            at = n;
+            let slot = match ty {
+                StreamType::Control => Some(0),
+                StreamType::QpackEncoder => Some(1),
+                StreamType::QpackDecoder => Some(2),
+                StreamType::Push => {
+                    return Err(err(ErrorCode::Id, "push stream though no push was allowed"))
+                }
+                StreamType::Unknown(_) => None,
+            };
+            if let Some(i) = slot {
+                if std::mem::replace(&mut peer.opened[i], true) {
+                    return Err(err(
+                        ErrorCode::StreamCreation,
+                        "a second control or QPACK stream",
+                    ));
+                }
+            }
+            self.kind = match ty {
+                StreamType::Control => Kind::Control(FrameDecoder::new(DEFAULT_MAX_FRAME)),
+                StreamType::QpackEncoder => Kind::QpackEncoder,
+                StreamType::QpackDecoder => Kind::QpackDecoder,
+                _ => Kind::Ignored,
+            };
+        }
+        let rest = &input[at..];
+        let used = match &mut self.kind {
+            Kind::Unread | Kind::Ignored => rest.len(),
+            Kind::Control(frames) => control(frames, rest, peer)?,
+            Kind::QpackEncoder => {
+                let before = qpack.table().insert_count();
+                let used = qpack
+                    .feed_encoder_stream(rest)
+                    .map_err(|e| err(e.code(), "QPACK encoder stream broken"))?;
+                peer.inserted |= qpack.table().insert_count() > before;
+                // A partial instruction is at most one entry the table can hold.
+                if rest.len() - used > (super::TABLE_CAPACITY as usize) + 64 {
+                    return Err(err(
+                        ErrorCode::QpackEncoderStream,
+                        "an encoder instruction larger than the table",
+                    ));
+                }
+                used
+            }
+            Kind::QpackDecoder => {
+                let used = encoder
+                    .feed_decoder_stream(rest)
+                    .map_err(|e| err(e.code(), "QPACK decoder stream broken"))?;
+                if rest.len() - used > 16 {
+                    return Err(err(
+                        ErrorCode::QpackDecoderStream,
+                        "a decoder instruction too long",
+                    ));
+                }
+                used
+            }
+        };
+        input.drain(..at + used);
+        self.carry = input;
+        Ok(())
+    }
+}
+
+/// The server's control stream's frames: the bytes used.
+fn control(frames: &mut FrameDecoder, buf: &[u8], peer: &mut Peer) -> Result<usize, H3Error> {
+    let mut at = 0;
+    loop {
+        let (used, ev) = frames.next(&buf[at..])?;
+        at += used;
+        let Some(ev) = ev else { return Ok(at) };
+        let first = peer.settings.is_none();
+        match ev {
+            Event::Frame(Frame::Settings(s)) if first => peer.settings = Some(s),
+            _ if first => {
+                return Err(err(
+                    ErrorCode::MissingSettings,
+                    "control stream does not begin with SETTINGS",
+                ))
+            }
+            Event::Frame(Frame::GoAway(id)) => {
+                // Client-initiated bidirectional ids only, and never increasing (§5.2).
+                if id % 4 != 0 || peer.goaway.is_some_and(|g| id > g) {
+                    return Err(err(ErrorCode::Id, "GOAWAY with a wrong or larger id"));
+                }
+                peer.goaway = Some(id);
+            }
+            Event::Frame(Frame::CancelPush(_)) => {
+                return Err(err(ErrorCode::Id, "CANCEL_PUSH though no push was allowed"))
+            }
+            Event::Frame(_) | Event::Data { .. } | Event::DataChunk(_) => {
+                return Err(err(
+                    ErrorCode::FrameUnexpected,
+                    "a frame the control stream may not carry",
+                ))
+            }
+        }
+    }
+}
+
+/// The opening bytes of our control stream: its type and our SETTINGS.
+pub(crate) fn control_preamble(max_field_section: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    StreamType::Control.write(&mut out);
+    let s = Settings {
+        qpack_max_table_capacity: super::TABLE_CAPACITY,
+        max_field_section_size: Some(max_field_section.min(varint::MAX)),
+        qpack_blocked_streams: super::BLOCKED_STREAMS,
+    };
+    frame::write_settings(&s, &mut out);
+    out
+}
+
+/// The opening byte of a QPACK stream of ours.
+pub(crate) fn stream_preamble(ty: StreamType) -> Vec<u8> {
+    let mut out = Vec::new();
+    ty.write(&mut out);
+    out
+}
