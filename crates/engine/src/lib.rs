@@ -15,6 +15,7 @@ mod plan;
 pub mod recorder;
 mod result;
 mod run;
+mod setup;
 mod sink;
 pub mod targets;
 mod timer;

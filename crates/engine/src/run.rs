@@ -5,146 +5,18 @@ use crate::config::ValidConfig;
 use crate::pacer::{Rate, Stages};
 use crate::recorder::{Interval, Recorder};
 use crate::result::{Parts, RunResult, Timing};
+use crate::setup::{h1_setup, h2_setup, h3_setup, ws_setup};
 use crate::sink::{Live, Phase, SecondStats, Sink};
 use crate::worker::{Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
-use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW};
+use barrage_model::load::Protocol as LoadProtocol;
 use barrage_wire::client::{Order, Protocol};
-use barrage_wire::h1::{client as h1client, encoded::Encoded};
-use barrage_wire::h2::client as h2client;
-use barrage_wire::h3::client as h3client;
-use barrage_wire::ws::client as wsclient;
-use barrage_wire::RequestSpec;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
-/// pipelined batch is one slice of one buffer.
-fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
-    let (c, target) = (&cfg.cfg, &cfg.target);
-    let encoded: Vec<Vec<u8>> = cfg
-        .requests
-        .iter()
-        .map(|r| {
-            RequestSpec {
-                method: r.method.clone(),
-                host: target.authority.clone(),
-                path: r.path.clone(),
-                headers: r.headers.clone(),
-                body: r.body.clone(),
-                keep_alive: c.protocol.keepalive(),
-            }
-            .encode()
-        })
-        .collect();
-    h1client::Setup {
-        encoded: Encoded::new(&encoded, order),
-        is_head: cfg
-            .requests
-            .iter()
-            .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
-            .collect(),
-        // HTTP/1.1's depth: an HTTP/2 load whose server chose http/1.1 by ALPN pipelines none.
-        depth: c.protocol.pipeline(),
-        keep_alive: c.protocol.keepalive(),
-        // The closed loop sends whole batches; the open loop one request per slot.
-        batch: c.rate.is_none() && c.stages.is_empty(),
-        timeout: c.timeout,
-        expect_body: c.expect_body.clone(),
-    }
-}
-
-/// HTTP/2: every request encoded once for a stream, and the connections' settings.
-fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
-    let (c, target) = (&cfg.cfg, &cfg.target);
-    let scheme = if tls { "https" } else { "http" };
-    let several = cfg.requests.len() > 1;
-    let window = match c.protocol {
-        LoadProtocol::Http2 { window, .. } => window,
-        _ => DEFAULT_H2_WINDOW,
-    };
-    h2client::Setup {
-        requests: cfg
-            .requests
-            .iter()
-            .map(|r| {
-                let req = h2client::Request::new(
-                    &r.method,
-                    scheme,
-                    &target.authority,
-                    &r.path,
-                    &r.headers,
-                    &r.body,
-                );
-                // Different requests on one connection cannot share HPACK table entries.
-                if several {
-                    req.without_indexing()
-                } else {
-                    req
-                }
-            })
-            .collect(),
-        config: h2client::Config {
-            max_streams: c.protocol.streams() as u32,
-            stream_window: window,
-            conn_window: window,
-            max_header_list: h2client::MAX_HEADER_LIST,
-        },
-        timeout: c.timeout,
-        expect_body: c.expect_body.clone(),
-    }
-}
-
-/// HTTP/3: every request encoded once for a request stream, and QUIC's client configuration
-/// (rustls verifying the certificate as for TCP, or accepting any with `-k`).
-fn h3_setup(cfg: &ValidConfig, addr: SocketAddr) -> Result<h3client::Setup, EngineError> {
-    let (c, target) = (&cfg.cfg, &cfg.target);
-    let requests = cfg.requests.iter().map(|r| {
-        h3client::Request::new(
-            &r.method,
-            "https",
-            &target.authority,
-            &r.path,
-            &r.headers,
-            &r.body,
-        )
-    });
-    let tls = tls::client_config(c.insecure, &[h3client::ALPN]);
-    let (streams, expect) = (c.protocol.streams() as u32, c.expect_body.clone());
-    h3client::Setup::new(
-        &tls,
-        addr,
-        &target.host,
-        requests.collect(),
-        streams,
-        c.timeout,
-        expect,
-    )
-    .map_err(|e| EngineError::Tls {
-        host: target.host.clone(),
-        cause: e.to_string(),
-    })
-}
-
-/// WebSocket: the upgrade's target, and every request's body as a message.
-fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
-    let (c, target) = (&cfg.cfg, &cfg.target);
-    let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
-    wsclient::Setup {
-        host: target.authority.clone(),
-        path: target.path.clone(),
-        messages: wsclient::Setup::messages(&bodies),
-        depth: c.protocol.depth(),
-        timeout: c.timeout,
-        expect_body: c.expect_body.clone(),
-        limits: barrage_wire::ws::Limits::default(),
-        headers: c.headers.clone(),
-    }
-}
 
 /// Runs the load described by `cfg`, reporting each second to `sink`, until the duration or
 /// request count is reached or `cancel` is set. Fails only when the run cannot start (the

@@ -1,0 +1,142 @@
+//! Each protocol's `Setup` for a run, built once before any connection opens: every request
+//! encoded once for the protocol (HTTP/1.1 laid out in sending order, HTTP/2 and HTTP/3 a
+//! header block per request, WebSocket a frame per message) with the protocol's settings, so
+//! that the connections' sessions copy bytes and never encode anything per request.
+
+use crate::config::ValidConfig;
+use crate::{tls, EngineError};
+use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW};
+use barrage_wire::client::Order;
+use barrage_wire::h1::{client as h1client, encoded::Encoded};
+use barrage_wire::h2::client as h2client;
+use barrage_wire::h3::client as h3client;
+use barrage_wire::ws::client as wsclient;
+use barrage_wire::RequestSpec;
+use std::net::SocketAddr;
+
+/// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
+/// pipelined batch is one slice of one buffer.
+pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let encoded: Vec<Vec<u8>> = cfg
+        .requests
+        .iter()
+        .map(|r| {
+            RequestSpec {
+                method: r.method.clone(),
+                host: target.authority.clone(),
+                path: r.path.clone(),
+                headers: r.headers.clone(),
+                body: r.body.clone(),
+                keep_alive: c.protocol.keepalive(),
+            }
+            .encode()
+        })
+        .collect();
+    h1client::Setup {
+        encoded: Encoded::new(&encoded, order),
+        is_head: cfg
+            .requests
+            .iter()
+            .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
+            .collect(),
+        // HTTP/1.1's depth: an HTTP/2 load whose server chose http/1.1 by ALPN pipelines none.
+        depth: c.protocol.pipeline(),
+        keep_alive: c.protocol.keepalive(),
+        // The closed loop sends whole batches; the open loop one request per slot.
+        batch: c.rate.is_none() && c.stages.is_empty(),
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+    }
+}
+
+/// HTTP/2: every request encoded once for a stream, and the connections' settings.
+pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let scheme = if tls { "https" } else { "http" };
+    let several = cfg.requests.len() > 1;
+    let window = match c.protocol {
+        LoadProtocol::Http2 { window, .. } => window,
+        _ => DEFAULT_H2_WINDOW,
+    };
+    h2client::Setup {
+        requests: cfg
+            .requests
+            .iter()
+            .map(|r| {
+                let req = h2client::Request::new(
+                    &r.method,
+                    scheme,
+                    &target.authority,
+                    &r.path,
+                    &r.headers,
+                    &r.body,
+                );
+                // Different requests on one connection cannot share HPACK table entries.
+                if several {
+                    req.without_indexing()
+                } else {
+                    req
+                }
+            })
+            .collect(),
+        config: h2client::Config {
+            max_streams: c.protocol.streams() as u32,
+            stream_window: window,
+            conn_window: window,
+            max_header_list: h2client::MAX_HEADER_LIST,
+        },
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+    }
+}
+
+/// HTTP/3: every request encoded once for a request stream, and QUIC's client configuration
+/// (rustls verifying the certificate as for TCP, or accepting any with `-k`).
+pub(crate) fn h3_setup(
+    cfg: &ValidConfig,
+    addr: SocketAddr,
+) -> Result<h3client::Setup, EngineError> {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let requests = cfg.requests.iter().map(|r| {
+        h3client::Request::new(
+            &r.method,
+            "https",
+            &target.authority,
+            &r.path,
+            &r.headers,
+            &r.body,
+        )
+    });
+    let tls = tls::client_config(c.insecure, &[h3client::ALPN]);
+    let (streams, expect) = (c.protocol.streams() as u32, c.expect_body.clone());
+    h3client::Setup::new(
+        &tls,
+        addr,
+        &target.host,
+        requests.collect(),
+        streams,
+        c.timeout,
+        expect,
+    )
+    .map_err(|e| EngineError::Tls {
+        host: target.host.clone(),
+        cause: e.to_string(),
+    })
+}
+
+/// WebSocket: the upgrade's target, and every request's body as a message.
+pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
+    let (c, target) = (&cfg.cfg, &cfg.target);
+    let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
+    wsclient::Setup {
+        host: target.authority.clone(),
+        path: target.path.clone(),
+        messages: wsclient::Setup::messages(&bodies),
+        depth: c.protocol.depth(),
+        timeout: c.timeout,
+        expect_body: c.expect_body.clone(),
+        limits: barrage_wire::ws::Limits::default(),
+        headers: c.headers.clone(),
+    }
+}
