@@ -13,6 +13,7 @@ pub mod chunked;
 pub mod client;
 pub mod encode;
 pub mod error;
+mod fields;
 pub mod h1;
 pub mod h2;
 pub mod h3;

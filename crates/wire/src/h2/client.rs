@@ -13,6 +13,7 @@ use super::hpack::{self, Indexing};
 use super::session::{Event, Session};
 use super::settings::Settings;
 use super::{DEFAULT_WINDOW, MAX_WINDOW, PREFACE};
+use crate::fields::{parse_length, parse_status};
 
 mod conn;
 pub use conn::{Conn, Counts, Setup};
@@ -41,14 +42,6 @@ pub struct Request {
     head: bool,
 }
 
-/// Fields HTTP/2 forbids (RFC 9113 §8.2.2) or expresses otherwise (`host` is `:authority`).
-fn connection_specific(name: &str) -> bool {
-    matches!(
-        name,
-        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" | "host"
-    )
-}
-
 impl Request {
     /// Encodes `method scheme://authority path` with `headers` (names are lower-cased; the
     /// connection-specific ones HTTP/1.1 uses are left out) and `body` (a `content-length` is
@@ -61,27 +54,7 @@ impl Request {
         headers: &[(String, String)],
         body: &[u8],
     ) -> Request {
-        let mut fields: Vec<(Vec<u8>, Vec<u8>)> = vec![
-            (b":method".to_vec(), method.as_bytes().to_vec()),
-            (b":scheme".to_vec(), scheme.as_bytes().to_vec()),
-            (b":authority".to_vec(), authority.as_bytes().to_vec()),
-            (b":path".to_vec(), path.as_bytes().to_vec()),
-        ];
-        let mut has_length = false;
-        for (n, v) in headers {
-            let n = n.to_ascii_lowercase();
-            if connection_specific(&n) {
-                continue;
-            }
-            has_length |= n == "content-length";
-            fields.push((n.into_bytes(), v.as_bytes().to_vec()));
-        }
-        if !body.is_empty() && !has_length {
-            fields.push((
-                b"content-length".to_vec(),
-                body.len().to_string().into_bytes(),
-            ));
-        }
+        let fields = crate::fields::request_fields(method, scheme, authority, path, headers, body);
 
         // Fields the static table holds whole are indexed in every block; the others enter the
         // dynamic table in order, so the last one added is index 62 and earlier ones follow it.
@@ -611,24 +584,6 @@ fn malformed<T>(
     let s = streams.remove(at);
     forget.push((s.id, Some(code)));
     End::Malformed { tag: s.tag, code }
-}
-
-/// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
-}
-
-/// A `:status` value: three digits, else 0 (which the stream's end reports as malformed).
-fn parse_status(v: &[u8]) -> u16 {
-    match v {
-        [a, b, c] if v.iter().all(u8::is_ascii_digit) && *a != b'0' => {
-            u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
-        }
-        _ => 0,
-    }
 }
 
 #[cfg(test)]

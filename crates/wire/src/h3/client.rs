@@ -51,14 +51,6 @@ pub struct Request {
     head: bool,
 }
 
-/// Fields HTTP/3 forbids (RFC 9114 §4.2) or expresses otherwise (`host` is `:authority`).
-fn connection_specific(name: &str) -> bool {
-    matches!(
-        name,
-        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" | "host"
-    )
-}
-
 impl Request {
     /// Encodes `method scheme://authority path` with `headers` (names are lower-cased; the
     /// connection-specific ones HTTP/1.1 uses are left out) and `body` (a `content-length` is
@@ -71,27 +63,7 @@ impl Request {
         headers: &[(String, String)],
         body: &[u8],
     ) -> Request {
-        let mut fields: Vec<(Vec<u8>, Vec<u8>)> = vec![
-            (b":method".to_vec(), method.as_bytes().to_vec()),
-            (b":scheme".to_vec(), scheme.as_bytes().to_vec()),
-            (b":authority".to_vec(), authority.as_bytes().to_vec()),
-            (b":path".to_vec(), path.as_bytes().to_vec()),
-        ];
-        let mut has_length = false;
-        for (n, v) in headers {
-            let n = n.to_ascii_lowercase();
-            if connection_specific(&n) {
-                continue;
-            }
-            has_length |= n == "content-length";
-            fields.push((n.into_bytes(), v.as_bytes().to_vec()));
-        }
-        if !body.is_empty() && !has_length {
-            fields.push((
-                b"content-length".to_vec(),
-                body.len().to_string().into_bytes(),
-            ));
-        }
+        let fields = crate::fields::request_fields(method, scheme, authority, path, headers, body);
         let mut block = Vec::new();
         Encoder::new().encode(
             fields.iter().map(|(n, v)| (n.as_slice(), v.as_slice())),

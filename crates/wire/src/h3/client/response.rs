@@ -7,6 +7,7 @@
 //! A header section that needs dynamic-table inserts not yet received is kept (bounded by the
 //! frame size limit) and the stream reads nothing more until [`Response::resume`] decodes it.
 
+use crate::fields::{parse_length, parse_status};
 use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::{Event, Frame, FrameDecoder};
 use crate::h3::qpack::{Decoded, Decoder, QpackError};
@@ -291,24 +292,6 @@ fn qpack_what(e: QpackError) -> &'static str {
         | QpackError::EncoderStream(w)
         | QpackError::DecoderStream(w) => w,
         QpackError::FieldSectionTooLarge { .. } => "field section too large",
-    }
-}
-
-/// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
-}
-
-/// A `:status` value: three digits, else 0 (malformed).
-fn parse_status(v: &[u8]) -> u16 {
-    match v {
-        [a, b, c] if v.iter().all(u8::is_ascii_digit) && *a != b'0' => {
-            u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
-        }
-        _ => 0,
     }
 }
 

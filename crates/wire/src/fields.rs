@@ -1,0 +1,118 @@
+//! What HTTP/2 and HTTP/3 share above their header compression: a request's field list
+//! (pseudo-headers, then headers without the connection-specific ones, then `content-length`),
+//! and the two response values every client reads (`content-length`, `:status`). HPACK and QPACK
+//! then encode the list each in their own way.
+
+/// Fields HTTP/2 and HTTP/3 forbid (RFC 9113 §8.2.2, RFC 9114 §4.2) or express otherwise
+/// (`host` is `:authority`).
+fn connection_specific(name: &str) -> bool {
+    matches!(
+        name,
+        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" | "host"
+    )
+}
+
+/// `method scheme://authority path` with `headers` (names lower-cased; the connection-specific
+/// ones HTTP/1.1 uses left out) and, for a non-empty `body`, a `content-length` unless given.
+pub(crate) fn request_fields(
+    method: &str,
+    scheme: &str,
+    authority: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut fields: Vec<(Vec<u8>, Vec<u8>)> = vec![
+        (b":method".to_vec(), method.as_bytes().to_vec()),
+        (b":scheme".to_vec(), scheme.as_bytes().to_vec()),
+        (b":authority".to_vec(), authority.as_bytes().to_vec()),
+        (b":path".to_vec(), path.as_bytes().to_vec()),
+    ];
+    let mut has_length = false;
+    for (n, v) in headers {
+        let n = n.to_ascii_lowercase();
+        if connection_specific(&n) {
+            continue;
+        }
+        has_length |= n == "content-length";
+        fields.push((n.into_bytes(), v.as_bytes().to_vec()));
+    }
+    if !body.is_empty() && !has_length {
+        fields.push((
+            b"content-length".to_vec(),
+            body.len().to_string().into_bytes(),
+        ));
+    }
+    fields
+}
+
+/// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
+pub(crate) fn parse_length(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+/// A `:status` value: three digits, else 0 (which a stream's end reports as malformed).
+pub(crate) fn parse_status(v: &[u8]) -> u16 {
+    match v {
+        [a, b, c] if v.iter().all(u8::is_ascii_digit) && *a != b'0' => {
+            u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_in_order_without_connection_headers() {
+        let h = |n: &str, v: &str| (n.to_string(), v.to_string());
+        let f = request_fields(
+            "POST",
+            "https",
+            "a:1",
+            "/p",
+            &[h("Host", "x"), h("X-A", "1"), h("Connection", "close")],
+            b"abc",
+        );
+        let got: Vec<(&[u8], &[u8])> = f.iter().map(|(n, v)| (&n[..], &v[..])).collect();
+        let want: Vec<(&[u8], &[u8])> = vec![
+            (b":method", b"POST"),
+            (b":scheme", b"https"),
+            (b":authority", b"a:1"),
+            (b":path", b"/p"),
+            (b"x-a", b"1"),
+            (b"content-length", b"3"),
+        ];
+        assert_eq!(got, want);
+        let given = request_fields(
+            "POST",
+            "http",
+            "a",
+            "/",
+            &[h("Content-Length", "3")],
+            b"abc",
+        );
+        assert_eq!(
+            given.iter().filter(|(n, _)| n == b"content-length").count(),
+            1
+        );
+    }
+
+    #[test]
+    fn lengths_and_statuses() {
+        assert_eq!(parse_length(b"0"), Some(0));
+        assert_eq!(parse_length(b"1234"), Some(1234));
+        for bad in [&b""[..], b"-1", b"1 2", b"12345678901234567890"] {
+            assert_eq!(parse_length(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_status(b"200"), 200);
+        for bad in [&b"20"[..], b"099", b"2000", b"2x0"] {
+            assert_eq!(parse_status(bad), 0, "{bad:?}");
+        }
+    }
+}
