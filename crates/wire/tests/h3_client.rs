@@ -32,33 +32,9 @@ impl Drop for Proc {
     }
 }
 
-/// The Python that has aioquic: $BARRAGE_TEST_PYTHON, else the venv of scripts/test, else
-/// python3; `None` (the test is skipped, saying so) when none can import it.
+/// The Python that has aioquic; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let found = [
-        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
-        Some(home.join(".cache/barrage-test-tools/bin/python")),
-        Some(PathBuf::from("python3")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| {
-        Command::new(p)
-            .args(["-c", "import aioquic.asyncio, aioquic.h3.connection"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if found.is_none() {
-        eprintln!(
-            "SKIPPED: Python's aioquic cannot be imported (pip install aioquic; scripts/test \
-             installs it in ~/.cache/barrage-test-tools)"
-        );
-    }
-    found
+    barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic")
 }
 
 /// A self-signed certificate for localhost, written to a directory of its own (removed when

@@ -23,27 +23,9 @@ impl Drop for Proc {
     }
 }
 
-/// The Python that has `websockets`: $BARRAGE_TEST_PYTHON, else the venv of scripts/test,
-/// else python3.
+/// The Python that has websockets (barrage_testkit::python_required).
 fn python() -> PathBuf {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    [
-        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
-        Some(home.join(".cache/barrage-test-tools/bin/python")),
-        Some(PathBuf::from("python3")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| {
-        Command::new(p)
-            .args(["-c", "import websockets.sync.server"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-    .expect("Python's websockets is not installed: run scripts/test, which installs it")
+    barrage_testkit::python_required("websockets.sync.server", "websockets")
 }
 
 fn start_server() -> (Proc, u16) {

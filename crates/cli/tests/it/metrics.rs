@@ -21,24 +21,9 @@ impl Drop for Proc {
     }
 }
 
-/// The Python that has `prometheus_client`: $BARRAGE_TEST_PYTHON, else the venv of
-/// `scripts/test`, else python3.
+/// The Python that has prometheus-client; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let candidates = [
-        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
-        Some(home.join(".cache/barrage-test-tools/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates.into_iter().flatten().find(|p| {
-        Command::new(p)
-            .args(["-c", "import prometheus_client"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+    barrage_testkit::python("prometheus_client", "prometheus-client")
 }
 
 const PARSE: &str = r#"
@@ -119,10 +104,6 @@ fn metrics_addr(line: &str) -> String {
 #[test]
 fn metrics_match_the_runs_json() {
     let Some(py) = python() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("prometheus-client is not installed (scripts/test installs it with pip)");
-        }
-        eprintln!("SKIPPED: prometheus-client is not installed (pip install prometheus-client)");
         return;
     };
     let bin = env!("CARGO_BIN_EXE_barrage");

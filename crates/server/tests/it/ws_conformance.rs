@@ -12,30 +12,11 @@ use barrage_server::{ServerConfig, Tls};
 use common::server_with;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-/// The Python that has `websockets`: $BARRAGE_TEST_PYTHON, else the venv of scripts/test,
-/// else python3.
+/// The Python that has websockets (barrage_testkit::python_required).
 fn python() -> PathBuf {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let candidates = [
-        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
-        Some(home.join(".cache/barrage-test-tools/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| {
-            Command::new(p)
-                .args(["-c", "import websockets.sync.client"])
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .expect("Python's websockets is not installed: run scripts/test, which installs it")
+    barrage_testkit::python_required("websockets.sync.client", "websockets")
 }
 
 /// Runs the client against `base`; its reports, by case (several for a repeated case).

@@ -1,0 +1,64 @@
+//! What the integration tests of several crates share, as a dev-dependency: finding a Python
+//! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
+//! prometheus-client), so that the lookup and its rule for CI are written once.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The Python that can run `import {modules}`: `$BARRAGE_TEST_PYTHON`, else the venv scripts/test
+/// makes (`~/.cache/barrage-test-tools`), else `python3`. Without one, the test is skipped with
+/// a `SKIPPED:` line naming `package` (`None`), except under CI (`$CI` set), where a missing
+/// peer is a failure: scripts/test installs every one.
+pub fn python(modules: &str, package: &str) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let found = [
+        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
+        Some(home.join(".cache/barrage-test-tools/bin/python")),
+        Some(PathBuf::from("python3")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| {
+        Command::new(p)
+            .args(["-c", &format!("import {modules}")])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if found.is_none() {
+        let why = format!(
+            "Python cannot import {modules} (pip install {package}; scripts/test installs it in \
+             ~/.cache/barrage-test-tools)"
+        );
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("SKIPPED: {why}");
+    }
+    found
+}
+
+/// [`python`] for a test that cannot be skipped: it fails without the peer.
+pub fn python_required(modules: &str, package: &str) -> PathBuf {
+    python(modules, package).unwrap_or_else(|| {
+        panic!("Python cannot import {modules}: run scripts/test, which installs {package}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_module_no_python_has_is_not_found_and_sys_is() {
+        // Outside CI only: under CI the first call fails by design.
+        if std::env::var_os("CI").is_none() {
+            assert!(super::python("barrage_no_such_module_x", "nothing").is_none());
+        }
+        if std::process::Command::new("python3")
+            .arg("-V")
+            .status()
+            .is_ok()
+        {
+            assert!(super::python("sys", "python3").is_some());
+        }
+    }
+}
