@@ -34,6 +34,10 @@ pub use request::Head;
 /// What one request stream may hold of a response that QUIC has not taken yet.
 pub const STREAM_BUFFER: usize = 64 * 1024;
 
+/// A HEADERS frame whose section refers to static entry 190 (the table has 99): Required
+/// Insert Count 0, Base 0, then an indexed static line `11` + 6-bit index 63 + 127.
+const GARBAGE: &[u8] = &[0x01, 0x04, 0x00, 0x00, 0xff, 0x7f];
+
 /// A request stream: its connection and its QUIC stream id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StreamRef {
@@ -278,6 +282,24 @@ impl Server {
     pub fn reset(&mut self, id: StreamRef, code: super::ErrorCode) {
         if let Some(c) = self.conns.get_mut(&id.conn) {
             c.reset(id.stream, code);
+            self.pump_writes(id.conn);
+        }
+    }
+
+    /// Closes the connection of stream `id` with H3_NO_ERROR: every request on it ends
+    /// unanswered.
+    pub fn close_conn(&mut self, id: StreamRef, now: Instant) {
+        if let Some(c) = self.conns.get_mut(&id.conn) {
+            c.close(now, super::ErrorCode::NoError, "closed");
+            c.gone(&mut self.events);
+        }
+    }
+
+    /// Answers stream `id` with a HEADERS frame no QPACK decoder accepts (a static index past
+    /// the table): a connection error for the client, for the garbage fault.
+    pub fn garbage(&mut self, id: StreamRef) {
+        if let Some(c) = self.conns.get_mut(&id.conn) {
+            c.raw(id.stream, GARBAGE);
             self.pump_writes(id.conn);
         }
     }

@@ -351,6 +351,20 @@ impl Conn {
         true
     }
 
+    /// Bytes sent as they are, ending the stream (the garbage fault).
+    pub(super) fn raw(&mut self, stream: u64, bytes: &[u8]) {
+        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
+            return;
+        };
+        if r.sent_end || r.fin {
+            return;
+        }
+        r.out.extend_from_slice(bytes);
+        r.fin = true;
+        let id = r.id;
+        self.write(id);
+    }
+
     pub(super) fn room(&self, stream: u64) -> usize {
         self.reqs
             .iter()

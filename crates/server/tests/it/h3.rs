@@ -1,0 +1,148 @@
+//! HTTP/3 (`ServerConfig::http3`) against an independent client: aioquic's
+//! (`tests/h3_peers/h3_get.py`, Python in ~/.cache/barrage-test-tools, skipped with a note when
+//! none can import aioquic) fetching `/`, a 100 KiB `/bytes` body, `/echo` with a body, a 404
+//! and a 405, each status and body checked byte for byte; and `Alt-Svc` on HTTP/1.1 responses
+//! with HTTP/3 on, absent without it.
+
+use crate::common;
+
+use barrage_server::{pattern, start, ServerConfig, ServerError, Tls};
+use common::tls_client::{any_cert, TlsClient};
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn h3_server() -> barrage_server::ServerHandle {
+    server_with(ServerConfig {
+        tls: Some(Tls::SelfSigned),
+        http3: true,
+        ..ServerConfig::default()
+    })
+}
+
+/// The Python that has aioquic, or None (the test is skipped, saying so).
+fn python() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let found = [
+        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
+        Some(home.join(".cache/barrage-test-tools/bin/python")),
+        Some(PathBuf::from("python3")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| {
+        Command::new(p)
+            .args(["-c", "import aioquic.asyncio, aioquic.h3.connection"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if found.is_none() {
+        eprintln!("SKIPPED: Python's aioquic cannot be imported (scripts/test installs it)");
+    }
+    found
+}
+
+fn sha256_hex(b: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, b);
+    d.as_ref().iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Byte i of an uploaded body is i % 251, as the script makes it.
+fn upload(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i % 251) as u8).collect()
+}
+
+#[test]
+fn aioquic_fetches_endpoints_over_http3() {
+    let Some(py) = python() else { return };
+    let s = h3_server();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/h3_peers/h3_get.py");
+    let port = s.local_addr().port().to_string();
+    let out = Command::new(py)
+        .arg(script)
+        .args(["127.0.0.1", &port])
+        .args([
+            "GET /",
+            "GET /bytes/100KiB",
+            "POST /echo 70000",
+            "GET /nope",
+            "DELETE /json",
+            "GET /status/204",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "the aioquic client failed");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let bytes: Vec<u8> = (0..100 * 1024).map(pattern::byte_at).collect();
+    let want = [
+        (200, b"Hello, World!".to_vec()),
+        (200, bytes),
+        (200, upload(70000)),
+        (404, b"not found\n".to_vec()),
+        (405, b"method not allowed\n".to_vec()),
+        (204, Vec::new()),
+    ];
+    assert_eq!(lines.len(), want.len(), "{lines:?}");
+    for (line, (status, body)) in lines.iter().zip(want) {
+        assert_eq!(
+            line,
+            &format!("{status} {} {}", body.len(), sha256_hex(&body)),
+        );
+    }
+    let stats = s.stats();
+    let h3_200 = stats
+        .responses
+        .iter()
+        .filter(|(_, code, _)| *code == 200)
+        .map(|(_, _, n)| n)
+        .sum::<u64>();
+    assert_eq!(h3_200, 3, "{stats:?}");
+}
+
+fn http11_alt_svc(s: &barrage_server::ServerHandle) -> Option<String> {
+    let c = TlsClient::connect(s.local_addr(), any_cert(&[b"http/1.1"]), "localhost");
+    let mut r = Reader::new(c);
+    r.send(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+    let resp = r.response(false).unwrap();
+    assert_eq!(resp.text(), "Hello, World!");
+    // A response assembled from parts (not the pre-rendered hello) says it too.
+    r.send(b"GET /status/201 HTTP/1.1\r\nHost: t\r\n\r\n");
+    let other = r.response(false).unwrap();
+    assert_eq!(other.status, 201);
+    assert_eq!(other.header("alt-svc"), resp.header("alt-svc"));
+    resp.header("alt-svc").map(str::to_string)
+}
+
+#[test]
+fn alt_svc_is_advertised_with_http3_only() {
+    let s = h3_server();
+    let port = s.local_addr().port();
+    assert_eq!(
+        http11_alt_svc(&s).as_deref(),
+        Some(format!("h3=\":{port}\"; ma=86400").as_str())
+    );
+    let plain = server_with(ServerConfig {
+        tls: Some(Tls::SelfSigned),
+        ..ServerConfig::default()
+    });
+    assert_eq!(http11_alt_svc(&plain), None);
+}
+
+#[test]
+fn http3_needs_tls() {
+    let e = start(ServerConfig {
+        http3: true,
+        ..ServerConfig::default()
+    })
+    .err()
+    .expect("refused");
+    assert!(matches!(e, ServerError::Config(_)), "{e}");
+}
