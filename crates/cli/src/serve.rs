@@ -215,6 +215,26 @@ mod tests {
     }
 
     #[test]
+    fn http3_is_passed_on_and_needs_tls() {
+        let args = Args {
+            tls: true,
+            http3: true,
+            ..Args::default()
+        };
+        assert!(args.config().unwrap().http3);
+        assert!(!Args::default().config().unwrap().http3);
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: Args,
+        }
+        assert!(Cli::try_parse_from(["serve", "--http3"]).is_err());
+        let cli = Cli::try_parse_from(["serve", "--tls", "--http3"]).unwrap();
+        assert!(cli.serve.http3 && cli.serve.tls);
+    }
+
+    #[test]
     fn tls_self_signed_or_files() {
         let args = Args {
             tls: true,

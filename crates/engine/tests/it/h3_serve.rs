@@ -53,7 +53,7 @@ fn served(s: &ServerHandle, status: u16) -> u64 {
     s.stats()
         .responses
         .iter()
-        .filter(|(_, c, _)| *c == status)
+        .filter(|(p, c, _)| *p == "h3" && *c == status)
         .map(|(_, _, n)| n)
         .sum()
 }

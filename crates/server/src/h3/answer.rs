@@ -362,7 +362,7 @@ impl Answers {
         extra: &[(&str, &[u8])],
         end: bool,
     ) {
-        self.shared.counters[self.counters].response(false, status);
+        self.shared.counters[self.counters].response_h3(status);
         let len_s = len.map(|l| l.to_string());
         let mut h: Vec<(&str, &[u8])> = vec![
             ("server", SERVER.as_bytes()),

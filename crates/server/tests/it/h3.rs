@@ -101,7 +101,7 @@ fn aioquic_fetches_endpoints_over_http3() {
     let h3_200 = stats
         .responses
         .iter()
-        .filter(|(_, code, _)| *code == 200)
+        .filter(|(proto, code, _)| *proto == "h3" && *code == 200)
         .map(|(_, _, n)| n)
         .sum::<u64>();
     assert_eq!(h3_200, 3, "{stats:?}");
