@@ -151,8 +151,14 @@ impl Request {
                 Ok(Step::More)
             }
             Event::DataChunk(data) => {
+                let before = self.body_at;
                 self.body_at += data.len() as u64;
-                if self.content_length.is_some_and(|c| self.body_at > c) {
+                if let Some(c) = self.content_length.filter(|&c| self.body_at > c) {
+                    // What fits is handed on first, so that any split hands on the same bytes.
+                    let fits = (c - before) as usize;
+                    if fits > 0 {
+                        on(Part::Data(&data[..fits]));
+                    }
                     return Ok(Step::Malformed(MESSAGE));
                 }
                 on(Part::Data(data));
