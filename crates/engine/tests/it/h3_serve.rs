@@ -1,8 +1,9 @@
 //! `barrage load --http3` against `barrage serve --http3` (both in process, TCP port 0 and UDP on
 //! the same number, the self-signed certificate with `-k`): exact counts in the closed loop with
 //! the body checked, a 1 MiB `/bytes` body byte for byte, `/echo` of a request body, and the
-//! faults as HTTP/3 errors: `/fault/reset` a stream reset on connections that go on, and
-//! `/fault/stall` a timeout for every request.
+//! faults as HTTP/3 errors: `/fault/reset` a stream reset on connections that go on,
+//! `/fault/stall` a timeout for every request, `/fault/garbage` a protocol error and
+//! `/fault/close` a reset.
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, RunResult};
@@ -125,4 +126,22 @@ fn faults_are_http3_errors() {
     });
     assert_eq!(r.errors.timeout, 6, "{:?} {:?}", r.errors, r.error_examples);
     assert_eq!(r.errors.total, 6);
+
+    // Garbage: a header section no QPACK decoder takes, a protocol error for the connection; a
+    // close: the connection closed (H3_NO_ERROR) under its request, a reset.
+    for (path, protocol, reset) in [("/fault/garbage", 10, 0), ("/fault/close", 0, 10)] {
+        let r = load(Config {
+            requests: Some(10),
+            streams: 1,
+            timeout: Duration::from_secs(5),
+            ..base(&s, path)
+        });
+        let e = &r.errors;
+        assert_eq!(r.requests, 0, "{path}: {e:?}");
+        assert_eq!(
+            (e.protocol, e.reset, e.total),
+            (protocol, reset, 10),
+            "{path}: {e:?}"
+        );
+    }
 }

@@ -203,6 +203,10 @@ impl Answers {
     }
 
     fn end(&mut self, server: &mut Server, id: StreamRef, now: Instant) {
+        // A fault, a sleep or a body already owed is the stream's whatever its request's end.
+        if !matches!(self.owed.get(&id), Some(Owed::Reading { .. })) {
+            return;
+        }
         let Some(Owed::Reading {
             route,
             is_head,
