@@ -39,6 +39,8 @@ pub(crate) struct H3Worker {
     /// The last turn stopped sending at its bound with more to send: the next poll does not
     /// wait (the socket's writable edge will not come again).
     more: bool,
+    /// Connections accepted and open, as last counted into the server's figures.
+    counted: (u64, usize),
 }
 
 impl H3Worker {
@@ -65,6 +67,7 @@ impl H3Worker {
             max_streams: cfg.h2_max_streams,
             max_field_section: cfg.header_limit as u64,
             idle_timeout: cfg.idle_timeout,
+            max_connections: cfg.max_connections,
         };
         let server = Server::new(tls, config).map_err(|e| {
             crate::ServerError::Worker(io::Error::new(io::ErrorKind::InvalidInput, e))
@@ -76,6 +79,7 @@ impl H3Worker {
             answers: Answers::new(shared, counters),
             blocked: None,
             more: false,
+            counted: (0, 0),
         };
         Ok((worker, waker))
     }
@@ -139,8 +143,23 @@ impl H3Worker {
             self.answers.events(&mut self.server, now);
             self.answers.fire(&mut self.server, now);
             self.answers.pump(&mut self.server);
+            // Counted before the answers leave (a client that got them may read the figures)
+            // and after (connections forgotten while sending).
+            self.count();
             self.send(now, &mut out);
+            self.count();
         }
+        // The connections are gone with the thread.
+        self.answers.count_connections(0, -(self.counted.1 as i64));
+    }
+
+    /// Connections accepted and open since the last turn, into the server's figures.
+    fn count(&mut self) {
+        let (accepted, open) = (self.server.accepted(), self.server.connections());
+        let (was_accepted, was_open) = self.counted;
+        self.answers
+            .count_connections(accepted - was_accepted, open as i64 - was_open as i64);
+        self.counted = (accepted, open);
     }
 
     /// Sends every datagram the endpoint has, until the socket would block.

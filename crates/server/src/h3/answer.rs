@@ -19,6 +19,7 @@ use crate::Shared;
 use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
 use barrage_wire::h3::ErrorCode;
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,6 +77,22 @@ impl Answers {
             templates: Templates::new(None),
             owed: HashMap::new(),
             checksums: HashMap::new(),
+        }
+    }
+
+    /// Connections accepted, and the change in open ones, into the server's figures.
+    pub(super) fn count_connections(&self, accepted: u64, open: i64) {
+        for _ in 0..accepted {
+            self.shared.counters[self.counters].accepted();
+        }
+        if open > 0 {
+            self.shared
+                .active
+                .fetch_add(open as usize, Ordering::AcqRel);
+        } else if open < 0 {
+            self.shared
+                .active
+                .fetch_sub(open.unsigned_abs() as usize, Ordering::AcqRel);
         }
     }
 

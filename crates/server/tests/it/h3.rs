@@ -112,6 +112,7 @@ fn aioquic_fetches_endpoints_over_http3() {
         .map(|(_, _, n)| n)
         .sum::<u64>();
     assert_eq!(h3_200, 6, "{stats:?}");
+    assert_eq!(stats.accepted, 1, "one QUIC connection: {stats:?}");
 }
 
 #[test]

@@ -71,6 +71,8 @@ pub struct Config {
     pub max_field_section: u64,
     /// A connection quiet for this long is closed (QUIC's idle timeout).
     pub idle_timeout: Duration,
+    /// Connections beyond this many are refused (QUIC's CONNECTION_REFUSED).
+    pub max_connections: usize,
 }
 
 impl Default for Config {
@@ -79,6 +81,7 @@ impl Default for Config {
             max_streams: 256,
             max_field_section: 16 * 1024,
             idle_timeout: Duration::from_secs(60),
+            max_connections: 100_000,
         }
     }
 }
@@ -98,6 +101,8 @@ pub struct Server {
     /// Datagrams the endpoint answered with itself (version negotiation, a refused connection).
     direct: VecDeque<(SocketAddr, Vec<u8>)>,
     events: VecDeque<Event>,
+    /// Connections accepted so far.
+    accepted: u64,
     /// Connections to try for a datagram first: the one last asked (round robin).
     order: Vec<usize>,
     next: usize,
@@ -142,6 +147,7 @@ impl Server {
             conns: HashMap::new(),
             direct: VecDeque::new(),
             events: VecDeque::new(),
+            accepted: 0,
             order: Vec::new(),
             next: 0,
         })
@@ -150,6 +156,11 @@ impl Server {
     /// Open connections.
     pub fn connections(&self) -> usize {
         self.conns.len()
+    }
+
+    /// Connections accepted so far (refused ones not counted).
+    pub fn accepted(&self) -> u64 {
+        self.accepted
     }
 
     /// Takes one datagram from `remote`.
@@ -167,8 +178,15 @@ impl Server {
                 }
             }
             Some(DatagramEvent::NewConnection(incoming)) => {
+                if self.conns.len() >= self.config.max_connections {
+                    let t = self.endpoint.refuse(incoming, &mut buf);
+                    buf.truncate(t.size);
+                    self.direct.push_back((t.destination, buf));
+                    return;
+                }
                 match self.endpoint.accept(incoming, now, &mut buf, None) {
                     Ok((h, quic)) => {
+                        self.accepted += 1;
                         let c = Conn::new(h, quic, &self.config);
                         self.conns.insert(h.0, c);
                         self.order.push(h.0);
