@@ -142,7 +142,7 @@ impl H3Worker {
             self.server.handle_timeout(now);
             self.answers.events(&mut self.server, now);
             self.answers.fire(&mut self.server, now);
-            self.answers.pump(&mut self.server);
+            self.answers.pump(&mut self.server, now);
             // Counted before the answers leave (a client that got them may read the figures)
             // and after (connections forgotten while sending).
             self.count();
@@ -190,7 +190,7 @@ impl H3Worker {
                 _ => {}
             }
             // Sending frees room in the streams' buffers: fill them again.
-            self.answers.pump(&mut self.server);
+            self.answers.pump(&mut self.server, now);
         }
         self.more = !all;
     }

@@ -8,9 +8,12 @@
 //! the client); `/fault/stall` never answers; `/fault/drip` answers one byte at a time.
 //! WebSocket (`/ws/echo`) is not served over HTTP/3 (400, as over HTTP/2).
 //!
-//! Memory: a request body is read as it arrives; `/echo` keeps it until the request ends, up to
-//! `echo_limit` (413 when `content-length` says more, the stream reset when the body goes past
-//! it); every other body is dropped as it comes.
+//! Memory: a request body is read as it arrives. `/echo` answers at once and sends each piece
+//! back as it comes; what the stream's buffer cannot take yet is held, and while anything is
+//! held the session reads no more of that request ([`Server::pause`]), so an echo holds at most
+//! what QUIC had already received. A body past `echo_limit` is refused (413 when
+//! `content-length` says so, the stream reset when the body goes past it). Every other body is
+//! dropped as it comes.
 
 use crate::pattern;
 use crate::respond::{reason, Templates, HELLO, JSON, SERVER};
@@ -40,6 +43,13 @@ enum Owed {
     Body {
         data: Vec<u8>,
         at: usize,
+    },
+    /// `/echo`: the head is out; body bytes are sent back as they come (`held`: what the
+    /// stream's buffer did not take yet), the end once the request's came.
+    Echo {
+        held: Vec<u8>,
+        ended: bool,
+        seen: u64,
     },
     /// The `/bytes` pattern from `offset`, `left` bytes to go.
     Bytes {
@@ -178,6 +188,17 @@ impl Answers {
                 false,
             );
         }
+        if matches!(rt, Route::Echo) && !is_head {
+            let ct = "application/octet-stream";
+            self.head(server, id, 200, ct, head.content_length, &[], false);
+            let owed = Owed::Echo {
+                held: Vec::new(),
+                ended: false,
+                seen: 0,
+            };
+            self.owed.insert(id, owed);
+            return;
+        }
         self.owed.insert(
             id,
             Owed::Reading {
@@ -195,6 +216,24 @@ impl Answers {
 
     fn body(&mut self, server: &mut Server, id: StreamRef, data: &[u8]) {
         let limit = self.echo_limit();
+        if let Some(Owed::Echo { held, seen, .. }) = self.owed.get_mut(&id) {
+            *seen += data.len() as u64;
+            if *seen > limit {
+                self.owed.remove(&id);
+                server.reset(id, ErrorCode::ExcessiveLoad);
+                return;
+            }
+            let sent = if held.is_empty() {
+                server.send_data(id, data, false)
+            } else {
+                0
+            };
+            held.extend_from_slice(&data[sent..]);
+            if !held.is_empty() {
+                server.pause(id, true);
+            }
+            return;
+        }
         let Some(Owed::Reading {
             route, body, seen, ..
         }) = self.owed.get_mut(&id)
@@ -220,6 +259,14 @@ impl Answers {
     }
 
     fn end(&mut self, server: &mut Server, id: StreamRef, now: Instant) {
+        if let Some(Owed::Echo { held, ended, .. }) = self.owed.get_mut(&id) {
+            *ended = true;
+            if held.is_empty() {
+                server.send_data(id, &[], true);
+                self.owed.remove(&id);
+            }
+            return;
+        }
         // A fault, a sleep or a body already owed is the stream's whatever its request's end.
         if !matches!(self.owed.get(&id), Some(Owed::Reading { .. })) {
             return;
@@ -436,9 +483,23 @@ impl Answers {
         }
     }
 
-    /// Sends what the streams' buffers take of every body owed.
-    pub(super) fn pump(&mut self, server: &mut Server) {
+    /// Sends what the streams' buffers take of every body owed; echoes that caught up read on
+    /// (which may bring more events, answered here too).
+    pub(super) fn pump(&mut self, server: &mut Server, now: Instant) {
+        let mut resume = Vec::new();
         self.owed.retain(|id, o| match o {
+            Owed::Echo { held, ended, .. } => {
+                if held.is_empty() {
+                    return true;
+                }
+                let sent = server.send_data(*id, held, *ended);
+                held.drain(..sent);
+                if held.is_empty() && !*ended {
+                    resume.push(*id);
+                }
+                // Ended and all sent (with the FIN): done.
+                !(held.is_empty() && *ended)
+            }
             Owed::Body { data, at } => {
                 *at += server.send_data(*id, &data[*at..], true);
                 *at < data.len()
@@ -463,6 +524,12 @@ impl Answers {
             }
             _ => true,
         });
+        for id in resume {
+            server.pause(id, false);
+        }
+        if server.has_events() {
+            self.events(server, now);
+        }
     }
 
     /// Answers the sleeps and drips that are due.

@@ -1,7 +1,7 @@
 //! HTTP/3 (`ServerConfig::http3`) against an independent client: aioquic's
 //! (`tests/h3_peers/h3_get.py`, Python in ~/.cache/barrage-test-tools, skipped with a note when
-//! none can import aioquic) fetching `/`, a 100 KiB `/bytes` body, `/echo` with a body, a 404
-//! and a 405, each status and body checked byte for byte; and `Alt-Svc` on HTTP/1.1 responses
+//! none can import aioquic) fetching `/`, a 100 KiB and a 3 MiB `/bytes` body, `/echo` with a 70 kB and a
+//! 3 MB body, a 404, a 405, a 204, a sleep, a drip and `/headers`, each status and body checked byte for byte; and `Alt-Svc` on HTTP/1.1 responses
 //! with HTTP/3 on, absent without it.
 
 use crate::common;
@@ -67,7 +67,9 @@ fn aioquic_fetches_endpoints_over_http3() {
         .args([
             "GET /",
             "GET /bytes/100KiB",
+            "GET /bytes/3MiB",
             "POST /echo 70000",
+            "POST /echo 3000000",
             "GET /nope",
             "DELETE /json",
             "GET /status/204",
@@ -85,10 +87,15 @@ fn aioquic_fetches_endpoints_over_http3() {
         .map(str::to_string)
         .collect();
     let bytes: Vec<u8> = (0..100 * 1024).map(pattern::byte_at).collect();
+    // Past aioquic's 1 MB stream window: the response waits for its credit, never dropped.
+    let big: Vec<u8> = (0..3 << 20).map(pattern::byte_at).collect();
     let want = [
         (200, b"Hello, World!".to_vec()),
         (200, bytes),
+        (200, big),
         (200, upload(70000)),
+        // Far past a stream's 64 KiB buffer: the echo pauses reading and resumes.
+        (200, upload(3_000_000)),
         (404, b"not found\n".to_vec()),
         (405, b"method not allowed\n".to_vec()),
         (204, Vec::new()),
@@ -111,7 +118,7 @@ fn aioquic_fetches_endpoints_over_http3() {
         .filter(|(proto, code, _)| *proto == "h3" && *code == 200)
         .map(|(_, _, n)| n)
         .sum::<u64>();
-    assert_eq!(h3_200, 6, "{stats:?}");
+    assert_eq!(h3_200, 8, "{stats:?}");
     assert_eq!(stats.accepted, 1, "one QUIC connection: {stats:?}");
 }
 

@@ -296,6 +296,21 @@ impl Server {
         n
     }
 
+    /// Stops reading stream `id`'s request body (`true`) until called again with `false`: a
+    /// caller that cannot pass the body on yet (an echo whose client does not read) holds
+    /// nothing more, and QUIC's flow control stops the client. Resuming may queue events.
+    pub fn pause(&mut self, id: StreamRef, paused: bool) {
+        if let Some(c) = self.conns.get_mut(&id.conn) {
+            c.pause(id.stream, paused, &mut self.events);
+            self.pump_writes(id.conn);
+        }
+    }
+
+    /// Whether events wait for [`Server::poll_event`].
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
     /// Resets stream `id` with `code` (and stops reading it): the client sees the request fail.
     pub fn reset(&mut self, id: StreamRef, code: super::ErrorCode) {
         if let Some(c) = self.conns.get_mut(&id.conn) {

@@ -14,6 +14,7 @@ use crate::h3::Settings;
 use bytes::Bytes;
 use quinn_proto::{
     Connection, ConnectionHandle, Dir, Event as QEvent, ReadError, StreamEvent, StreamId, VarInt,
+    WriteError,
 };
 use std::time::Instant;
 
@@ -30,6 +31,9 @@ struct Req {
     sent_end: bool,
     /// The request's end came (or the request was given up).
     recv_end: bool,
+    /// The caller asked for no more of the request body for now: QUIC keeps what arrives
+    /// (its flow control stops the client) until [`Conn::resume`].
+    paused: bool,
 }
 
 pub(super) struct Conn {
@@ -97,6 +101,7 @@ impl Conn {
                             fin: false,
                             sent_end: false,
                             recv_end: false,
+                            paused: false,
                         });
                         r = r.and(self.read(id, events));
                     }
@@ -205,6 +210,9 @@ impl Conn {
         let mut late = None;
         let mut reset_send = None;
         loop {
+            if req.paused {
+                break;
+            }
             match chunks.next(usize::MAX) {
                 Ok(Some(chunk)) => match req.decode.feed(sref.stream, &chunk.bytes, qpack, &mut on)
                 {
@@ -351,6 +359,26 @@ impl Conn {
         true
     }
 
+    /// Stops or resumes reading stream `stream`'s request body; resuming reads what QUIC kept.
+    pub(super) fn pause(
+        &mut self,
+        stream: u64,
+        paused: bool,
+        events: &mut std::collections::VecDeque<Event>,
+    ) {
+        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
+            return;
+        };
+        let was = std::mem::replace(&mut r.paused, paused);
+        if was && !paused {
+            let id = r.id;
+            if let Err(e) = self.read(id, events) {
+                self.close(Instant::now(), e.code, e.what);
+                self.gone(events);
+            }
+        }
+    }
+
     /// Bytes sent as they are, ending the stream (the garbage fault).
     pub(super) fn raw(&mut self, stream: u64, bytes: &[u8]) {
         let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
@@ -443,6 +471,9 @@ impl Conn {
                 Ok(n) => {
                     r.out.drain(..n);
                 }
+                // The client's flow control or the congestion window: a Writable event
+                // comes when it may go on.
+                Err(WriteError::Blocked) => {}
                 Err(_) => {
                     // Stopped or closed: the response is not wanted any more.
                     r.out = Vec::new();
