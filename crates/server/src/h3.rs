@@ -96,6 +96,7 @@ impl H3Worker {
                 // connection is closed (CONNECTION_CLOSE with H3_NO_ERROR).
                 drain_deadline = Some(now + self.answers.shared.cfg.grace);
                 self.answers.drain(&mut self.server);
+                self.server.goaway_all();
             }
             if let Some(d) = drain_deadline {
                 if self.answers.is_empty() || now >= d {

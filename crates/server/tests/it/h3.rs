@@ -193,3 +193,33 @@ fn http3_needs_tls() {
     .expect("refused");
     assert!(matches!(e, ServerError::Config(_)), "{e}");
 }
+
+#[test]
+fn a_shutdown_finishes_http3_requests_in_flight() {
+    let Some(py) = python() else { return };
+    let s = h3_server();
+    let port = s.local_addr().port().to_string();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/h3_peers/h3_get.py");
+    let client = std::thread::spawn(move || {
+        Command::new(py)
+            .arg(script)
+            .args(["127.0.0.1", &port, "GET /sleep/1500"])
+            .output()
+            .expect("python runs")
+    });
+    // The connection is up (its request follows the handshake at once), then a moment for the
+    // request to be in service; the sleep is far longer.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while s.stats().accepted == 0 && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    s.shutdown();
+    let out = client.join().unwrap();
+    assert!(out.status.success());
+    let body = b"slept 1500 ms\n";
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        format!("200 {} {}", body.len(), sha256_hex(body))
+    );
+}

@@ -337,6 +337,14 @@ impl Server {
         }
     }
 
+    /// Sends GOAWAY on every connection (a shutdown begins): the requests already accepted are
+    /// answered, later ones refused with H3_REQUEST_REJECTED.
+    pub fn goaway_all(&mut self) {
+        for c in self.conns.values_mut() {
+            c.goaway();
+        }
+    }
+
     /// Closes every connection with H3_NO_ERROR (a shutdown): their CONNECTION_CLOSE goes out
     /// with the next [`Server::poll_transmit`] calls.
     pub fn close_all(&mut self, now: Instant) {

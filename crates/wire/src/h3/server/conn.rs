@@ -48,6 +48,10 @@ pub(super) struct Conn {
     encoder: Encoder,
     max_field_section: u64,
     lost: bool,
+    /// The id after the last request stream accepted (what a GOAWAY names).
+    next_bidi: u64,
+    /// GOAWAY sent with this id: request streams at or above it are refused.
+    goaway: Option<u64>,
 }
 
 fn code(c: ErrorCode) -> VarInt {
@@ -68,6 +72,8 @@ impl Conn {
             encoder: Encoder::new(),
             max_field_section: cfg.max_field_section,
             lost: false,
+            next_bidi: 0,
+            goaway: None,
         }
     }
 
@@ -94,6 +100,16 @@ impl Conn {
                 QEvent::Stream(StreamEvent::Opened { dir: Dir::Bi }) => {
                     let mut r = Ok(());
                     while let Some(id) = self.quic.streams().accept(Dir::Bi) {
+                        let n = u64::from(id);
+                        if self.goaway.is_some_and(|g| n >= g) {
+                            // After GOAWAY: not processed, so the client may send it again
+                            // elsewhere (RFC 9114 §5.2).
+                            let c = code(ErrorCode::RequestRejected);
+                            let _ = self.quic.recv_stream(id).stop(c);
+                            let _ = self.quic.send_stream(id).reset(c);
+                            continue;
+                        }
+                        self.next_bidi = self.next_bidi.max(n + 4);
                         self.reqs.push(Req {
                             id,
                             decode: Request::new(),
@@ -357,6 +373,17 @@ impl Conn {
         let id = r.id;
         self.write(id);
         true
+    }
+
+    /// Sends GOAWAY on our control stream (once): requests already accepted are answered,
+    /// later ones refused.
+    pub(super) fn goaway(&mut self) {
+        if self.goaway.is_some() || self.own.is_empty() {
+            return;
+        }
+        self.goaway = Some(self.next_bidi);
+        frame::write_goaway(self.next_bidi, &mut self.own_pending[0]);
+        self.flush();
     }
 
     /// Stops or resumes reading stream `stream`'s request body; resuming reads what QUIC kept.
