@@ -9,7 +9,9 @@
 //! Responses go back through [`Server::respond`] (a HEADERS frame, static-only QPACK) and
 //! [`Server::send_data`], which takes at most [`Server::room`] bytes: what a stream holds that
 //! QUIC has not taken is bounded by [`STREAM_BUFFER`], so a body is produced as the client reads
-//! it, never whole. [`Server::reset`] cuts a stream short (RESET_STREAM and STOP_SENDING).
+//! it, never whole. [`Server::reset`] cuts a stream short (RESET_STREAM and STOP_SENDING);
+//! [`Server::pause`] stops reading a request's body until resumed (QUIC's flow control then holds
+//! the client back); [`Server::goaway_all`] begins a shutdown.
 //!
 //! I/O: [`Server::handle`] takes one received datagram, [`Server::poll_transmit`] gives the next
 //! one to send (and where), [`Server::timeout`] is the earliest QUIC timer, which
