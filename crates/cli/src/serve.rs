@@ -6,7 +6,8 @@
 //! lets in-flight responses finish for up to `--grace`. `--parser` picks the request parser; one
 //! that this build lacks is refused in one line naming the cargo feature to build with.
 //! `--tls` serves HTTPS; the second line then gives the certificate's SHA-256 fingerprint, so a
-//! client of the self-signed certificate can pin it.
+//! client of the self-signed certificate can pin it. `--http3` (with `--tls`) also serves HTTP/3
+//! on UDP at the same port number, advertised by `Alt-Svc` on the TCP responses.
 
 use anyhow::Context;
 use barrage_model::units::{parse_duration, parse_size};
@@ -77,6 +78,12 @@ pub struct Args {
     /// With --tls: the private key of --cert, PEM (PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires_all = ["tls", "cert"])]
     pub key: Option<PathBuf>,
+    /// With --tls: also serve HTTP/3 (QUIC) on UDP at the same port number, every endpoint and
+    /// fault (a reset is a stream reset, close closes the QUIC connection), and advertise it on
+    /// HTTP/1.1 and HTTP/2 responses with `Alt-Svc: h3=":PORT"`. One thread serves all HTTP/3
+    /// connections.
+    #[arg(long, requires = "tls")]
+    pub http3: bool,
     /// Serve the server's figures for Prometheus at http://ADDR/metrics (connections accepted
     /// and open, responses by protocol and status code). Port 0 picks one; the address is
     /// printed on stderr.
@@ -115,6 +122,7 @@ impl Args {
             h2_max_streams: self.h2_max_streams.unwrap_or(d.h2_max_streams),
             concurrency: self.concurrency.map(|n| n as usize),
             ws_max_message: self.ws_max_message.unwrap_or(d.ws_max_message),
+            http3: self.http3,
             tls: match (self.tls, &self.cert, &self.key) {
                 (false, ..) => None,
                 (true, Some(cert), Some(key)) => Some(Tls::Files {
@@ -139,6 +147,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     // Scripts read the first line for the address: it stays exactly this.
     writeln!(stdout, "listening on {}", server.local_addr())?;
+    let http3 = args.http3;
     if let (Some(tls), Some(fp)) = (&cfg_tls, server.tls_fingerprint()) {
         match tls {
             Tls::SelfSigned => writeln!(
@@ -151,6 +160,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 cert.display()
             )?,
         }
+    }
+    if http3 {
+        writeln!(stdout, "http3: udp {}", server.local_addr())?;
     }
     stdout.flush()?;
     drop(stdout);
@@ -200,6 +212,26 @@ mod tests {
         assert_eq!(cfg.header_limit, ServerConfig::default().header_limit);
         assert_eq!(cfg.parser, Parser::Httparse);
         assert_eq!(cfg.tls, None);
+    }
+
+    #[test]
+    fn http3_is_passed_on_and_needs_tls() {
+        let args = Args {
+            tls: true,
+            http3: true,
+            ..Args::default()
+        };
+        assert!(args.config().unwrap().http3);
+        assert!(!Args::default().config().unwrap().http3);
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: Args,
+        }
+        assert!(Cli::try_parse_from(["serve", "--http3"]).is_err());
+        let cli = Cli::try_parse_from(["serve", "--tls", "--http3"]).unwrap();
+        assert!(cli.serve.http3 && cli.serve.tls);
     }
 
     #[test]

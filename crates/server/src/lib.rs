@@ -9,10 +9,13 @@
 //! endpoints are listed in `docs/serve.md`; the `/bytes` body pattern is in [`pattern`]. Request
 //! heads are read by the [`Parser`] the config names (httparse by default). With
 //! [`ServerConfig::tls`] every connection is HTTPS (rustls; ALPN offers h2 and http/1.1), see
-//! `transport` for how TLS meets the edge-triggered loop.
+//! `transport` for how TLS meets the edge-triggered loop. With [`ServerConfig::http3`] (TLS
+//! required) HTTP/3 is served on UDP at the same port number by one more thread (`h3`), and
+//! every HTTP/1.1 and HTTP/2 response advertises it with `Alt-Svc`.
 
 mod conn;
 mod date;
+mod h3;
 /// The `/bytes/{n}` body pattern and its checksum (in the wire crate, so the lab reaches it
 /// without depending on the server).
 pub use barrage_wire::pattern;
@@ -77,6 +80,9 @@ pub struct ServerConfig {
     /// WebSocket (`/ws/echo`): the largest message, all its fragments together, and the largest
     /// frame; past it the connection is closed with 1009.
     pub ws_max_message: u64,
+    /// HTTP/3 on UDP at the same port number as TCP (needs `tls`), advertised with `Alt-Svc`
+    /// on HTTP/1.1 and HTTP/2 responses.
+    pub http3: bool,
 }
 
 impl Default for ServerConfig {
@@ -97,6 +103,7 @@ impl Default for ServerConfig {
             tls: None,
             concurrency: None,
             ws_max_message: 16 << 20,
+            http3: false,
         }
     }
 }
@@ -135,6 +142,8 @@ pub(crate) struct Shared {
     /// With `concurrency`, the service slots every worker's sleeps share (a lock taken once per
     /// `/sleep`, never on other answers).
     pub slots: Option<std::sync::Mutex<slots::Slots>>,
+    /// With HTTP/3, the `Alt-Svc` value (`h3=":PORT"`) every TCP response carries.
+    pub alt_svc: Option<String>,
 }
 
 impl Shared {
@@ -243,6 +252,11 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     if cfg.concurrency == Some(0) {
         return Err(ServerError::Config("concurrency must be at least 1"));
     }
+    if cfg.http3 && cfg.tls.is_none() {
+        return Err(ServerError::Config(
+            "HTTP/3 needs TLS (QUIC is always encrypted)",
+        ));
+    }
     cfg.parser.ensure_compiled()?;
     let tls = cfg.tls.as_ref().map(tls::setup).transpose()?;
     let threads = if cfg.threads == 0 {
@@ -264,13 +278,19 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     let slots = cfg
         .concurrency
         .map(|n| std::sync::Mutex::new(slots::Slots::new(n, std::time::Instant::now())));
+    // One more counters slot for the HTTP/3 thread (each slot has a single writer).
+    let h3 = cfg.http3;
+    let counter_slots = threads + usize::from(h3);
     let shared = Arc::new(Shared {
+        alt_svc: h3.then(|| format!("h3=\":{}\"; ma=86400", addr.port())),
         slots,
         cfg,
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
-        counters: (0..threads).map(|_| stats::Counters::default()).collect(),
+        counters: (0..counter_slots)
+            .map(|_| stats::Counters::default())
+            .collect(),
         tls: tls.as_ref().map(|t| t.config.clone()),
     });
     let mut handle = ServerHandle {
@@ -286,6 +306,16 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         handle.wakers.push(waker);
         let t = std::thread::Builder::new()
             .name(format!("barrage-serve-{i}"))
+            .spawn(move || worker.run())
+            .map_err(ServerError::Worker)?;
+        handle.threads.push(t);
+    }
+    if h3 {
+        let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
+        let (worker, waker) = h3::H3Worker::new(addr, shared.clone(), &config, threads)?;
+        handle.wakers.push(waker);
+        let t = std::thread::Builder::new()
+            .name("barrage-serve-h3".to_string())
             .spawn(move || worker.run())
             .map_err(ServerError::Worker)?;
         handle.threads.push(t);

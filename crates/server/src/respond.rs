@@ -40,14 +40,18 @@ impl ConnInfo {
 /// Per-thread response templates, refreshed when the second changes.
 pub(crate) struct Templates {
     date: DateCache,
+    /// `Alt-Svc`'s value on every response (HTTP/3 advertised), or empty.
+    alt_svc: Vec<u8>,
     hello: Vec<u8>,
     json: Vec<u8>,
 }
 
 impl Templates {
-    pub(crate) fn new() -> Self {
+    /// `alt_svc`: the `Alt-Svc` value every response carries (with `--http3`).
+    pub(crate) fn new(alt_svc: Option<String>) -> Self {
         let mut t = Templates {
             date: DateCache::new(),
+            alt_svc: alt_svc.map(String::into_bytes).unwrap_or_default(),
             hello: Vec::new(),
             json: Vec::new(),
         };
@@ -72,6 +76,7 @@ impl Templates {
         head_with_date(
             &mut self.hello,
             &date,
+            &self.alt_svc,
             200,
             Some("text/plain"),
             BodyLen::Fixed(13),
@@ -84,6 +89,7 @@ impl Templates {
         head_with_date(
             &mut self.json,
             &date,
+            &self.alt_svc,
             200,
             Some("application/json"),
             len,
@@ -96,6 +102,11 @@ impl Templates {
     /// The current `Date` value (HTTP/2 responses encode it into their header block).
     pub(crate) fn date(&self) -> &[u8] {
         self.date.get()
+    }
+
+    /// The `Alt-Svc` value (empty: none), which HTTP/2 responses carry too.
+    pub(crate) fn alt_svc(&self) -> &[u8] {
+        &self.alt_svc
     }
 
     /// `Hello, World!` as 200 text/plain.
@@ -126,7 +137,16 @@ impl Templates {
         conn: ConnInfo,
         extra: &[(&str, &str)],
     ) {
-        head_with_date(out, self.date.get(), status, content_type, len, conn, extra);
+        head_with_date(
+            out,
+            self.date.get(),
+            &self.alt_svc,
+            status,
+            content_type,
+            len,
+            conn,
+            extra,
+        );
     }
 
     /// A whole response with a small body (omitted for HEAD requests and bodiless statuses).
@@ -155,9 +175,11 @@ impl Templates {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn head_with_date(
     out: &mut Vec<u8>,
     date: &[u8],
+    alt_svc: &[u8],
     status: u16,
     content_type: Option<&str>,
     len: BodyLen,
@@ -173,6 +195,11 @@ fn head_with_date(
     out.extend_from_slice(b"\r\nDate: ");
     out.extend_from_slice(date);
     out.extend_from_slice(b"\r\n");
+    if !alt_svc.is_empty() {
+        out.extend_from_slice(b"Alt-Svc: ");
+        out.extend_from_slice(alt_svc);
+        out.extend_from_slice(b"\r\n");
+    }
     if let Some(ct) = content_type {
         out.extend_from_slice(b"Content-Type: ");
         out.extend_from_slice(ct.as_bytes());
@@ -279,7 +306,7 @@ mod tests {
 
     #[test]
     fn heads() {
-        let t = Templates::new();
+        let t = Templates::new(None);
         let mut out = Vec::new();
         let ka = ConnInfo {
             keep_alive: true,

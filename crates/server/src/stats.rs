@@ -10,8 +10,8 @@ const CODES: usize = 600;
 /// One worker's counters.
 pub(crate) struct Counters {
     accepted: AtomicU64,
-    /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2) and status code.
-    responses: [Box<[AtomicU64]>; 2],
+    /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2, 2: HTTP/3) and status code.
+    responses: [Box<[AtomicU64]>; 3],
     /// WebSocket: connections upgraded, messages received, and the close handshakes this
     /// server began, by code (`WS_CODES`, the last slot for any other).
     ws_upgrades: AtomicU64,
@@ -28,7 +28,7 @@ impl Default for Counters {
         let codes = || (0..CODES).map(|_| AtomicU64::new(0)).collect();
         Counters {
             accepted: AtomicU64::new(0),
-            responses: [codes(), codes()],
+            responses: [codes(), codes(), codes()],
             ws_upgrades: AtomicU64::new(0),
             ws_messages: AtomicU64::new(0),
             ws_closes: Default::default(),
@@ -44,6 +44,11 @@ impl Counters {
     /// A response (its head) went out with `status`, over HTTP/2 when `h2`.
     pub(crate) fn response(&self, h2: bool, status: u16) {
         bump(&self.responses[usize::from(h2)][usize::from(status).min(CODES - 1)]);
+    }
+
+    /// A response (its head) went out with `status` over HTTP/3.
+    pub(crate) fn response_h3(&self, status: u16) {
+        bump(&self.responses[2][usize::from(status).min(CODES - 1)]);
     }
 
     pub(crate) fn ws_upgrade(&self) {
@@ -79,7 +84,7 @@ pub struct ServerStats {
     pub accepted: u64,
     /// Connections open now.
     pub active: u64,
-    /// Responses by protocol ("http/1.1" or "h2") and status code, nonzero ones only, by code.
+    /// Responses by protocol ("http/1.1", "h2" or "h3") and status code, nonzero ones only, by code.
     pub responses: Vec<(&'static str, u16, u64)>,
     /// WebSocket connections upgraded (101 sent).
     pub ws_upgrades: u64,
@@ -111,7 +116,7 @@ impl ServerStats {
                 s.ws_closes.push((code, n));
             }
         }
-        for (p, proto) in ["http/1.1", "h2"].into_iter().enumerate() {
+        for (p, proto) in ["http/1.1", "h2", "h3"].into_iter().enumerate() {
             for code in 0..CODES {
                 let n: u64 = workers
                     .iter()
@@ -139,6 +144,7 @@ mod tests {
         w[1].response(false, 200);
         w[1].response(true, 404);
         w[1].response(true, 9999);
+        w[0].response_h3(200);
         w[0].ws_upgrade();
         w[1].ws_message();
         w[1].ws_message();
@@ -151,7 +157,12 @@ mod tests {
         assert_eq!(s.ws_closes, vec![(1009, 2), (0, 1)]);
         assert_eq!(
             s.responses,
-            vec![("http/1.1", 200, 2), ("h2", 404, 1), ("h2", 599, 1)]
+            vec![
+                ("http/1.1", 200, 2),
+                ("h2", 404, 1),
+                ("h2", 599, 1),
+                ("h3", 200, 1)
+            ]
         );
     }
 }

@@ -60,15 +60,20 @@ impl Ctx<'_> {
     /// With `--fault-rate`, decides whether this request gets a fault instead of its answer.
     /// Decision `i` of the whole server depends only on the seed and `i`, so a run is repeatable.
     pub(crate) fn pick_fault(&self) -> Option<Fault> {
-        let rate = self.shared.cfg.fault_rate;
-        if rate <= 0.0 {
-            return None;
-        }
-        let i = self.shared.fault_seq.fetch_add(1, Ordering::Relaxed);
-        let r = splitmix64(self.shared.cfg.fault_seed ^ splitmix64(i));
-        let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-        (u < rate).then(|| random_fault(splitmix64(r)))
+        pick_fault(self.shared)
     }
+}
+
+/// [`Ctx::pick_fault`] for any thread of the server (the HTTP/3 one too).
+pub(crate) fn pick_fault(shared: &Shared) -> Option<Fault> {
+    let rate = shared.cfg.fault_rate;
+    if rate <= 0.0 {
+        return None;
+    }
+    let i = shared.fault_seq.fetch_add(1, Ordering::Relaxed);
+    let r = splitmix64(shared.cfg.fault_seed ^ splitmix64(i));
+    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+    (u < rate).then(|| random_fault(splitmix64(r)))
 }
 
 /// SplitMix64: a tiny, well-mixed deterministic generator step.
@@ -108,6 +113,7 @@ impl Worker {
         let mut listener = TcpListener::from_std(listener);
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let templates = Templates::new(shared.alt_svc.clone());
         let input = vec![0u8; (shared.cfg.header_limit + 1).max(64 * 1024) + 64 * 1024];
         let worker = Worker {
             poll,
@@ -119,7 +125,7 @@ impl Worker {
             next_id: 0,
             timers: BinaryHeap::new(),
             checksums: HashMap::new(),
-            templates: Templates::new(),
+            templates,
             scratch: Scratch {
                 input: input.into_boxed_slice(),
                 output: Vec::with_capacity(64 * 1024),

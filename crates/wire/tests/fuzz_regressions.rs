@@ -17,6 +17,8 @@ mod h2_server;
 mod h3;
 #[path = "../../../fuzz/harness/h3_client.rs"]
 mod h3_client;
+#[path = "../../../fuzz/harness/h3_server.rs"]
+mod h3_server;
 #[path = "../../../fuzz/harness/request.rs"]
 mod request;
 #[path = "../../../fuzz/harness/response.rs"]
@@ -74,6 +76,11 @@ fn h3() {
 #[test]
 fn h3_client() {
     replay::all("h3_client", h3_client::run);
+}
+
+#[test]
+fn h3_server() {
+    replay::all("h3_server", h3_server::run);
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod endpoints;
 mod faults;
 mod h2;
 mod h2_hostile;
+mod h3;
 mod lifecycle;
 mod parsers;
 mod pipeline;

@@ -26,7 +26,7 @@ use thiserror::Error;
 
 mod conn;
 pub mod response;
-mod uni;
+pub(crate) mod uni;
 pub use conn::{Conn, Counts};
 
 /// The ALPN protocol id of HTTP/3 (RFC 9114 §3.1).

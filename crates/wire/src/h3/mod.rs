@@ -13,12 +13,15 @@
 //!   answers, bounded against QPACK bombs.
 //! - [`client`]: the client half of a connection over QUIC (quinn-proto, sans I/O), behind the
 //!   engine's client-session interface.
+//! - [`server`]: the server half over QUIC (quinn-proto's endpoint, sans I/O): requests out as
+//!   events, responses in, bounded per stream.
 //! - [`error`]: the error codes of RFC 9114 §8.1 and RFC 9204 §6, and [`H3Error`].
 
 pub mod client;
 pub mod error;
 pub mod frame;
 pub mod qpack;
+pub mod server;
 pub mod settings;
 pub mod varint;
 

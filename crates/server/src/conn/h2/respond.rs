@@ -24,7 +24,7 @@ impl H2 {
         ctx.counters.response(true, status);
         let mut n = itoa_buf();
         let len_s = len.map(|l| fmt_u64(&mut n, l));
-        let mut h: [(&str, &[u8]); 6] = [("", b""); 6];
+        let mut h: [(&str, &[u8]); 7] = [("", b""); 7];
         let mut k = 0;
         let mut push = |name, value| {
             h[k] = (name, value);
@@ -32,6 +32,10 @@ impl H2 {
         };
         push("server", SERVER.as_bytes());
         push("date", ctx.templates.date());
+        let alt_svc = ctx.templates.alt_svc();
+        if !alt_svc.is_empty() {
+            push("alt-svc", alt_svc);
+        }
         push("content-type", content_type.as_bytes());
         if let Some(l) = len_s {
             push("content-length", l);

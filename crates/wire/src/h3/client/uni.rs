@@ -1,9 +1,11 @@
-//! HTTP/3's unidirectional streams (RFC 9114 §6.2) from the client's side: the server's control
-//! stream (SETTINGS first, then GOAWAY), its QPACK encoder stream (the inserts our decoder
-//! applies) and decoder stream (read by our static-only encoder); push streams are refused (no
-//! MAX_PUSH_ID is sent) and reserved or unknown types are read and dropped. Also the bytes of our
-//! own three streams: the control stream with our SETTINGS, the empty encoder stream, and the
-//! decoder stream's instructions.
+//! HTTP/3's unidirectional streams (RFC 9114 §6.2) as the peer opens them: its control stream
+//! (SETTINGS first, then GOAWAY; from a client also MAX_PUSH_ID), its QPACK encoder stream (the
+//! inserts our decoder applies) and decoder stream (read by our static-only encoder); push
+//! streams are refused (no MAX_PUSH_ID is sent, and a client may not open one) and reserved or
+//! unknown types are read and dropped. Also the bytes of our own three streams: the control
+//! stream with our SETTINGS, the empty encoder stream, and the decoder stream's instructions.
+//! The client's session and the server's ([`crate::h3::server`]) share it; `from_client` says
+//! which side the peer is.
 //!
 //! Pure: the caller reads a stream's bytes from QUIC and hands them here; nothing is buffered
 //! beyond one partial frame or instruction.
@@ -30,6 +32,9 @@ enum Kind {
 pub(crate) struct Uni {
     kind: Kind,
     carry: Vec<u8>,
+    /// The peer is a client (this side serves): GOAWAY carries a push id, MAX_PUSH_ID is
+    /// allowed.
+    from_client: bool,
 }
 
 /// What the server's unidirectional streams told the connection.
@@ -54,6 +59,15 @@ impl Uni {
         Uni {
             kind: Kind::Unread,
             carry: Vec::new(),
+            from_client: false,
+        }
+    }
+
+    /// A stream a client opened (this side is the server).
+    pub(crate) fn from_client() -> Uni {
+        Uni {
+            from_client: true,
+            ..Uni::new()
         }
     }
 
@@ -118,7 +132,7 @@ impl Uni {
         let rest = &input[at..];
         let used = match &mut self.kind {
             Kind::Unread | Kind::Ignored => rest.len(),
-            Kind::Control(frames) => control(frames, rest, peer)?,
+            Kind::Control(frames) => control(frames, rest, peer, self.from_client)?,
             Kind::QpackEncoder => {
                 let before = qpack.table().insert_count();
                 let used = qpack
@@ -126,7 +140,7 @@ impl Uni {
                     .map_err(|e| err(e.code(), "QPACK encoder stream broken"))?;
                 peer.inserted |= qpack.table().insert_count() > before;
                 // A partial instruction is at most one entry the table can hold.
-                if rest.len() - used > (super::TABLE_CAPACITY as usize) + 64 {
+                if rest.len() - used > (qpack.table().max_capacity() as usize) + 64 {
                     return Err(err(
                         ErrorCode::QpackEncoderStream,
                         "an encoder instruction larger than the table",
@@ -154,7 +168,12 @@ impl Uni {
 }
 
 /// The server's control stream's frames: the bytes used.
-fn control(frames: &mut FrameDecoder, buf: &[u8], peer: &mut Peer) -> Result<usize, H3Error> {
+fn control(
+    frames: &mut FrameDecoder,
+    buf: &[u8],
+    peer: &mut Peer,
+    from_client: bool,
+) -> Result<usize, H3Error> {
     let mut at = 0;
     loop {
         let (used, ev) = frames.next(&buf[at..])?;
@@ -169,6 +188,9 @@ fn control(frames: &mut FrameDecoder, buf: &[u8], peer: &mut Peer) -> Result<usi
                     "control stream does not begin with SETTINGS",
                 ))
             }
+            // A client's GOAWAY names a push id (none are used here) and MAX_PUSH_ID allows
+            // pushes this server never makes: both are read and dropped.
+            Event::Frame(Frame::GoAway(_) | Frame::MaxPushId(_)) if from_client => {}
             Event::Frame(Frame::GoAway(id)) => {
                 // Client-initiated bidirectional ids only, and never increasing (§5.2).
                 if id % 4 != 0 || peer.goaway.is_some_and(|g| id > g) {
@@ -191,14 +213,18 @@ fn control(frames: &mut FrameDecoder, buf: &[u8], peer: &mut Peer) -> Result<usi
 
 /// The opening bytes of our control stream: its type and our SETTINGS.
 pub(crate) fn control_preamble(max_field_section: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    StreamType::Control.write(&mut out);
-    let s = Settings {
+    control_preamble_with(&Settings {
         qpack_max_table_capacity: super::TABLE_CAPACITY,
         max_field_section_size: Some(max_field_section.min(varint::MAX)),
         qpack_blocked_streams: super::BLOCKED_STREAMS,
-    };
-    frame::write_settings(&s, &mut out);
+    })
+}
+
+/// The opening bytes of a control stream announcing `s`.
+pub(crate) fn control_preamble_with(s: &Settings) -> Vec<u8> {
+    let mut out = Vec::new();
+    StreamType::Control.write(&mut out);
+    frame::write_settings(s, &mut out);
     out
 }
 
