@@ -14,6 +14,7 @@ fn server() -> ServerHandle {
     start(ServerConfig {
         threads: 1,
         tls: Some(Tls::SelfSigned),
+        http3: true,
         ..ServerConfig::default()
     })
     .unwrap()
