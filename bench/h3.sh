@@ -3,7 +3,8 @@
 # feature, and barrage serve --http3 against an independent HTTP/3 server (Go, quic-go's http3
 # package, bench/h3/server), "/" answering "Hello, World!".
 #
-# 1. The load tools: the quic-go server (GOMAXPROCS=1) is pinned to CPU 0; oha (--http-version 3,
+# 1. The load tools: the quic-go server (GOMAXPROCS=1), then barrage serve --http3 (the fastest
+#    HTTP/3 server here; quic-go limits both tools at these loads), pinned to CPU 0; oha (--http-version 3,
 #    CONNS connections, STREAMS requests in flight on each) and barrage load --http3 -t1
 #    -cCONNS -mSTREAMS (each body compared) are pinned to CPU 1 and alternate (oha, barrage,
 #    oha, ...) for ROUNDS rounds of DURATION seconds. Printed per tool: median requests/s,
@@ -133,25 +134,36 @@ median() { python3 -c "import statistics,sys; print(statistics.median(float(x) f
 echo "# bench/h3.sh on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "quic-go $(grep -o 'quic-go/quic-go v[0-9.]*' "$SERVER_SRC/go.mod" | head -1 | cut -d' ' -f2) server ($(go version "$H3_SERVER" 2>/dev/null | awk '{print $NF}'), GOMAXPROCS=1), $("$OHA" --version | head -1), $("$BARRAGE" --version); $CONNS connections x $STREAMS streams"
 
-if [ "${SKIP_TOOLS:-0}" != 1 ]; then
+# tools NAME URL PID: the load tools alternating against one server, and their table.
+tools() {
+  local name=$1 url=$2 pid=$3
   declare -A RPS CPU RSS SRV
-  TOOLS=(oha barrage)
+  local TOOLS=(oha barrage)
   for r in $(seq "$ROUNDS"); do
     for t in "${TOOLS[@]}"; do
-      read -r rps cpu rss n srv errs < <(run "$t" "$GO_URL" "$GO_PID")
-      echo "  round $r $t: $rps req/s, $cpu us CPU/request, ${rss} KiB max RSS, $n requests, $errs errors, quic-go server $srv us CPU/request" >&2
+      read -r rps cpu rss n srv errs < <(run "$t" "$url" "$pid")
+      echo "  round $r $t -> $name: $rps req/s, $cpu us CPU/request, ${rss} KiB max RSS, $n requests, $errs errors, server $srv us CPU/request" >&2
       RPS[$t]="${RPS[$t]:-} $rps"; CPU[$t]="${CPU[$t]:-} $cpu"; RSS[$t]="${RSS[$t]:-} $rss"; SRV[$t]="${SRV[$t]:-} $srv"
     done
   done
+  local base_rps base_cpu
   base_rps=$(median ${RPS[oha]}); base_cpu=$(median ${CPU[oha]})
   echo
-  echo "| tool (quic-go server, 1 P on CPU 0; $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs oha | CPU vs oha | server CPU µs/request |"
+  echo "| tool (against $name on CPU 0; $CONNS connections x $STREAMS streams, ${DURATION}s, median of $ROUNDS) | req/s | CPU µs/request | max RSS MiB | req/s vs oha | CPU vs oha | server CPU µs/request |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
   for t in "${TOOLS[@]}"; do
     rps=$(median ${RPS[$t]}); cpu=$(median ${CPU[$t]}); rss=$(median ${RSS[$t]}); srv=$(median ${SRV[$t]})
     python3 -c "import sys; t,r,c,m,wr,wc,sv=sys.argv[1],*map(float,sys.argv[2:]); print(f'| {t} | {r:.0f} | {c:.2f} | {m/1024:.1f} | {r/wr:.2f}x | {c/wc:.2f}x | {sv:.2f} |')" \
       "$t" "$rps" "$cpu" "$rss" "$base_rps" "$base_cpu" "$srv"
   done
+}
+
+if [ "${SKIP_TOOLS:-0}" != 1 ]; then
+  # The independent server first (the issue's anchor); it is the bottleneck at these loads, so
+  # the tools are also run against the fastest HTTP/3 server here, barrage serve, where the
+  # tool's own cost shows.
+  tools "quic-go http3 (GOMAXPROCS=1)" "$GO_URL" "$GO_PID"
+  tools "barrage serve --http3 (1 thread)" "$SERVE_URL" "$SERVE_PID"
 fi
 
 if [ "${SKIP_SERVERS:-0}" != 1 ]; then
