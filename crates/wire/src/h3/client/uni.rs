@@ -7,13 +7,64 @@
 //! The client's session and the server's ([`crate::h3::server`]) share it; `from_client` says
 //! which side the peer is.
 //!
-//! Pure: the caller reads a stream's bytes from QUIC and hands them here; nothing is buffered
-//! beyond one partial frame or instruction.
+//! Pure but for [`read`], the one loop both sides take a peer's stream's bytes from QUIC with;
+//! nothing is buffered beyond one partial frame or instruction.
 
 use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::{self, Event, Frame, FrameDecoder, StreamType};
 use crate::h3::qpack::{Decoder, Encoder};
 use crate::h3::{varint, Settings, DEFAULT_MAX_FRAME};
+use quinn_proto::{Connection, ReadError, StreamId, VarInt};
+
+/// QUIC's varint for an HTTP/3 error code (a stream's STOP_SENDING or RESET_STREAM).
+pub(crate) fn code(c: ErrorCode) -> VarInt {
+    VarInt::from_u64(c.to_u64()).unwrap_or(VarInt::MAX)
+}
+
+/// Reads what QUIC holds of the peer's unidirectional stream `id` into `u`; a control or QPACK
+/// stream the peer closes is H3_CLOSED_CRITICAL_STREAM (`peer_name` says whose, for the message),
+/// and a stream of an ignored type is stopped. Errors are the connection's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn read(
+    conn: &mut Connection,
+    id: StreamId,
+    u: &mut Uni,
+    peer: &mut Peer,
+    qpack: &mut Decoder,
+    encoder: &mut Encoder,
+    closed_critical: &'static str,
+) -> Result<(), H3Error> {
+    let mut recv = conn.recv_stream(id);
+    let Ok(mut chunks) = recv.read(true) else {
+        return Ok(());
+    };
+    let mut r = Ok(());
+    loop {
+        match chunks.next(usize::MAX) {
+            Ok(Some(chunk)) => {
+                if let Err(e) = u.feed(&chunk.bytes, peer, qpack, encoder) {
+                    r = Err(e);
+                    break;
+                }
+            }
+            Ok(None) | Err(ReadError::Reset(_)) => {
+                if u.critical() {
+                    r = Err(H3Error::new(
+                        ErrorCode::ClosedCriticalStream,
+                        closed_critical,
+                    ));
+                }
+                break;
+            }
+            Err(ReadError::Blocked) => break,
+        }
+    }
+    let _ = chunks.finalize();
+    if u.ignored() {
+        let _ = conn.recv_stream(id).stop(code(ErrorCode::NoError));
+    }
+    r
+}
 
 /// What a server's unidirectional stream turned out to be.
 #[derive(Debug)]

@@ -13,7 +13,7 @@ use crate::h3::qpack::{Decoder, Encoder};
 use crate::h3::Settings;
 use bytes::Bytes;
 use quinn_proto::{
-    Connection, ConnectionHandle, Dir, Event as QEvent, ReadError, StreamEvent, StreamId, VarInt,
+    Connection, ConnectionHandle, Dir, Event as QEvent, ReadError, StreamEvent, StreamId,
     WriteError,
 };
 use std::time::Instant;
@@ -54,9 +54,7 @@ pub(super) struct Conn {
     goaway: Option<u64>,
 }
 
-fn code(c: ErrorCode) -> VarInt {
-    VarInt::from_u64(c.to_u64()).unwrap_or(VarInt::MAX)
-}
+use uni::code;
 
 impl Conn {
     pub(super) fn new(handle: ConnectionHandle, quic: Connection, cfg: &Config) -> Conn {
@@ -309,41 +307,15 @@ impl Conn {
         let Some((_, u)) = self.uni.iter_mut().find(|(i, _)| *i == id) else {
             return Ok(());
         };
-        let mut recv = self.quic.recv_stream(id);
-        let Ok(mut chunks) = recv.read(true) else {
-            return Ok(());
-        };
-        let mut r = Ok(());
-        loop {
-            match chunks.next(usize::MAX) {
-                Ok(Some(chunk)) => {
-                    if let Err(e) = u.feed(
-                        &chunk.bytes,
-                        &mut self.peer,
-                        &mut self.qpack,
-                        &mut self.encoder,
-                    ) {
-                        r = Err(e);
-                        break;
-                    }
-                }
-                Ok(None) | Err(ReadError::Reset(_)) => {
-                    if u.critical() {
-                        r = Err(H3Error::new(
-                            ErrorCode::ClosedCriticalStream,
-                            "the client closed a control or QPACK stream",
-                        ));
-                    }
-                    break;
-                }
-                Err(ReadError::Blocked) => break,
-            }
-        }
-        let _ = chunks.finalize();
-        if u.ignored() {
-            let _ = self.quic.recv_stream(id).stop(code(ErrorCode::NoError));
-        }
-        r
+        uni::read(
+            &mut self.quic,
+            id,
+            u,
+            &mut self.peer,
+            &mut self.qpack,
+            &mut self.encoder,
+            "the client closed a control or QPACK stream",
+        )
     }
 
     pub(super) fn respond(

@@ -12,7 +12,7 @@ use crate::client::{End, Failure, Tag};
 use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::StreamType;
 use crate::h3::qpack::{Decoder, Encoder};
-use quinn_proto::{Connection, Dir, ReadError, StreamId, VarInt};
+use quinn_proto::{Connection, Dir, ReadError, StreamId};
 use std::collections::VecDeque;
 
 /// One request stream.
@@ -56,9 +56,7 @@ pub(super) struct H3<T> {
 /// H3_REQUEST_CANCELLED: what a request stream this side gives up on is reset and stopped with.
 pub(super) const CANCELLED: ErrorCode = ErrorCode::RequestCancelled;
 
-pub(super) fn code(c: ErrorCode) -> VarInt {
-    VarInt::from_u64(c.to_u64()).unwrap_or(VarInt::MAX)
-}
+pub(super) use uni::code;
 
 impl<T> H3<T> {
     pub(super) fn new(setup: &Setup) -> H3<T> {
@@ -274,36 +272,15 @@ pub(super) fn read_uni<T>(
     let Some((_, u)) = uni.iter_mut().find(|(i, _)| *i == id) else {
         return Ok(());
     };
-    let mut recv = conn.recv_stream(id);
-    let Ok(mut chunks) = recv.read(true) else {
-        return Ok(());
-    };
-    let mut r = Ok(());
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => {
-                if let Err(e) = u.feed(&chunk.bytes, peer, qpack, encoder) {
-                    r = Err(e);
-                    break;
-                }
-            }
-            Ok(None) | Err(ReadError::Reset(_)) => {
-                if u.critical() {
-                    r = Err(H3Error::new(
-                        ErrorCode::ClosedCriticalStream,
-                        "the server closed a control or QPACK stream",
-                    ));
-                }
-                break;
-            }
-            Err(ReadError::Blocked) => break,
-        }
-    }
-    let _ = chunks.finalize();
-    if u.ignored() {
-        let _ = conn.recv_stream(id).stop(code(ErrorCode::NoError));
-    }
-    r
+    uni::read(
+        conn,
+        id,
+        u,
+        peer,
+        qpack,
+        encoder,
+        "the server closed a control or QPACK stream",
+    )
 }
 
 /// After the reads of an input: streams that failed are stopped and reset, sections blocked on
