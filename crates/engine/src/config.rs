@@ -3,7 +3,7 @@
 //! Validation is the only place that interprets the URL and checks option combinations, so the
 //! workers can take every field at face value.
 
-use barrage_model::load::{LoadError, Protocol};
+use barrage_model::load::LoadError;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -94,7 +94,7 @@ impl Validate for Config {
         let mut cfg = self.clone();
         // WebSocket: its upgrade is an HTTP/1.1 request to the same origin, so the URL is read
         // as its HTTP form (the document keeps it as given).
-        if matches!(cfg.protocol, Protocol::Ws { .. }) {
+        if cfg.protocol.is_ws() {
             cfg.url = http_form(&self.url);
         }
         let (target, requests, targets) = crate::plan::requests(&mut cfg)?;

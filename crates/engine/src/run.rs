@@ -63,7 +63,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
-    let speaks = if matches!(c.protocol, LoadProtocol::Ws { .. }) {
+    let speaks = if c.protocol.is_ws() {
         Protocol::Ws(ws_setup(cfg))
     } else if http3 {
         Protocol::H3(h3_setup(cfg, addr)?)

@@ -509,7 +509,7 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
     )?;
     // The protocol's own options were checked when it was made (`Protocol::from_options`);
     // what is left are its rules against the rest of the load.
-    let ws = matches!(c.protocol, Protocol::Ws { .. });
+    let ws = c.protocol.is_ws();
     if matches!(c.protocol, Protocol::Http3 { .. }) {
         fail(!c.url.starts_with("https://"), Http3Url)?;
     }
