@@ -1,6 +1,7 @@
 //! What the integration tests of several crates share, as a dev-dependency: finding a Python
 //! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
-//! prometheus-client), so that the lookup and its rule for CI are written once.
+//! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server), so that the
+//! lookup and its rule for CI are written once.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -43,6 +44,37 @@ pub fn python_required(modules: &str, package: &str) -> PathBuf {
     python(modules, package).unwrap_or_else(|| {
         panic!("Python cannot import {modules}: run scripts/test, which installs {package}")
     })
+}
+
+/// A Go toolchain of at least `major.minor` (`go` on PATH, else `/usr/local/go/bin/go`, where
+/// the official tarball puts it). Without one, the test is skipped with a `SKIPPED:` line,
+/// except under CI (`$CI` set), where it is a failure, as for [`python`].
+pub fn go(min: (u32, u32)) -> Option<PathBuf> {
+    let version = |go: &PathBuf| -> Option<(u32, u32)> {
+        let out = Command::new(go).args(["env", "GOVERSION"]).output().ok()?;
+        let v = String::from_utf8(out.stdout).ok()?;
+        let mut parts = v.trim().strip_prefix("go")?.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts
+            .next()?
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()?;
+        Some((major, minor))
+    };
+    let found = [PathBuf::from("go"), PathBuf::from("/usr/local/go/bin/go")]
+        .into_iter()
+        .find(|g| version(g).is_some_and(|v| v >= min));
+    if found.is_none() {
+        let why = format!(
+            "no Go {}.{} or later (go on PATH or /usr/local/go/bin/go; https://go.dev/dl)",
+            min.0, min.1
+        );
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("SKIPPED: {why}");
+    }
+    found
 }
 
 #[cfg(test)]

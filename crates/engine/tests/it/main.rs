@@ -9,6 +9,7 @@ mod h2;
 mod h2_interop;
 mod h2_serve;
 mod h3;
+mod h3_quicgo;
 mod h3_serve;
 mod nginx;
 mod schema;
