@@ -16,9 +16,20 @@
 #    CPU 0, under the same client (barrage load --http3 -t1 -cCONNS -mSTREAMS on CPU 1),
 #    alternating for ROUNDS rounds. Printed per server: median requests/s and median server CPU
 #    per response, and the ratio to quic-go's (the bar: barrage <= 0.8x).
+# 3. GSO/GRO (barrage_udp): barrage load --http3 against barrage serve --http3 as in 2, with the
+#    kernel's UDP offload on (the default) and off (BARRAGE_UDP_OFFLOAD=off, for both), on "/"
+#    and on /bytes/BULK (one connection, requests of BULK bytes: where datagrams come in
+#    flights), alternating. Printed: req/s and MiB/s, CPU per request of client and server.
+# 4. The floor: what the same datagrams cost with no QUIC, TLS or HTTP: bench/udp-floor's echo
+#    (CPU 0) answering each datagram of the client's mean size with one of the server's mean
+#    size, and its sender (CPU 1) keeping as many in flight as barrage's run had, both taken
+#    from a barrage load --http3 run against barrage serve (its datagram counts and bytes);
+#    one recv and one send system call per datagram each way. Printed: exchanges/s, their CPU,
+#    the requests/s they equal at barrage's datagrams per request, and barrage against it.
 #
-# Usage: bench/h3.sh    (ROUNDS=3 DURATION=5 CONNS=16 STREAMS=8)
-#        SKIP_TOOLS=1 or SKIP_SERVERS=1 leaves a part out; BARRAGE=path skips the build.
+# Usage: bench/h3.sh    (ROUNDS=3 DURATION=5 CONNS=16 STREAMS=8 BULK=64MiB)
+#        SKIP_TOOLS=1, SKIP_SERVERS=1, SKIP_OFFLOAD=1 or SKIP_FLOOR=1 leaves a part out;
+#        BARRAGE=path skips the build.
 # Needs: go (builds the quic-go server once from the Go module proxy into ~/.cache/barrage-bench;
 # H3_SERVER=path uses one built elsewhere), oha with HTTP/3 (built once with `cargo install oha
 # --locked --features http3` into ~/.cache/barrage-bench/oha-h3; OHA=path uses another), openssl,
@@ -30,6 +41,7 @@ ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 CONNS=${CONNS:-16}
 STREAMS=${STREAMS:-8}
+BULK=${BULK:-64MiB}
 TOOLS_DIR=${BENCH_TOOLS:-$HOME/.cache/barrage-bench}
 OHA=${OHA:-$TOOLS_DIR/oha-h3/bin/oha}
 SERVER_SRC=bench/h3/server
@@ -187,4 +199,105 @@ if [ "${SKIP_SERVERS:-0}" != 1 ]; then
     python3 -c "import sys; t,r,c,wc=sys.argv[1],*map(float,sys.argv[2:]); print(f'| {t} | {r:.0f} | {c:.2f} | {c/wc:.2f}x |')" \
       "$name" "$rps" "$cpu" "$base_cpu"
   done
+fi
+
+# offload_run ON|OFF PATH CONNS STREAMS -> "rps mib_s cpu_us_per_req server_cpu_us_per_req errors"
+# against a barrage serve started with the same setting (the env var is read by both).
+offload_run() {
+  local mode=$1 path=$2 c=$3 m=$4 env=() out="$WORK/off.out" tm="$WORK/off.time"
+  [ "$mode" = off ] && env=(BARRAGE_UDP_OFFLOAD=off)
+  env "${env[@]}" taskset -c 0 "$BARRAGE" serve --addr 127.0.0.1:0 --threads 1 --tls --http3 \
+    >"$WORK/oserve.out" 2>"$WORK/oserve.err" &
+  local spid=$!
+  for _ in $(seq 400); do [ -s "$WORK/oserve.out" ] && break; sleep 0.05; done
+  local port; port=$(head -1 "$WORK/oserve.out" | sed 's/.*://')
+  sleep 0.3
+  local before after
+  before=$(cpu_ticks "$spid")
+  env "${env[@]}" taskset -c 1 /usr/bin/time -f "%U %S %M" -o "$tm" "$BARRAGE" load --http3 -k -t1 \
+    -c"$c" -m"$m" -d"${DURATION}s" --json "$WORK/off.json" "https://127.0.0.1:$port$path" >"$out" 2>&1
+  after=$(cpu_ticks "$spid")
+  kill "$spid"; wait "$spid" 2>/dev/null || true
+  : >"$WORK/oserve.out"
+  python3 - "$WORK/off.json" "$tm" "$((after - before))" "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); tm = open(sys.argv[2]).read().split()
+n = max(d["requests"], 1); secs = d["duration_s"] if "duration_s" in d else d["duration"]
+cpu = (float(tm[-3]) + float(tm[-2])) / n * 1e6
+srv = int(sys.argv[3]) / int(sys.argv[4]) / n * 1e6
+print(f'{d["requests"] / secs:.0f} {d["bytes_read"] / secs / 2**20:.1f} {cpu:.3f} {srv:.3f} {d["errors"]["total"]}')
+PY
+}
+
+if [ "${SKIP_OFFLOAD:-0}" != 1 ]; then
+  declare -A ORPS OMIB OCPU OSRV
+  CASES=("/ $CONNS $STREAMS" "/bytes/$BULK 1 1")
+  for r in $(seq "$ROUNDS"); do
+    for k in "${!CASES[@]}"; do
+      for mode in on off; do
+        read -r path c m <<<"${CASES[$k]}"
+        read -r rps mib cpu srv errs < <(offload_run "$mode" "$path" "$c" "$m")
+        echo "  round $r offload $mode $path: $rps req/s, $mib MiB/s, $cpu us CPU/request, server $srv us, $errs errors" >&2
+        key="$k $mode"
+        ORPS[$key]="${ORPS[$key]:-} $rps"; OMIB[$key]="${OMIB[$key]:-} $mib"
+        OCPU[$key]="${OCPU[$key]:-} $cpu"; OSRV[$key]="${OSRV[$key]:-} $srv"
+      done
+    done
+  done
+  echo
+  echo "| GSO/GRO (barrage load --http3 -t1 on CPU 1 -> barrage serve --http3 on CPU 0, ${DURATION}s, median of $ROUNDS) | req/s | MiB/s | client CPU µs/request | server CPU µs/request | client CPU off/on | server CPU off/on |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for k in "${!CASES[@]}"; do
+    read -r path c m <<<"${CASES[$k]}"
+    for mode in on off; do
+      key="$k $mode"
+      python3 -c "import sys; n,r,mb,c,s,c0,s0=sys.argv[1],*map(float,sys.argv[2:]); print(f'| {n} | {r:.0f} | {mb:.1f} | {c:.2f} | {s:.2f} | {c/c0:.2f}x | {s/s0:.2f}x |')" \
+        "$path -c$c -m$m, offload $mode" "$(median ${ORPS[$key]})" "$(median ${OMIB[$key]})" \
+        "$(median ${OCPU[$key]})" "$(median ${OSRV[$key]})" "$(median ${OCPU[$k on]})" "$(median ${OSRV[$k on]})"
+    done
+  done
+fi
+
+if [ "${SKIP_FLOOR:-0}" != 1 ]; then
+  FLOOR=bench/udp-floor/target/release/udp-floor
+  cargo build --release --quiet --manifest-path bench/udp-floor/Cargo.toml
+  # The datagrams of barrage's run against barrage serve ("/", CONNS x STREAMS).
+  taskset -c 1 "$BARRAGE" load --http3 -k -t1 -c"$CONNS" -m"$STREAMS" -d"${DURATION}s" \
+    --json "$WORK/floor.json" "$SERVE_URL" >/dev/null 2>&1
+  read -r csize ssize window per_req brps < <(python3 - "$WORK/floor.json" "$CONNS" "$STREAMS" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); h = d["http3"]
+n = max(d["requests"], 1)
+per_req = h["datagrams_sent"] / n
+window = max(int(sys.argv[2]), round(int(sys.argv[2]) * int(sys.argv[3]) * per_req))
+secs = d["duration_s"] if "duration_s" in d else d["duration"]
+print(round(d["bytes_written"] / h["datagrams_sent"]), round(d["bytes_read"] / h["datagrams_received"]),
+      window, f"{per_req:.4f}", f"{d['requests'] / secs:.0f}")
+PY
+)
+  declare -a FEX FCPU FSRV
+  for r in $(seq "$ROUNDS"); do
+    taskset -c 0 "$FLOOR" echo 127.0.0.1:0 "$ssize" >"$WORK/echo.out" &
+    epid=$!
+    for _ in $(seq 100); do [ -s "$WORK/echo.out" ] && break; sleep 0.05; done
+    eport=$(sed 's/.*://' "$WORK/echo.out")
+    before=$(cpu_ticks "$epid")
+    taskset -c 1 /usr/bin/time -f "%U %S" -o "$WORK/floor.time" "$FLOOR" send "127.0.0.1:$eport" "$csize" "$window" "$DURATION" >"$WORK/floor.out"
+    after=$(cpu_ticks "$epid")
+    kill "$epid"; wait "$epid" 2>/dev/null || true
+    read -r ex cpu srv < <(python3 - "$WORK/floor.out" "$WORK/floor.time" "$((after - before))" "$(getconf CLK_TCK)" <<'PY'
+import sys
+f = open(sys.argv[1]).read().split(); tm = open(sys.argv[2]).read().split()
+n, secs = int(f[1]), float(f[3])
+print(f"{n / secs:.0f} {(float(tm[0]) + float(tm[1])) / n * 1e6:.3f} {int(sys.argv[3]) / int(sys.argv[4]) / n * 1e6:.3f}")
+PY
+)
+    echo "  round $r floor: $ex exchanges/s ($csize B out, $ssize B back, $window in flight), sender $cpu us, echo $srv us CPU/exchange" >&2
+    FEX+=("$ex"); FCPU+=("$cpu"); FSRV+=("$srv")
+  done
+  echo
+  echo "| floor (bench/udp-floor: echo on CPU 0, sender on CPU 1, ${DURATION}s, median of $ROUNDS) | exchanges/s | sender CPU µs/exchange | echo CPU µs/exchange | = requests/s at $per_req datagrams/request | barrage load --http3 -> barrage serve req/s | barrage / floor |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  python3 -c "import sys; e,c,s,p,b=map(float,sys.argv[1:]); print(f'| one datagram of {int(sys.argv[6])} B out, one of {int(sys.argv[7])} B back, {int(sys.argv[8])} in flight | {e:.0f} | {c:.2f} | {s:.2f} | {e/p:.0f} | {b:.0f} | {b/(e/p):.2f}x |')" \
+    "$(median "${FEX[@]}")" "$(median "${FCPU[@]}")" "$(median "${FSRV[@]}")" "$per_req" "$brps" "$csize" "$ssize" "$window"
 fi

@@ -110,7 +110,7 @@ pub(crate) fn h3_setup(
     });
     let tls = tls::client_config(c.insecure, &[h3client::ALPN]);
     let (streams, expect) = (c.protocol.streams() as u32, c.expect_body.clone());
-    h3client::Setup::new(
+    let mut setup = h3client::Setup::new(
         &tls,
         addr,
         &target.host,
@@ -122,7 +122,11 @@ pub(crate) fn h3_setup(
     .map_err(|e| EngineError::Tls {
         host: target.host.clone(),
         cause: e.to_string(),
-    })
+    })?;
+    // Several datagrams a send where the kernel has GSO (the transport sends them one by one
+    // on a socket that turns out not to).
+    setup.segments = barrage_udp::probe().segments();
+    Ok(setup)
 }
 
 /// WebSocket: the upgrade's target, and every request's body as a message.

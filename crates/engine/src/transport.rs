@@ -1,15 +1,97 @@
 //! A connection's byte stream: plain TCP, or TLS through rustls' sans-IO client driven by the
 //! same non-blocking socket and event loop; or a connected UDP socket whose reads and writes
-//! are whole datagrams (QUIC, for HTTP/3: its TLS is inside the session).
+//! are whole datagrams (QUIC, for HTTP/3: its TLS is inside the session), several at a time
+//! where the kernel has GSO and GRO (barrage_udp).
 
+use barrage_udp::Offload;
 use mio::net::{TcpStream, UdpSocket};
 use rustls::ClientConnection;
 use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 
 pub enum Transport {
     Plain(TcpStream),
     Tls(Box<TlsStream>),
-    Udp(UdpSocket),
+    Udp(Box<Datagrams>),
+}
+
+/// A connected UDP socket and its offload: a GSO send takes several datagrams of one size, a GRO
+/// read gives several, which [`Transport::read`] hands out one at a time.
+pub struct Datagrams {
+    pub sock: UdpSocket,
+    offload: Offload,
+    /// A GRO read's datagrams not handed out yet: `held[at..len]`, each `seg` bytes but the last.
+    held: Vec<u8>,
+    at: usize,
+    len: usize,
+    seg: usize,
+}
+
+impl Datagrams {
+    /// Turns on the offload the kernel has for `sock` (barrage_udp::enable).
+    pub fn new(sock: UdpSocket) -> Datagrams {
+        let offload = barrage_udp::enable(sock.as_raw_fd());
+        // A GRO read holds up to 64 datagrams of up to 1,452 bytes (QUIC's largest over a
+        // 1,500-byte MTU): the kernel's 64 KiB bound covers it.
+        let held = if offload.gro {
+            vec![0; 65_536]
+        } else {
+            Vec::new()
+        };
+        Datagrams {
+            sock,
+            offload,
+            held,
+            at: 0,
+            len: 0,
+            seg: 0,
+        }
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.at < self.len {
+                let end = (self.at + self.seg).min(self.len);
+                let n = (end - self.at).min(buf.len());
+                buf[..n].copy_from_slice(&self.held[self.at..self.at + n]);
+                self.at = end;
+                return Ok(n);
+            }
+            if !self.offload.gro {
+                // An empty datagram is no end of anything (QUIC never sends one): skipped.
+                match self.sock.recv(buf) {
+                    Ok(0) => continue,
+                    r => return r,
+                }
+            }
+            let (n, _, seg) = barrage_udp::recv(self.sock.as_raw_fd(), &mut self.held)?;
+            (self.at, self.len, self.seg) = (0, n, seg);
+        }
+    }
+
+    /// Sends `buf`, datagrams of `seg` bytes (0: one datagram): in one call with GSO, else one
+    /// by one. A short count means the rest was not sent (lost, for QUIC to recover).
+    fn send(&mut self, buf: &[u8], seg: usize) -> io::Result<usize> {
+        if seg == 0 || seg >= buf.len() {
+            return self.sock.send(buf);
+        }
+        if self.offload.gso {
+            match barrage_udp::send(self.sock.as_raw_fd(), buf, seg, None) {
+                // No GSO on this path after all (EIO: no checksum offload): one by one from now.
+                Err(e) if e.raw_os_error() == Some(libc::EIO) => self.offload.gso = false,
+                r => return r,
+            }
+        }
+        let mut sent = 0;
+        for d in buf.chunks(seg) {
+            match self.sock.send(d) {
+                Ok(_) => sent += d.len(),
+                Err(e) if sent == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(sent)
+    }
 }
 
 pub struct TlsStream {
@@ -59,13 +141,7 @@ impl Transport {
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.read(buf),
-            Transport::Udp(s) => loop {
-                // An empty datagram is no end of anything (QUIC never sends one): skipped.
-                match s.recv(buf) {
-                    Ok(0) => {}
-                    r => return r,
-                }
-            },
+            Transport::Udp(u) => u.read(buf),
             Transport::Tls(t) => loop {
                 match t.tls.reader().read(buf) {
                     Ok(n) => return Ok(n),
@@ -94,7 +170,7 @@ impl Transport {
         match self {
             Transport::Plain(s) => s.write(buf),
             // One datagram, whole.
-            Transport::Udp(s) => s.send(buf),
+            Transport::Udp(u) => u.sock.send(buf),
             Transport::Tls(t) => {
                 // rustls buffers a bounded amount of plaintext: take what fits, send what the
                 // socket takes, and report `WouldBlock` when nothing fits until it drains.
@@ -106,6 +182,16 @@ impl Transport {
                 }
                 Ok(n)
             }
+        }
+    }
+
+    /// Writes a session's output: for UDP, datagrams of `seg` bytes each but the last (0: one
+    /// datagram; [`ClientSession::segment`](barrage_wire::client::ClientSession::segment)),
+    /// for the others, bytes as [`Transport::write`] does.
+    pub fn write_out(&mut self, buf: &[u8], seg: usize) -> io::Result<usize> {
+        match self {
+            Transport::Udp(u) => u.send(buf, seg),
+            _ => self.write(buf),
         }
     }
 

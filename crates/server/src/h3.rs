@@ -10,11 +10,13 @@
 //! and sleep until the socket is readable, the earliest QUIC timer, or a sleep or drip is due.
 
 use crate::Shared;
+use barrage_udp::Offload;
 use barrage_wire::h3::server::{Config, Server};
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,8 +36,11 @@ pub(crate) struct H3Worker {
     socket: UdpSocket,
     server: Server,
     answers: Answers,
-    /// A datagram the socket would not take yet (sent first when it is writable again).
-    blocked: Option<(SocketAddr, Vec<u8>)>,
+    /// Datagrams the socket would not take yet, their segment size (sent first when it is
+    /// writable again).
+    blocked: Option<(SocketAddr, Vec<u8>, usize)>,
+    /// The socket's GSO and GRO (barrage_udp): several datagrams a system call.
+    offload: Offload,
     /// The last turn stopped sending at its bound with more to send: the next poll does not
     /// wait (the socket's writable edge will not come again).
     more: bool,
@@ -72,8 +77,10 @@ impl H3Worker {
         let server = Server::new(tls, config).map_err(|e| {
             crate::ServerError::Worker(io::Error::new(io::ErrorKind::InvalidInput, e))
         })?;
+        let offload = barrage_udp::enable(socket.as_raw_fd());
         let worker = H3Worker {
             poll,
+            offload,
             socket,
             server,
             answers: Answers::new(shared, counters),
@@ -128,11 +135,14 @@ impl H3Worker {
             }
             self.answers.tick();
             let now = Instant::now();
-            // Edge-triggered: read until the socket is empty.
+            // Edge-triggered: read until the socket is empty. With GRO one read may hold several
+            // datagrams of one sender, each `seg` bytes but the last.
             loop {
-                match self.socket.recv_from(&mut buf) {
-                    Ok((n, from)) => {
-                        self.server.handle(now, from, &buf[..n]);
+                match barrage_udp::recv(self.socket.as_raw_fd(), &mut buf) {
+                    Ok((n, from, seg)) => {
+                        for d in buf[..n].chunks(seg) {
+                            self.server.handle(now, from, d);
+                        }
                         self.answers.events(&mut self.server, now);
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -166,33 +176,46 @@ impl H3Worker {
     /// Sends every datagram the endpoint has, until the socket would block.
     fn send(&mut self, now: Instant, out: &mut Vec<u8>) {
         self.more = false;
-        if let Some((to, d)) = self.blocked.take() {
-            match self.socket.send_to(&d, to) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.blocked = Some((to, d));
-                    return;
-                }
-                _ => {}
+        if let Some((to, d, seg)) = self.blocked.take() {
+            if self.send_to(&d, seg, to) {
+                self.blocked = Some((to, d, seg));
+                return;
             }
         }
         // A bounded number per turn, so that reading (acknowledgments) is not starved.
         let mut all = false;
         for _ in 0..4096 {
-            let Some(to) = self.server.poll_transmit(now, out) else {
+            let Some((to, seg)) = self.server.poll_transmit(now, self.offload.segments(), out)
+            else {
                 all = true;
                 break;
             };
-            match self.socket.send_to(out, to) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.blocked = Some((to, out.clone()));
-                    return;
-                }
-                // Any other error: the datagram is lost, which QUIC recovers from.
-                _ => {}
+            if self.send_to(out, seg, to) {
+                self.blocked = Some((to, out.clone(), seg));
+                return;
             }
             // Sending frees room in the streams' buffers: fill them again.
             self.answers.pump(&mut self.server, now);
         }
         self.more = !all;
+    }
+
+    /// Sends datagrams of `seg` bytes to `to` in one call (GSO when more than one); true when
+    /// the socket would block (to be sent again). Any other error loses them, which QUIC
+    /// recovers from; a kernel that refuses GSO on this path (EIO: no checksum offload) turns
+    /// it off, and they go one by one.
+    fn send_to(&mut self, d: &[u8], seg: usize, to: SocketAddr) -> bool {
+        let fd = self.socket.as_raw_fd();
+        match barrage_udp::send(fd, d, seg, Some(to)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => true,
+            Err(e) if seg < d.len() && e.raw_os_error() == Some(libc::EIO) => {
+                self.offload.gso = false;
+                for one in d.chunks(seg) {
+                    let _ = barrage_udp::send(fd, one, 0, Some(to));
+                }
+                false
+            }
+            _ => false,
+        }
     }
 }

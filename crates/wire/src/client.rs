@@ -209,8 +209,14 @@ pub trait ClientSession<T: Tag> {
     /// Sends the request at position `pos` of the run's [`Order`] (request `req`); false when
     /// it cannot (no room). Requests opened together have consecutive positions.
     fn open(&mut self, pos: usize, req: u32, tag: T) -> bool;
-    /// Bytes to write, in order; for a datagram session (HTTP/3), the next datagram, whole.
+    /// Bytes to write, in order; for a datagram session (HTTP/3), the next datagram, whole, or
+    /// several of [`ClientSession::segment`] bytes each (the last one shorter), for one GSO send.
     fn out(&self) -> &[u8];
+    /// For a datagram session: the size of each datagram [`ClientSession::out`] holds but the
+    /// last; 0 when it holds one (and always for a byte stream).
+    fn segment(&self) -> usize {
+        0
+    }
     /// The first `n` bytes of [`ClientSession::out`] were written.
     fn wrote(&mut self, n: usize);
     /// Whether [`ClientSession::out`] holds a last word for the peer after the session ended
@@ -312,6 +318,10 @@ impl<T: Tag> ClientSession<T> for Session<'_, T> {
     #[inline]
     fn out(&self) -> &[u8] {
         dispatch!(self, s => s.out())
+    }
+    #[inline]
+    fn segment(&self) -> usize {
+        dispatch!(self, s => s.segment())
     }
     #[inline]
     fn wrote(&mut self, n: usize) {

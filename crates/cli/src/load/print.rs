@@ -221,8 +221,12 @@ fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
 fn http3(o: &mut String, h: &barrage_model::load::Http3) {
     let _ = writeln!(
         o,
-        "  HTTP/3: {} streams (-m {}) on {} connections; {} QUIC handshakes (mean {:.0}us)",
-        h.streams, h.streams_asked, h.connections, h.handshakes, h.handshake_mean_us
+        "  HTTP/3: {} streams (-m {}) on {} connections; {} QUIC handshakes (mean {})",
+        h.streams,
+        h.streams_asked,
+        h.connections,
+        h.handshakes,
+        fmt_secs(h.handshake_mean_us / 1e6)
     );
     let _ = writeln!(
         o,
@@ -249,8 +253,9 @@ fn ws(o: &mut String, w: &barrage_model::load::Ws) {
     };
     let _ = writeln!(
         o,
-        "  WebSocket: requests are messages; {} handshakes (mean {:.0}us from connect to 101); closes by the server: {closes}",
-        w.handshakes, w.handshake_mean_us
+        "  WebSocket: requests are messages; {} handshakes (mean {} from connect to 101); closes by the server: {closes}",
+        w.handshakes,
+        fmt_secs(w.handshake_mean_us / 1e6)
     );
 }
 

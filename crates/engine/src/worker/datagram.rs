@@ -5,7 +5,7 @@
 //! runs for them.
 
 use super::{State, Worker};
-use crate::transport::Transport;
+use crate::transport::{Datagrams, Transport};
 use crate::ErrorKind;
 use barrage_wire::client::ClientSession;
 use mio::net::UdpSocket;
@@ -34,7 +34,7 @@ impl Worker<'_> {
         });
         match sock {
             Ok(s) => {
-                self.conns[i].t = Some(Transport::Udp(s));
+                self.conns[i].t = Some(Transport::Udp(Box::new(Datagrams::new(s))));
                 self.ready(i, now);
             }
             Err(e) => self.fail(i, ErrorKind::Connect, &e, now),

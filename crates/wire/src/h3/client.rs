@@ -110,6 +110,9 @@ pub struct Setup {
     pub expect_body: Option<Vec<u8>>,
     /// SETTINGS_MAX_FIELD_SECTION_SIZE announced and enforced.
     pub max_field_section: u64,
+    /// The most datagrams [`ClientSession::out`](crate::client::ClientSession::out) holds at
+    /// once, for a GSO send (1, the default from [`Setup::new`], without).
+    pub segments: usize,
     quic: ClientConfig,
     endpoint: Arc<EndpointConfig>,
 }
@@ -155,6 +158,7 @@ impl Setup {
             timeout,
             expect_body,
             max_field_section: MAX_FIELD_SECTION,
+            segments: 1,
             quic,
             endpoint: Arc::new(EndpointConfig::default()),
         })

@@ -14,7 +14,7 @@
 //! the client back); [`Server::goaway_all`] begins a shutdown.
 //!
 //! I/O: [`Server::handle`] takes one received datagram, [`Server::poll_transmit`] gives the next
-//! one to send (and where), [`Server::timeout`] is the earliest QUIC timer, which
+//! one to send, or several of one size to one peer for a GSO send (and where), [`Server::timeout`] is the earliest QUIC timer, which
 //! [`Server::handle_timeout`] runs.
 
 use bytes::BytesMut;
@@ -238,12 +238,20 @@ impl Server {
             .min()
     }
 
-    /// The next datagram to send into `buf` (cleared first), and where: connections in turn.
-    pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<SocketAddr> {
+    /// The next datagrams to send into `buf` (cleared first), at most `segments` of them, all to
+    /// one peer and each `segment` bytes long but the last (the second value; `buf.len()` for
+    /// one): connections in turn. More than one only when the caller can send them in one call
+    /// (GSO, barrage_udp).
+    pub fn poll_transmit(
+        &mut self,
+        now: Instant,
+        segments: usize,
+        buf: &mut Vec<u8>,
+    ) -> Option<(SocketAddr, usize)> {
         buf.clear();
         if let Some((to, d)) = self.direct.pop_front() {
             buf.extend_from_slice(&d);
-            return Some(to);
+            return Some((to, buf.len()));
         }
         for _ in 0..self.order.len() {
             self.next = (self.next + 1) % self.order.len();
@@ -251,9 +259,9 @@ impl Server {
             let Some(c) = self.conns.get_mut(&k) else {
                 continue;
             };
-            if let Some(t) = c.quic.poll_transmit(now, 1, buf) {
+            if let Some(t) = c.quic.poll_transmit(now, segments.max(1), buf) {
                 buf.truncate(t.size);
-                return Some(t.destination);
+                return Some((t.destination, t.segment_size.unwrap_or(t.size)));
             }
         }
         self.reap();

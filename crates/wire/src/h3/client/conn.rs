@@ -44,6 +44,8 @@ pub struct Conn<'r, T> {
     h3: H3<T>,
     /// The next datagram to send (empty: none).
     tx: Vec<u8>,
+    /// The size of each datagram in `tx` but the last (several of them: a GSO send).
+    seg: usize,
     /// Received datagrams' buffer, handed to QUIC in pieces and reused.
     rx: BytesMut,
     /// QUIC's next timer.
@@ -80,6 +82,7 @@ impl<'r, T> Conn<'r, T> {
             quic: None,
             h3: H3::new(setup),
             tx: Vec::new(),
+            seg: 0,
             rx: BytesMut::new(),
             timeout: None,
             since: Instant::now(),
@@ -216,8 +219,11 @@ impl<T: Tag> Conn<'_, T> {
     /// Fills `tx` with the next datagram if it is empty, and takes QUIC's next timer.
     fn next_datagram(&mut self, now: Instant) {
         let Some(q) = self.quic.as_mut() else { return };
-        if self.tx.is_empty() && q.conn.poll_transmit(now, 1, &mut self.tx).is_none() {
-            self.tx.clear();
+        if self.tx.is_empty() {
+            match q.conn.poll_transmit(now, self.setup.segments, &mut self.tx) {
+                Some(t) => self.seg = t.segment_size.unwrap_or(0),
+                None => self.tx.clear(),
+            }
         }
         self.timeout = q.conn.poll_timeout();
     }
@@ -357,6 +363,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     #[inline]
     fn out(&self) -> &[u8] {
         &self.tx
+    }
+
+    #[inline]
+    fn segment(&self) -> usize {
+        self.seg
     }
 
     #[inline]
