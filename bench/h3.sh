@@ -91,7 +91,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
   -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
 GO_PORT=$(free_port)
-GOMAXPROCS=1 taskset -c 0 "$H3_SERVER" -addr "127.0.0.1:$GO_PORT" -cert "$WORK/cert.pem" -key "$WORK/key.pem" 2>"$WORK/go.err" &
+GOMAXPROCS=1 taskset -c 0 "$H3_SERVER" -addr "127.0.0.1:$GO_PORT" -cert "$WORK/cert.pem" -key "$WORK/key.pem" >"$WORK/go.out" 2>"$WORK/go.err" &
 GO_PID=$!
 PIDS+=("$GO_PID")
 GO_URL="https://127.0.0.1:$GO_PORT/"
@@ -298,6 +298,6 @@ PY
   echo
   echo "| floor (bench/udp-floor: echo on CPU 0, sender on CPU 1, ${DURATION}s, median of $ROUNDS) | exchanges/s | sender CPU µs/exchange | echo CPU µs/exchange | = requests/s at $per_req datagrams/request | barrage load --http3 -> barrage serve req/s | barrage / floor |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
-  python3 -c "import sys; e,c,s,p,b=map(float,sys.argv[1:]); print(f'| one datagram of {int(sys.argv[6])} B out, one of {int(sys.argv[7])} B back, {int(sys.argv[8])} in flight | {e:.0f} | {c:.2f} | {s:.2f} | {e/p:.0f} | {b:.0f} | {b/(e/p):.2f}x |')" \
+  python3 -c "import sys; e,c,s,p,b=map(float,sys.argv[1:6]); print(f'| one datagram of {int(sys.argv[6])} B out, one of {int(sys.argv[7])} B back, {int(sys.argv[8])} in flight | {e:.0f} | {c:.2f} | {s:.2f} | {e/p:.0f} | {b:.0f} | {b/(e/p):.2f}x |')" \
     "$(median "${FEX[@]}")" "$(median "${FCPU[@]}")" "$(median "${FSRV[@]}")" "$per_req" "$brps" "$csize" "$ssize" "$window"
 fi
