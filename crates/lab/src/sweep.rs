@@ -165,7 +165,7 @@ fn phase(name: String, mut m: Map<String, Value>) -> Result<Phase, String> {
         Some(v) => return Err(format!("tls must be true or false, not {v}")),
     };
     let load = scalar_load(&m)?;
-    let h3 = matches!(load.protocol, barrage_model::load::Protocol::Http3 { .. });
+    let h3 = load.protocol.is_datagram();
     if h3 && tls == Some(false) {
         return Err("tls = false does not go with http3 = true: QUIC is always TLS".into());
     }

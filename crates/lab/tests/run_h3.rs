@@ -5,7 +5,8 @@
 //! for the certificate, every response checked: no errors, the counts adding up, one QUIC
 //! handshake per connection. Over an emulated link with loss (root and /dev/net/tun, else that
 //! test is skipped as in run_network.rs): QUIC's datagrams cross the TUN link, some are dropped
-//! and QUIC recovers them, and the load still has no errors.
+//! and QUIC recovers them, and the load still has no errors. An h3 point waits for the
+//! contender's UDP socket, past a TCP probe that passed: a server without one is never ready.
 
 use barrage_lab::results::{Results, Trial};
 use barrage_lab::runner::{self, NoProgress, RunOptions};
@@ -27,6 +28,11 @@ fn main() {
     let tests: &[(&str, fn(), bool)] = &[
         ("h3_and_h2_over_tls_on_loopback", on_loopback, false),
         ("h3_and_h2_over_a_lossy_link", over_a_lossy_link, true),
+        (
+            "h3_waits_for_the_udp_socket",
+            waits_for_the_udp_socket,
+            false,
+        ),
     ];
     let mut failed = 0;
     for (name, f, needs_net) in tests {
@@ -72,7 +78,8 @@ fn netns_list() -> String {
         .unwrap_or_default()
 }
 
-/// `serve --addr ADDR`: barrage's server over TLS (self-signed) with HTTP/3, until killed.
+/// `serve --addr ADDR [--no-http3]`: barrage's server over TLS (self-signed) with HTTP/3 (or
+/// without), until killed.
 fn serve(args: &[String]) {
     let addr = args
         .iter()
@@ -85,7 +92,7 @@ fn serve(args: &[String]) {
         addr,
         threads: 1,
         tls: Some(barrage_server::Tls::SelfSigned),
-        http3: true,
+        http3: !args.iter().any(|a| a == "--no-http3"),
         ..Default::default()
     })
     .expect("server starts");
@@ -265,5 +272,35 @@ http3 = true
         }
     }
     validate_schema(&out);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+fn waits_for_the_udp_socket() {
+    let out = scratch("noudp");
+    let src = format!(
+        r#"{COMMON}
+duration = "300ms"
+http3 = true
+
+[[contender]]
+name = "tcp-only"
+start = "{{barrage}} serve --addr {{addr}} --no-http3"
+ready = {{ kind = "tcp", timeout = "1s" }}
+"#
+    );
+    let r = run_src(&src, &out);
+    assert_eq!(r.status, "complete");
+    let t = r.trials.iter().find(|t| t.contender == "tcp-only").unwrap();
+    let f = t.failure.as_ref().expect("never ready");
+    assert_eq!(f.kind.to_string(), "never_ready", "{f:?}");
+    assert!(f.message.contains("no UDP socket bound at port"), "{f:?}");
+    assert!(t.phases.is_empty(), "no load ran: {:?}", t.phases.len());
+    // The same server with its UDP socket is ready and answers.
+    let ok = r
+        .trials
+        .iter()
+        .find(|t| t.contender == "barrage-serve")
+        .unwrap();
+    check_trial(&r, ok);
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -419,7 +419,8 @@ impl Phase {
     /// QUIC is TLS), `ws` or `wss` (a WebSocket load's URL names it: the engine checks `ws`
     /// against it).
     pub fn scheme(&self) -> &'static str {
-        let h3 = matches!(self.load.protocol, crate::load::Protocol::Http3 { .. });
+        // QUIC is always TLS.
+        let h3 = self.load.protocol.is_datagram();
         match (self.load.protocol.is_ws(), self.tls || h3) {
             (true, false) => "ws",
             (true, true) => "wss",
