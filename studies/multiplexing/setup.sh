@@ -2,8 +2,9 @@
 # Installs and builds what studies/multiplexing needs on a fresh Debian (bookworm) machine: nginx,
 # h2o and h2load (nghttp2-client, to check servers by hand) from apt, Go and Node.js toolchains
 # (apt's golang-go / nodejs / npm when absent), Maven and a JDK (apt's maven / default-jdk-headless
-# when absent); then builds the contenders: the Go server (go build; needs Go 1.24+ for
-# net/http's unencrypted HTTP/2, newer than bookworm's golang-go), the Node.js server's (empty)
+# when absent); then builds the contenders: the Go servers (go build; go-nethttp needs Go 1.24+
+# for net/http's unencrypted HTTP/2, go-quic (study-h3.toml) Go 1.26 for quic-go 0.65, both newer
+# than bookworm's golang-go; go-quic fetches its modules once), the Node.js server's (empty)
 # dependency tree (npm ci), the hyper server (cargo build into its own target/; cargo is expected
 # to be installed, as for barrage itself) and the Jetty server (mvn package: Jetty 12 needs Java
 # 17+). Idempotent: installed packages are left alone and builds are redone quickly. A contender
@@ -57,6 +58,20 @@ go_build() {
 }
 step "go-nethttp (go build)" go_build
 
+# Go quic-go (study-h3.toml): HTTP/1.1 + h2 over TLS and HTTP/3 on one port number; quic-go
+# 0.65.0 (go.mod/go.sum) needs Go 1.26.
+go_quic_build() {
+  have go || return 1
+  local v
+  v=$(go env GOVERSION | sed 's/^go//')
+  if ! printf '1.26\n%s\n' "$v" | sort -V -C; then
+    echo "   go-quic needs Go 1.26+ (quic-go 0.65); this is $v" >&2
+    return 1
+  fi
+  (cd "$c/go-quic" && go build -o hello .)
+}
+step "go-quic (go build)" go_quic_build
+
 # Node.js http + http2: no dependencies, but `npm ci` keeps the lock file honest.
 npm_ci() { have npm && (cd "$c/node-http2" && npm ci --no-audit --no-fund --silent); }
 step "node-http2 (npm ci)" npm_ci
@@ -74,4 +89,4 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "multiplexing/setup.sh: failed: ${failed[*]}" >&2
   exit 1
 fi
-echo "multiplexing/setup.sh: ready (run: barrage run studies/multiplexing/study.toml)"
+echo "multiplexing/setup.sh: ready (run: barrage run studies/multiplexing/study.toml, or study-h3.toml)"

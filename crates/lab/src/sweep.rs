@@ -72,34 +72,29 @@ fn server_points(study: &Study) -> Result<Vec<Point>, String> {
                 }
             }
             let network = nm.as_ref().map(network::resolve).transpose()?;
-            let point_load = scalar_load(&m)?;
+            let label = label.join(" ");
+            // An error names the point it is at (none when the study has one point).
+            let at = |e: String| {
+                if label.is_empty() {
+                    e
+                } else {
+                    format!("{e} (point {label})")
+                }
+            };
             let phases = if load.phases.is_empty() {
-                vec![Phase {
-                    name: "main".into(),
-                    load: point_load,
-                }]
+                vec![phase("main".into(), m.clone()).map_err(at)?]
             } else {
                 let mut ps = Vec::new();
                 for (i, (name, pf)) in load.phases.iter().enumerate() {
                     let mut pm = m.clone();
                     overlay(&mut pm, to_map(pf));
-                    ps.push(Phase {
-                        name: name.clone().unwrap_or_else(|| format!("phase{}", i + 1)),
-                        load: scalar_load(&pm)?,
-                    });
+                    let name = name.clone().unwrap_or_else(|| format!("phase{}", i + 1));
+                    ps.push(phase(name, pm).map_err(at)?);
                 }
                 ps
             };
-            let label = label.join(" ");
             for ph in &phases {
-                check_load(&ph.load).map_err(|e| {
-                    let at = if label.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (point {label})")
-                    };
-                    format!("{e}{at}")
-                })?;
+                check_load(ph).map_err(at)?;
             }
             if let Some(v) = &variant {
                 params.insert("variant".into(), Value::String(v.clone()));
@@ -161,6 +156,26 @@ fn overlay(base: &mut Map<String, Value>, over: Map<String, Value>) {
     base.extend(over);
 }
 
+/// A phase of a point from its scalar fields: `tls`, the scheme of its URL, taken out, the rest
+/// its load. HTTP/3 is always over TLS; `tls = false` beside it is refused, not ignored.
+fn phase(name: String, mut m: Map<String, Value>) -> Result<Phase, String> {
+    let tls = match m.remove("tls") {
+        None => None,
+        Some(Value::Bool(b)) => Some(b),
+        Some(v) => return Err(format!("tls must be true or false, not {v}")),
+    };
+    let load = scalar_load(&m)?;
+    let h3 = load.protocol.is_datagram();
+    if h3 && tls == Some(false) {
+        return Err("tls = false does not go with http3 = true: QUIC is always TLS".into());
+    }
+    Ok(Phase {
+        name,
+        load,
+        tls: tls.unwrap_or(false) || h3,
+    })
+}
+
 /// The load of a point: the study's scalar fields read straight into the engine's `Config`
 /// (it reads a study's `path`, text bodies and "15s" durations), with the study's defaults.
 fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
@@ -175,11 +190,12 @@ fn scalar_load(m: &Map<String, Value>) -> Result<Config, String> {
 /// The model's one check of a load, in the study's words, and the study's own rule: a point's
 /// `url` is its path (the engine's validation runs on every phase as well, in `study::check`,
 /// with the contender's address, the headers and the warmup filled in).
-fn check_load(l: &Config) -> Result<(), String> {
-    // A WebSocket load is checked with a ws:// URL in front of its path, as the runner runs it
-    // (`Phase::load_at`): the model refuses `ws` without one; an HTTP load's path passes as it is.
-    let url = if l.protocol.is_ws() && l.url.starts_with('/') {
-        format!("ws://contender{}", l.url)
+fn check_load(ph: &Phase) -> Result<(), String> {
+    let l = &ph.load;
+    // Checked with the scheme in front of the path, as the runner runs it (`Phase::load_at`):
+    // the model refuses `ws` without ws:// and `http3` without https://.
+    let url = if l.url.starts_with('/') {
+        format!("{}://contender{}", ph.scheme(), l.url)
     } else {
         l.url.clone()
     };

@@ -548,7 +548,8 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
 // ---- The sweep's axes ----
 
 /// A sweepable load field (a study's name for it, which is the load `Config`'s except `path`,
-/// the `url` of a point) and its short label.
+/// the `url` of a point, and `tls`, the scheme of that URL, which a point's phase holds:
+/// `study::Phase::tls`) and its short label.
 pub const AXES: &[(&str, &str)] = &[
     ("method", "method"),
     ("path", "path"),
@@ -558,6 +559,9 @@ pub const AXES: &[(&str, &str)] = &[
     ("keepalive", "keepalive"),
     ("http2", "http2"),
     ("ws", "ws"),
+    ("http3", "http3"),
+    ("tls", "tls"),
+    ("insecure", "insecure"),
     ("pipeline", "pipeline"),
     ("streams", "streams"),
     ("threads", "threads"),

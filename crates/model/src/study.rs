@@ -386,6 +386,12 @@ pub struct Phase {
     /// The load, as the engine runs it, with only the path in `url` (the runner puts the
     /// contender's address in front). Files written before read the same (the study's form).
     pub load: crate::load::Config,
+    /// Over TLS: the runner writes `https://` (`wss://` for WebSocket) in front of the path.
+    /// The study's `tls = true`, and always true with HTTP/3. The URL's scheme is the one thing
+    /// of a load's URL a point decides besides its path; the `Config` holds it once the address
+    /// is in front ([`Phase::load_at`]). Written only when set (files before it read as false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tls: bool,
 }
 
 impl Phase {
@@ -400,14 +406,26 @@ impl Phase {
         threads: usize,
     ) -> crate::load::Config {
         let l = &self.load;
-        // A WebSocket load's URL names its scheme (the engine checks `ws` against it).
-        let scheme = if l.protocol.is_ws() { "ws" } else { "http" };
         crate::load::Config {
-            url: format!("{scheme}://{addr}{}", l.url),
+            url: format!("{}://{addr}{}", self.scheme(), l.url),
             headers: headers.to_vec(),
             threads: if l.threads == 0 { threads } else { l.threads },
             warmup,
             ..l.clone()
+        }
+    }
+
+    /// The scheme of the phase's URL: `http`, `https` (`tls`, and always for HTTP/3, whose
+    /// QUIC is TLS), `ws` or `wss` (a WebSocket load's URL names it: the engine checks `ws`
+    /// against it).
+    pub fn scheme(&self) -> &'static str {
+        // QUIC is always TLS.
+        let h3 = self.load.protocol.is_datagram();
+        match (self.load.protocol.is_ws(), self.tls || h3) {
+            (true, false) => "ws",
+            (true, true) => "wss",
+            (false, false) => "http",
+            (false, true) => "https",
         }
     }
 }
@@ -508,3 +526,6 @@ pub struct Warning {
     pub kind: WarningKind,
     pub message: String,
 }
+
+#[cfg(test)]
+mod tests;

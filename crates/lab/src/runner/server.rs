@@ -14,6 +14,9 @@ use barrage_netem::Net;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// How long an HTTP/3 point of a contender without a readiness probe waits for its UDP socket.
+const UDP_READY: Duration = Duration::from_secs(10);
+
 pub(crate) fn trial(ctx: &Ctx, point: &Point, c: &ContenderSpec, trial: u32, seq: usize) -> Trial {
     super::trial::run(ctx, point, c, trial, seq, &mut ServerPart::default())
 }
@@ -91,6 +94,17 @@ impl Part for ServerPart {
             }
             None => true,
         };
+        // An HTTP/3 point also waits for a UDP socket at the port, in the contender's namespace:
+        // a server that listens on TCP before it binds UDP passes a TCP probe while it would
+        // still refuse the first QUIC handshakes.
+        if self.ready && point.phases.iter().any(|p| p.load.protocol.is_datagram()) {
+            let udp = Probe::UdpBound {
+                pid: proc.pid(),
+                port: addr.port(),
+            };
+            let timeout = probe.as_ref().map_or(UDP_READY, |(_, t)| *t);
+            self.ready = proc.wait_ready(&udp, timeout).is_ok();
+        }
         if self.ready {
             t.windows.ready_s = Some(secs(origin, Instant::now()));
             self.phases(ctx, point, t, &mut proc, net, origin, addr);

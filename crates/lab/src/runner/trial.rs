@@ -133,7 +133,7 @@ pub fn free_port() -> std::io::Result<u16> {
 
 /// The placeholders of one run (docs/study.md). `load` is the point's load as the contender meets
 /// it first (a server study's first phase; None in client studies): it fills `{protocol}`
-/// (`http1` or `h2`), `{streams}` and `{pipeline}`, so a server that cannot serve both protocols
+/// (`http1`, `h2`, `ws` or `h3`), `{streams}` and `{pipeline}`, so a server that cannot serve both protocols
 /// on one port (nginx before 1.25 on cleartext) can be started for the one the point speaks.
 pub(crate) fn placeholders(
     ctx: &Ctx,

@@ -6,3 +6,4 @@
 mod study_files;
 mod study_parse;
 mod study_summary;
+mod study_tls;

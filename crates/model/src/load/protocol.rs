@@ -137,6 +137,11 @@ impl Protocol {
         matches!(self, Protocol::Ws { .. })
     }
 
+    /// Whether it runs over UDP datagrams (HTTP/3's QUIC) rather than a TCP stream.
+    pub fn is_datagram(&self) -> bool {
+        matches!(self, Protocol::Http3 { .. })
+    }
+
     /// A short name: `http1`, `h2`, `ws`, `h3` (a study's `{protocol}` placeholder).
     pub fn name(&self) -> &'static str {
         match self {

@@ -149,6 +149,10 @@ pub enum Probe {
         path: String,
         expect_status: Option<u16>,
     },
+    /// Ready when a UDP socket is bound at `port` in the network namespace of process `pid`
+    /// (its `/proc/PID/net/udp` and `udp6`): a server of datagrams (QUIC) answers nothing a
+    /// probe could send, so the probe asks the kernel instead.
+    UdpBound { pid: i32, port: u16 },
 }
 
 /// Errors of supervision itself (not of the contender, whose failures are [`Outcome`]s).

@@ -1,5 +1,5 @@
-//! Readiness probes: a TCP connect, or an HTTP GET expecting a status. Probing stops early when
-//! the contender exits or barrage is interrupted.
+//! Readiness probes: a TCP connect, an HTTP GET expecting a status, or a UDP port bound (read
+//! from /proc). Probing stops early when the contender exits or barrage is interrupted.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -68,7 +68,33 @@ pub fn probe_once(probe: &Probe, timeout: Duration) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+        Probe::UdpBound { pid, port } => {
+            for table in ["udp", "udp6"] {
+                let path = format!("/proc/{pid}/net/{table}");
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+                if udp_bound(&text, *port) {
+                    return Ok(());
+                }
+            }
+            Err(format!("no UDP socket bound at port {port}"))
+        }
     }
+}
+
+/// Whether a `/proc/net/udp` (or `udp6`) table has an unconnected socket (state 07) whose local
+/// port is `port` (any address). A connected socket (a client's, state 01) does not count.
+fn udp_bound(table: &str, port: u16) -> bool {
+    table.lines().skip(1).any(|line| {
+        let mut cols = line.split_ascii_whitespace().skip(1);
+        let (Some(local), Some(_remote), Some(state)) = (cols.next(), cols.next(), cols.next())
+        else {
+            return false;
+        };
+        let local_port = local
+            .rsplit_once(':')
+            .and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+        local_port == Some(port) && state == "07"
+    })
 }
 
 fn connect(addr: &SocketAddr, timeout: Duration) -> Result<TcpStream, String> {
@@ -119,6 +145,37 @@ mod tests {
         assert_eq!(parse_status_line(b"HTTP/1.0 404\r\n"), Some(404));
         assert_eq!(parse_status_line(b"SSH-2.0-x\r\n"), None);
         assert_eq!(parse_status_line(b"HTTP/1.1 20 OK\r\n"), None);
+    }
+
+    #[test]
+    fn udp_tables() {
+        let v4 = "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n\
+  1: 0100007F:1F90 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 1 2 0 0\n\
+  2: 0100007F:D431 0100007F:1F91 01 00000000:00000000 00:00000000 00000000     0        0 3 2 0 0\n";
+        assert!(udp_bound(v4, 8080));
+        // Only a client's connected socket has 54321 (state 01); 8081 is its peer's port.
+        assert!(!udp_bound(v4, 54321));
+        assert!(!udp_bound(v4, 8081));
+        assert!(
+            !udp_bound(v4.lines().next().unwrap(), 8080),
+            "the header alone"
+        );
+        let v6 = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n\
+ 9: 00000000000000000000000000000000:01BB 00000000000000000000000000000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 4 2 0 0\n";
+        assert!(udp_bound(v6, 443));
+        assert!(!udp_bound("", 443) && !udp_bound("x\n1: garbage", 443));
+    }
+
+    #[test]
+    fn udp_bound_reads_this_process_table() {
+        let me = std::process::id() as i32;
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let port = s.local_addr().unwrap().port();
+        let probe = Probe::UdpBound { pid: me, port };
+        probe_once(&probe, Duration::from_secs(1)).unwrap();
+        drop(s);
+        let e = probe_once(&probe, Duration::from_secs(1)).unwrap_err();
+        assert!(e.contains("no UDP socket bound"), "{e}");
     }
 
     #[test]
