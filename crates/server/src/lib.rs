@@ -34,7 +34,7 @@ pub use stats::ServerStats;
 pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -265,15 +265,21 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         cfg.threads
     };
     // The first listener picks the port; the others join it with SO_REUSEPORT, so the kernel
-    // spreads connections over the workers without a shared accept lock.
-    let first = listen(cfg.addr)?;
-    let addr = first.local_addr().map_err(|source| ServerError::Bind {
-        addr: cfg.addr,
-        source,
-    })?;
-    let mut listeners = vec![first];
+    // spreads connections over the workers without a shared accept lock. They listen only once
+    // everything else is bound (HTTP/3's UDP socket included): a client that can connect over
+    // TCP, a readiness probe among them, then finds every protocol there.
+    let first = bind_tcp(cfg.addr)?;
+    let addr = first
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_socket())
+        .ok_or_else(|| ServerError::Bind {
+            addr: cfg.addr,
+            source: std::io::Error::other("no local address"),
+        })?;
+    let mut sockets = vec![first];
     for _ in 1..threads {
-        listeners.push(listen(addr)?);
+        sockets.push(bind_tcp(addr)?);
     }
     let slots = cfg
         .concurrency
@@ -300,9 +306,18 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         wakers: Vec::new(),
         threads: Vec::new(),
     };
-    for (i, l) in listeners.into_iter().enumerate() {
+    let h3_worker = if h3 {
+        let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
+        Some(h3::H3Worker::new(addr, shared.clone(), &config, threads)?)
+    } else {
+        None
+    };
+    for (i, socket) in sockets.into_iter().enumerate() {
+        socket
+            .listen(4096)
+            .map_err(|source| ServerError::Bind { addr, source })?;
         let (worker, waker) =
-            worker::Worker::new(l, shared.clone(), i).map_err(ServerError::Worker)?;
+            worker::Worker::new(socket.into(), shared.clone(), i).map_err(ServerError::Worker)?;
         handle.wakers.push(waker);
         let t = std::thread::Builder::new()
             .name(format!("barrage-serve-{i}"))
@@ -310,9 +325,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
             .map_err(ServerError::Worker)?;
         handle.threads.push(t);
     }
-    if h3 {
-        let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
-        let (worker, waker) = h3::H3Worker::new(addr, shared.clone(), &config, threads)?;
+    if let Some((worker, waker)) = h3_worker {
         handle.wakers.push(waker);
         let t = std::thread::Builder::new()
             .name("barrage-serve-h3".to_string())
@@ -323,7 +336,8 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     Ok(handle)
 }
 
-fn listen(addr: SocketAddr) -> Result<TcpListener, ServerError> {
+/// A TCP socket bound to `addr` (SO_REUSEPORT), not listening yet.
+fn bind_tcp(addr: SocketAddr) -> Result<Socket, ServerError> {
     let bind = |source| ServerError::Bind { addr, source };
     let socket =
         Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP)).map_err(bind)?;
@@ -331,6 +345,5 @@ fn listen(addr: SocketAddr) -> Result<TcpListener, ServerError> {
     socket.set_reuse_port(true).map_err(bind)?;
     socket.set_nonblocking(true).map_err(bind)?;
     socket.bind(&addr.into()).map_err(bind)?;
-    socket.listen(4096).map_err(bind)?;
-    Ok(socket.into())
+    Ok(socket)
 }
