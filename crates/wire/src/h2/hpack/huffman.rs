@@ -13,6 +13,12 @@ struct Canon {
     offset: [u16; 31],
     /// Symbols ordered by (length, code).
     symbols: [u16; 257],
+    /// Per length L, the first code longer than L, as a 32-bit left-aligned value: the next 32
+    /// bits of input are a code of length L when below `limit[L]` and not below `limit[L - 1]`.
+    limit: [u64; 31],
+    /// Per value of the next 8 bits: the symbol and length of a code of 8 bits or fewer that
+    /// they begin with (length 0: a longer code).
+    fast: [(u8, u8); 256],
 }
 
 fn canon() -> &'static Canon {
@@ -25,6 +31,8 @@ fn canon() -> &'static Canon {
             count: [0; 31],
             offset: [0; 31],
             symbols: [0; 257],
+            limit: [0; 31],
+            fast: [(0, 0); 256],
         };
         for (i, &s) in order.iter().enumerate() {
             let (code, len) = HUFFMAN[s as usize];
@@ -41,6 +49,18 @@ fn canon() -> &'static Canon {
             );
             c.count[l] += 1;
             c.symbols[i] = s;
+            if l <= 8 {
+                // Every 8-bit value this code begins.
+                let lo = (code << (8 - l)) as usize;
+                for v in lo..lo + (1 << (8 - l)) {
+                    c.fast[v] = (s as u8, len);
+                }
+            }
+        }
+        for l in 1..31 {
+            let end = (u64::from(c.first[l]) + u64::from(c.count[l])) << (32 - l);
+            // A length no code has keeps the limit of the one before.
+            c.limit[l] = if c.count[l] == 0 { c.limit[l - 1] } else { end };
         }
         c
     })
@@ -56,33 +76,57 @@ pub enum HuffmanError {
 }
 
 /// Decodes `input`, appending the octets to `out`.
+///
+/// Up to 64 bits at a time: a code of 8 bits or fewer (the letters, digits and common
+/// punctuation of header values) is found by one lookup of the next 8 bits, a longer one by its
+/// length, the shortest whose canonical limit is above the next 32 bits (so no bit-at-a-time
+/// walk: this was 16% of `barrage load --http3`'s CPU).
 pub fn decode(input: &[u8], out: &mut Vec<u8>) -> Result<(), HuffmanError> {
     let c = canon();
-    let (mut code, mut len) = (0u32, 0usize);
-    for &byte in input {
-        for k in (0..8).rev() {
-            code = (code << 1) | u32::from((byte >> k) & 1);
-            len += 1;
-            if len > 30 {
+    let (mut acc, mut nbits, mut i) = (0u64, 0u32, 0usize);
+    out.reserve(input.len() * 8 / 5);
+    loop {
+        while nbits <= 56 && i < input.len() {
+            acc = (acc << 8) | u64::from(input[i]);
+            nbits += 8;
+            i += 1;
+        }
+        if nbits == 0 {
+            return Ok(());
+        }
+        // The next 32 bits, left-aligned; past the end, ones (what padding must be).
+        let w = if nbits >= 32 {
+            (acc >> (nbits - 32)) as u32
+        } else {
+            ((acc << (32 - nbits)) as u32) | (u32::MAX >> nbits)
+        };
+        let (sym, len) = match c.fast[(w >> 24) as usize] {
+            (sym, len) if len > 0 => (u16::from(sym), u32::from(len)),
+            _ => {
+                let mut len = 9;
+                while u64::from(w) >= c.limit[len] {
+                    len += 1;
+                }
+                let code = w >> (32 - len);
+                let k = u32::from(c.offset[len]) + code - c.first[len];
+                (c.symbols[k as usize], len as u32)
+            }
+        };
+        if len > nbits {
+            // What is left is no whole code: padding, which must be fewer than 8 ones.
+            let rest = acc & ((1u64 << nbits) - 1);
+            if nbits > 7 || rest != (1u64 << nbits) - 1 {
                 return Err(HuffmanError::Padding);
             }
-            let n = u32::from(c.count[len]);
-            if n > 0 && code >= c.first[len] && code - c.first[len] < n {
-                let s = c.symbols[(u32::from(c.offset[len]) + code - c.first[len]) as usize];
-                if s == 256 {
-                    return Err(HuffmanError::Eos);
-                }
-                out.push(s as u8);
-                code = 0;
-                len = 0;
-            }
+            return Ok(());
         }
+        if sym == 256 {
+            return Err(HuffmanError::Eos);
+        }
+        out.push(sym as u8);
+        nbits -= len;
+        acc &= (1u64 << nbits) - 1;
     }
-    // What is left must be a prefix of EOS (all ones) shorter than a byte.
-    if len > 7 || code != (1 << len) - 1 {
-        return Err(HuffmanError::Padding);
-    }
-    Ok(())
 }
 
 /// Appends the Huffman coding of `input` (padded with ones to a byte) to `out`.
@@ -184,5 +228,78 @@ mod tests {
             decode(&[0xff, 0xff, 0xff, 0xff], &mut Vec::new()),
             Err(HuffmanError::Eos)
         );
+    }
+
+    /// The bit-at-a-time decoder this module had: the reference the fast one is held to.
+    fn decode_bitwise(input: &[u8], out: &mut Vec<u8>) -> Result<(), HuffmanError> {
+        let c = canon();
+        let (mut code, mut len) = (0u32, 0usize);
+        for &byte in input {
+            for k in (0..8).rev() {
+                code = (code << 1) | u32::from((byte >> k) & 1);
+                len += 1;
+                if len > 30 {
+                    return Err(HuffmanError::Padding);
+                }
+                let n = u32::from(c.count[len]);
+                if n > 0 && code >= c.first[len] && code - c.first[len] < n {
+                    let s = c.symbols[(u32::from(c.offset[len]) + code - c.first[len]) as usize];
+                    if s == 256 {
+                        return Err(HuffmanError::Eos);
+                    }
+                    out.push(s as u8);
+                    code = 0;
+                    len = 0;
+                }
+            }
+        }
+        // What is left must be a prefix of EOS (all ones) shorter than a byte.
+        if len > 7 || code != (1 << len) - 1 {
+            return Err(HuffmanError::Padding);
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_decoder_agrees_with_the_bitwise_one(input in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)) {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ra = decode(&input, &mut a);
+            let rb = decode_bitwise(&input, &mut b);
+            proptest::prop_assert_eq!(ra, rb);
+            if ra.is_ok() {
+                proptest::prop_assert_eq!(a, b);
+            }
+        }
+
+        #[test]
+        fn any_string_round_trips(text in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let mut enc = Vec::new();
+            encode(&text, &mut enc);
+            let mut out = Vec::new();
+            proptest::prop_assert_eq!(decode(&enc, &mut out), Ok(()));
+            proptest::prop_assert_eq!(out, text);
+        }
+    }
+
+    #[test]
+    fn codes_near_every_length_boundary_decode_as_the_bitwise_decoder_does() {
+        // Each symbol alone and after each other symbol of a few lengths, then cut at every
+        // bit count: whole codes, padding and broken padding agree.
+        for s in 0..=255u8 {
+            for t in [b'a', b'0', b'{', 0u8, 255u8] {
+                let mut enc = Vec::new();
+                encode(&[t, s, t], &mut enc);
+                for cut in 0..=enc.len() {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    assert_eq!(
+                        decode(&enc[..cut], &mut a),
+                        decode_bitwise(&enc[..cut], &mut b),
+                        "{t} {s} cut {cut}"
+                    );
+                    assert_eq!(a, b);
+                }
+            }
+        }
     }
 }
