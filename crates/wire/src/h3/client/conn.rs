@@ -427,6 +427,15 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         if self.timeout.is_some_and(|t| t <= now) {
             q.conn.handle_timeout(now);
         }
+        // A handshake with no answer within the request timeout is a failed connect, as a TCP
+        // connect is. QUIC's own handshake timeout is its idle timeout but never less than 3
+        // PTOs (about 3 s at the initial RTT estimate), past the engine's give-up for a run
+        // that makes no progress: a silent server (a socket that reads and never answers) was
+        // 0 errors and 0 requests in a run that ended by itself.
+        if !self.connected && now.saturating_duration_since(self.since) > timeout {
+            let why = format!("QUIC handshake: no answer within {timeout:?}");
+            return Err(ConnError::new(Class::Connect, why));
+        }
         // Requests older than the timeout are cancelled, each a timeout; the connection goes on.
         let h3 = &mut self.h3;
         let mut k = 0;
@@ -460,6 +469,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn timer(&self) -> Option<Instant> {
         if self.closing || self.closed {
             return None;
+        }
+        if !self.connected && self.quic.is_some() {
+            // The handshake's deadline (see `expire`).
+            let deadline = self.since + self.setup.timeout;
+            return Some(self.timeout.map_or(deadline, |t| t.min(deadline)));
         }
         self.timeout
     }
