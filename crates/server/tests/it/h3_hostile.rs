@@ -135,19 +135,27 @@ fn a_stalled_handshake_and_a_flood_of_initials_stay_bounded() {
     assert_eq!(open_settles(&s, 1, Duration::from_secs(5)), 1);
     assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
 
-    // 3,000 attempts from one socket, none completed: never more than max_connections held.
+    // 3,000 attempts from one socket, none completed: past 32 handshakes under way (half of
+    // max_connections) new addresses must answer a Retry first, which the flood never does, so
+    // a real client still gets in, during the flood and after it (before: the flood held all
+    // 64 until the idle timeout and the real client was refused).
     let flood = std::thread::spawn(move || run("3000"));
     let mut most = 0;
+    let mut during = false;
     let started = Instant::now();
     while !flood.is_finished() && started.elapsed() < Duration::from_secs(60) {
         most = most.max(s.stats().active);
+        if !during && most >= 32 {
+            still_served(&py, &s);
+            during = true;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(flood.join().unwrap().trim(), "sent 3000");
-    assert!(most <= 64, "{most} connections held");
-    // During the flood's aftermath (connections held up to the cap), a real client is served
-    // once they time out; then nothing is left.
+    eprintln!("flood: at most {most} connections held, {:?}", s.stats());
+    assert!(during, "the flood never held 32 handshakes: {most}");
+    assert!(most <= 33, "{most} connections held");
     still_served(&py, &s);
     assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
-    assert!(s.stats().accepted >= 64, "{:?}", s.stats());
+    assert!(s.stats().accepted >= 32, "{:?}", s.stats());
 }
