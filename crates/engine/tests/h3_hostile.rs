@@ -114,7 +114,9 @@ fn only(mode: &str, r: &RunResult, class: u64) {
 
 #[test]
 fn data_before_headers_is_a_protocol_error() {
-    let Some((r, _)) = against("data-first", |_| {}) else { return };
+    let Some((r, _)) = against("data-first", |_| {}) else {
+        return;
+    };
     only("data-first", &r, r.errors.protocol);
     assert_eq!(r.errors.protocol, 20, "{:?}", r.errors);
     // The connection's error, as RFC 9114 §4.1 has it (it was the stream's before).
@@ -123,35 +125,45 @@ fn data_before_headers_is_a_protocol_error() {
 
 #[test]
 fn an_http2_frame_type_on_a_request_stream_is_a_protocol_error() {
-    let Some((r, _)) = against("h2-frame", |_| {}) else { return };
+    let Some((r, _)) = against("h2-frame", |_| {}) else {
+        return;
+    };
     only("h2-frame", &r, r.errors.protocol);
     assert_eq!(r.errors.protocol, 20, "{:?}", r.errors);
 }
 
 #[test]
 fn a_frame_cut_by_the_stream_end_is_a_protocol_error() {
-    let Some((r, _)) = against("truncated", |_| {}) else { return };
+    let Some((r, _)) = against("truncated", |_| {}) else {
+        return;
+    };
     only("truncated", &r, r.errors.protocol);
     assert_eq!(r.errors.protocol, 20, "{:?}", r.errors);
 }
 
 #[test]
 fn settings_twice_is_a_protocol_error() {
-    let Some((r, _)) = against("settings-twice", |_| {}) else { return };
+    let Some((r, _)) = against("settings-twice", |_| {}) else {
+        return;
+    };
     only("settings-twice", &r, r.errors.protocol);
 }
 
 #[test]
 fn a_qpack_table_past_the_announced_capacity_is_a_protocol_error() {
     for mode in ["qpack-overflow", "qpack-insert"] {
-        let Some((r, _)) = against(mode, |_| {}) else { return };
+        let Some((r, _)) = against(mode, |_| {}) else {
+            return;
+        };
         only(mode, &r, r.errors.protocol);
     }
 }
 
 #[test]
 fn a_header_frame_of_a_gib_is_refused_before_its_payload() {
-    let Some((r, peak)) = against("huge-frame", |_| {}) else { return };
+    let Some((r, peak)) = against("huge-frame", |_| {}) else {
+        return;
+    };
     only("huge-frame", &r, r.errors.protocol);
     assert!(peak < 4 << 20, "{peak}");
 }
@@ -159,7 +171,9 @@ fn a_header_frame_of_a_gib_is_refused_before_its_payload() {
 #[test]
 fn qpack_bombs_are_header_too_large_per_request() {
     for mode in ["static-bomb", "qpack-bomb"] {
-        let Some((r, _)) = against(mode, |_| {}) else { return };
+        let Some((r, _)) = against(mode, |_| {}) else {
+            return;
+        };
         only(mode, &r, r.errors.header_too_large);
         // A stream's error: the connection goes on and every request gets its answer.
         assert_eq!(r.errors.header_too_large, 20, "{mode}: {:?}", r.errors);
@@ -170,7 +184,9 @@ fn qpack_bombs_are_header_too_large_per_request() {
 #[test]
 fn a_section_waiting_for_an_insert_that_never_comes_times_out() {
     // 4 streams, within the 16 blocked streams announced: each waits, then times out.
-    let Some((r, _)) = against("never-inserted", |_| {}) else { return };
+    let Some((r, _)) = against("never-inserted", |_| {}) else {
+        return;
+    };
     only("never-inserted", &r, r.errors.timeout);
     assert_eq!(r.errors.timeout, 20, "{:?}", r.errors);
     // 20 at once: the 17th blocked stream is past the limit, the connection's error.
@@ -182,6 +198,20 @@ fn a_section_waiting_for_an_insert_that_never_comes_times_out() {
     only("never-inserted, 20 streams", &r, r.errors.protocol);
     assert_eq!(r.errors.protocol, 20, "{:?}", r.errors);
     assert!(r.error_examples["protocol"].contains("QPACK_DECOMPRESSION_FAILED"));
+}
+
+#[test]
+fn a_server_that_allows_no_stream_is_an_error_not_silence() {
+    let Some((r, _)) = against("zero-streams", |_| {}) else {
+        return;
+    };
+    assert_eq!(r.requests_written, 0);
+    let h = r.http3.as_ref().expect("an http3 section");
+    assert!(h.handshakes > 0, "{h:?}");
+    // Each connection waits out the timeout with no stream allowed, then fails (and reconnects
+    // after a backoff) until the run gives up: a count, not silence (before: 0 errors).
+    only("zero-streams", &r, r.errors.connect);
+    assert!(r.error_examples["connect"].contains("allowed 0 streams"));
 }
 
 #[test]

@@ -81,7 +81,8 @@ fn a_1gib_request_body_into_serve_http3_is_never_held() {
     };
     let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
     let s = server();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/tests/h3_peers/h3_upload.py");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/tests/h3_peers/h3_upload.py");
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     // POST / keeps the body's first 4 bytes (it answers `pong` to `ping`), drops the rest as it

@@ -244,7 +244,10 @@ impl Server {
 
     /// Connections whose handshake is under way.
     fn handshaking(&self) -> usize {
-        self.conns.values().filter(|c| c.quic.is_handshaking()).count()
+        self.conns
+            .values()
+            .filter(|c| c.quic.is_handshaking())
+            .count()
     }
 
     /// Handshakes under way past which a new address is asked to validate itself (Retry): at

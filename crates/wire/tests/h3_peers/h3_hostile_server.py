@@ -19,6 +19,7 @@ SETTINGS frame (QPACK table 0) unless the mode says otherwise. MODE, for every r
   qpack-bomb      (the encoder stream) one 4,000-byte entry inserted, then every response's
                   HEADERS refers to it 100 times: ~400 KB decoded from ~100 bytes
   never-inserted  HEADERS whose section needs insert 1, which never comes
+  zero-streams    QUIC's initial_max_streams_bidi is 0, never raised: no request can be sent
 """
 
 import asyncio
@@ -78,6 +79,9 @@ class Handler(QuicConnectionProtocol):
         super().__init__(*a, **k)
         self.started = False
         self.seen = set()
+        if mode == "zero-streams":
+            # Announced in the transport parameters of the handshake to come.
+            self._quic._local_max_streams_bidi.value = 0
 
     def uni(self, data):
         sid = self._quic.get_next_available_stream_id(is_unidirectional=True)
