@@ -1,7 +1,7 @@
 //! A counting global allocator for the test binaries that bound the engine's heap (h2_hostile,
-//! h2_memory, ws_hostile): the bytes live now, their high-water mark and the number of
-//! allocations, process-wide. Each binary declares it its `#[global_allocator]` and runs one
-//! measured case at a time. A folder module, so cargo does not build it as a test of its own.
+//! h2_memory, h3_hostile, h3_memory, ws_hostile): the bytes live now, their high-water mark and the
+//! number of allocations, process-wide. Each binary declares it its `#[global_allocator]` and runs
+//! one measured case at a time. A folder module, so cargo does not build it as a test of its own.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -13,6 +13,11 @@
 //! [`Server::pause`] stops reading a request's body until resumed (QUIC's flow control then holds
 //! the client back); [`Server::goaway_all`] begins a shutdown.
 //!
+//! Connection attempts past `max_connections` are refused (CONNECTION_REFUSED); past a number
+//! of handshakes under way (half of `max_connections`, at most 256), a client whose address
+//! is not validated yet gets a stateless Retry first, so that Initials that are never followed
+//! up cannot fill the connection table (and lock real clients out until the idle timeout).
+//!
 //! I/O: [`Server::handle`] takes one received datagram, [`Server::poll_transmit`] gives the next
 //! one to send, or several of one size to one peer for a GSO send (and where), [`Server::timeout`] is the earliest QUIC timer, which
 //! [`Server::handle_timeout`] runs.
@@ -35,6 +40,10 @@ pub use request::Head;
 
 /// What one request stream may hold of a response that QUIC has not taken yet.
 pub const STREAM_BUFFER: usize = 64 * 1024;
+
+/// Handshakes under way (at most) before new addresses must validate themselves with a Retry:
+/// more than a burst of real clients starts at once, far fewer than a flood would hold.
+const UNVALIDATED_HANDSHAKES: usize = 256;
 
 /// A HEADERS frame whose section refers to static entry 190 (the table has 99): Required
 /// Insert Count 0, Base 0, then an indexed static line `11` + 6-bit index 63 + 127.
@@ -105,6 +114,8 @@ pub struct Server {
     events: VecDeque<Event>,
     /// Connections accepted so far.
     accepted: u64,
+    /// Connection attempts answered with a Retry.
+    retried: u64,
     /// Connections to try for a datagram first: the one last asked (round robin).
     order: Vec<usize>,
     next: usize,
@@ -150,6 +161,7 @@ impl Server {
             direct: VecDeque::new(),
             events: VecDeque::new(),
             accepted: 0,
+            retried: 0,
             order: Vec::new(),
             next: 0,
         })
@@ -186,6 +198,26 @@ impl Server {
                     self.direct.push_back((t.destination, buf));
                     return;
                 }
+                // A flood of attempts that never complete (one socket sending Initials and
+                // reading nothing) held up to `max_connections` handshakes until the idle
+                // timeout, and every other client was refused meanwhile. Past a few
+                // handshakes under way, an address not yet validated proves itself first
+                // (a stateless Retry): a real client answers it at the cost of one round
+                // trip, a flood leaves no state.
+                if !incoming.remote_address_validated()
+                    && incoming.may_retry()
+                    && self.handshaking() >= self.unvalidated_limit()
+                {
+                    match self.endpoint.retry(incoming, &mut buf) {
+                        Ok(t) => {
+                            buf.truncate(t.size);
+                            self.retried += 1;
+                            self.direct.push_back((t.destination, buf));
+                        }
+                        Err(e) => self.endpoint.ignore(e.into_incoming()),
+                    }
+                    return;
+                }
                 match self.endpoint.accept(incoming, now, &mut buf, None) {
                     Ok((h, quic)) => {
                         self.accepted += 1;
@@ -208,6 +240,25 @@ impl Server {
             }
             None => {}
         }
+    }
+
+    /// Connections whose handshake is under way.
+    fn handshaking(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|c| c.quic.is_handshaking())
+            .count()
+    }
+
+    /// Handshakes under way past which a new address is asked to validate itself (Retry): at
+    /// most half the connections allowed, so that a flood leaves room for validated clients.
+    fn unvalidated_limit(&self) -> usize {
+        (self.config.max_connections / 2).clamp(1, UNVALIDATED_HANDSHAKES)
+    }
+
+    /// Connection attempts answered with a Retry (address validation) so far.
+    pub fn retried(&self) -> u64 {
+        self.retried
     }
 
     /// Runs QUIC's timers that are due.

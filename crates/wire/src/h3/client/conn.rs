@@ -52,6 +52,8 @@ pub struct Conn<'r, T> {
     timeout: Option<Instant>,
     since: Instant,
     connected: bool,
+    /// Since when no stream could be opened (no QUIC stream credit, none open, no GOAWAY).
+    starved: Option<Instant>,
     /// The connection's end, once QUIC or HTTP/3 ended it.
     lost: Option<ConnError>,
     /// We closed it: `tx` holds the CONNECTION_CLOSE for the peer.
@@ -87,6 +89,7 @@ impl<'r, T> Conn<'r, T> {
             timeout: None,
             since: Instant::now(),
             connected: false,
+            starved: None,
             lost: None,
             closing: false,
             closed: false,
@@ -292,6 +295,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.closing = false;
         self.closed = false;
         self.connected = false;
+        self.starved = None;
         self.answered = 0;
         self.since = since;
         self.seen = Snap::default();
@@ -342,6 +346,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let (Some(q), Some(id)) = (self.quic.as_mut(), self.h3.pool.pop_front()) else {
             return false;
         };
+        // Not starved: a request went out since the last look (`expire` may look rarely).
+        self.starved = None;
         let setup = self.setup;
         let req = req as usize;
         let mut s = Stream {
@@ -438,6 +444,34 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         if self.timeout.is_some_and(|t| t <= now) {
             q.conn.handle_timeout(now);
         }
+        // A handshake with no answer within the request timeout is a failed connect, as a TCP
+        // connect is. QUIC's own handshake timeout is its idle timeout but never less than 3
+        // PTOs (about 3 s at the initial RTT estimate), past the engine's give-up for a run
+        // that makes no progress: a silent server (a socket that reads and never answers) was
+        // 0 errors and 0 requests in a run that ended by itself.
+        if !self.connected && now.saturating_duration_since(self.since) > timeout {
+            let why = format!("QUIC handshake: no answer within {timeout:?}");
+            return Err(ConnError::new(Class::Connect, why));
+        }
+        // A server that allows no stream (QUIC's initial_max_streams_bidi 0, never raised by
+        // MAX_STREAMS) for longer than the timeout: nothing can be sent on this connection, a
+        // failed connection (as HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS = 0). It was 0
+        // requests and 0 errors in a run that gave up.
+        let starved = self.connected
+            && self.h3.pool.is_empty()
+            && self.h3.streams.is_empty()
+            && self.h3.peer.goaway.is_none();
+        match (starved, self.starved) {
+            (false, _) => self.starved = None,
+            (true, None) => self.starved = Some(now),
+            (true, Some(t)) if now.saturating_duration_since(t) > timeout => {
+                let why = format!(
+                    "HTTP/3 server allowed 0 streams for {timeout:?}: nothing could be sent"
+                );
+                return Err(ConnError::new(Class::Connect, why));
+            }
+            (true, Some(_)) => {}
+        }
         // Requests older than the timeout are cancelled, each a timeout; the connection goes on.
         let h3 = &mut self.h3;
         let mut k = 0;
@@ -471,6 +505,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn timer(&self) -> Option<Instant> {
         if self.closing || self.closed {
             return None;
+        }
+        if !self.connected && self.quic.is_some() {
+            // The handshake's deadline (see `expire`).
+            let deadline = self.since + self.setup.timeout;
+            return Some(self.timeout.map_or(deadline, |t| t.min(deadline)));
         }
         self.timeout
     }

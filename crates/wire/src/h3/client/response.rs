@@ -160,7 +160,7 @@ impl Response {
         match ev {
             Event::Frame(Frame::Headers(block)) => {
                 if self.trailers {
-                    return Ok(Step::Malformed(MESSAGE));
+                    return Err(unexpected("HEADERS after the response's trailers"));
                 }
                 let step = self.headers(stream, block, qpack, acks)?;
                 if step == Step::Blocked {
@@ -170,9 +170,14 @@ impl Response {
                 Ok(step)
             }
             Event::Data { .. } => {
-                // DATA before the final HEADERS, or after trailers.
-                if self.status < 200 || self.trailers {
-                    return Ok(Step::Malformed(MESSAGE));
+                // DATA before the final HEADERS, or after trailers: an invalid sequence of
+                // frames, the connection's error (RFC 9114 §4.1), as the server side has it.
+                // It failed only the stream (H3_MESSAGE_ERROR) before.
+                if self.status < 200 {
+                    return Err(unexpected("DATA before the response's HEADERS"));
+                }
+                if self.trailers {
+                    return Err(unexpected("DATA after the response's trailers"));
                 }
                 Ok(Step::More)
             }
@@ -284,6 +289,10 @@ impl Response {
             body_ok: self.body_ok && whole,
         })
     }
+}
+
+fn unexpected(what: &'static str) -> H3Error {
+    H3Error::new(ErrorCode::FrameUnexpected, what)
 }
 
 fn qpack_what(e: QpackError) -> &'static str {

@@ -75,11 +75,6 @@ fn a_response_split_anywhere_decodes_the_same() {
 
 #[test]
 fn responses_breaking_the_message_rules_fail_their_stream() {
-    let data_first = {
-        let mut b = Vec::new();
-        fr::write_data(b"x", &mut b);
-        b
-    };
     let with = |fields: &[(&str, &str)], body: &[u8]| {
         let mut b = Vec::new();
         headers(fields, &mut b);
@@ -90,7 +85,6 @@ fn responses_breaking_the_message_rules_fail_their_stream() {
     };
     let malformed = "Malformed(Message)";
     let cases: Vec<(&str, Vec<u8>, bool, &str)> = vec![
-        ("DATA before HEADERS", data_first, false, malformed),
         ("no status", with(&[("server", "x")], b""), false, malformed),
         (
             "status not 3 digits",
@@ -161,6 +155,32 @@ fn responses_breaking_the_message_rules_fail_their_stream() {
 
 #[test]
 fn frames_a_request_stream_may_not_carry_and_truncation_end_the_connection() {
+    // An invalid sequence (RFC 9114 §4.1): DATA before the final HEADERS (also after a 1xx),
+    // DATA or HEADERS after the trailers.
+    let mut data_first = Vec::new();
+    fr::write_data(b"x", &mut data_first);
+    let mut interim_data = Vec::new();
+    headers(&[(":status", "100")], &mut interim_data);
+    fr::write_data(b"x", &mut interim_data);
+    let mut after_trailers = Vec::new();
+    headers(&[(":status", "200")], &mut after_trailers);
+    headers(&[("x-trailer", "1")], &mut after_trailers);
+    let mut headers_after = after_trailers.clone();
+    fr::write_data(b"x", &mut after_trailers);
+    headers(&[("x-trailer", "2")], &mut headers_after);
+    for (what, bytes) in [
+        ("DATA first", &data_first),
+        ("DATA after a 1xx", &interim_data),
+        ("DATA after trailers", &after_trailers),
+        ("HEADERS after trailers", &headers_after),
+    ] {
+        for cut in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(cut);
+            let e = outcome(&[a, b], false, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::FrameUnexpected, "{what}, cut {cut}");
+        }
+    }
+
     let mut settings = Vec::new();
     headers(&[(":status", "200")], &mut settings);
     fr::write_frame(&F::Settings(Default::default()), &mut settings);

@@ -1,0 +1,159 @@
+//! `barrage serve --http3` against hostile HTTP/3 clients (aioquic's QUIC with HTTP/3 written by
+//! hand, `tests/h3_peers/h3_hostile_client.py`): a broken frame or field section ends the
+//! connection with its stated H3 or QPACK error code, a header section past the announced size
+//! is refused, a handshake left half-way is forgotten after the idle timeout, and a flood of
+//! Initials from one socket never holds more than `max_connections`; after each, a well-behaved
+//! client (`h3_get.py`) is still served.
+
+use crate::common;
+
+use barrage_server::{ServerConfig, ServerHandle, Tls};
+use common::server_with;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const H3_FRAME_UNEXPECTED: &str = "0x105";
+const H3_EXCESSIVE_LOAD: &str = "0x107";
+const QPACK_DECOMPRESSION_FAILED: &str = "0x200";
+
+fn python() -> Option<PathBuf> {
+    barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic")
+}
+
+fn peer(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/h3_peers")
+        .join(name)
+}
+
+fn h3_server(cfg: ServerConfig) -> ServerHandle {
+    server_with(ServerConfig {
+        tls: Some(Tls::SelfSigned),
+        http3: true,
+        ..cfg
+    })
+}
+
+/// What the server did to a hostile client in `mode` ("closed 0x105", "response", ...).
+fn hostile(py: &Path, s: &ServerHandle, mode: &str) -> String {
+    let out = Command::new(py)
+        .arg(peer("h3_hostile_client.py"))
+        .args(["127.0.0.1", &s.local_addr().port().to_string(), mode])
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{mode}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A well-behaved client gets `/` whole.
+fn still_served(py: &Path, s: &ServerHandle) {
+    let out = Command::new(py)
+        .arg(peer("h3_get.py"))
+        .args(["127.0.0.1", &s.local_addr().port().to_string(), "GET /"])
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.starts_with("200 13 "), "{line}");
+}
+
+/// Connections open now, once it settled at `want` (or the last value after `within`).
+fn open_settles(s: &ServerHandle, want: u64, within: Duration) -> u64 {
+    let until = Instant::now() + within;
+    loop {
+        let n = s.stats().active;
+        if n == want || Instant::now() > until {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn broken_frames_close_the_connection_with_their_code() {
+    let Some(py) = python() else { return };
+    let s = h3_server(ServerConfig::default());
+    for (mode, want) in [
+        ("data-first", format!("closed {H3_FRAME_UNEXPECTED}")),
+        ("h2-frame", format!("closed {H3_FRAME_UNEXPECTED}")),
+        ("settings-twice", format!("closed {H3_FRAME_UNEXPECTED}")),
+        // Refused from the frame's header: no byte of its payload is kept.
+        ("huge-frame", format!("closed {H3_EXCESSIVE_LOAD}")),
+        (
+            "qpack-dynamic",
+            format!("closed {QPACK_DECOMPRESSION_FAILED}"),
+        ),
+    ] {
+        assert_eq!(hostile(&py, &s, mode), want, "{mode}");
+    }
+    still_served(&py, &s);
+    assert_eq!(open_settles(&s, 0, Duration::from_secs(5)), 0);
+}
+
+#[test]
+fn a_header_section_past_the_announced_size_is_refused() {
+    let Some(py) = python() else { return };
+    let s = h3_server(ServerConfig::default());
+    // 2 KB of static references decoding to 128 KB, past the 64 KiB announced: the request
+    // is answered 431, the connection stays up.
+    assert_eq!(hostile(&py, &s, "static-bomb"), "response 431");
+    still_served(&py, &s);
+}
+
+#[test]
+fn a_stalled_handshake_and_a_flood_of_initials_stay_bounded() {
+    let Some(py) = python() else { return };
+    let s = h3_server(ServerConfig {
+        max_connections: 64,
+        idle_timeout: Duration::from_secs(1),
+        ..ServerConfig::default()
+    });
+    // One Initial and silence: a connection half-way, forgotten after the idle timeout.
+    let port = s.local_addr().port().to_string();
+    let py2 = py.clone();
+    let run = move |n: &str| {
+        let out = Command::new(&py2)
+            .arg(peer("h3_hostile_client.py"))
+            .args(["127.0.0.1", &port, "initials", n])
+            .output()
+            .expect("python runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(run("1").trim(), "sent 1");
+    assert_eq!(open_settles(&s, 1, Duration::from_secs(5)), 1);
+    assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
+
+    // 3,000 attempts from one socket, none completed: past 32 handshakes under way (half of
+    // max_connections) new addresses must answer a Retry first, which the flood never does, so
+    // a real client still gets in, during the flood and after it (before: the flood held all
+    // 64 until the idle timeout and the real client was refused).
+    let flood = std::thread::spawn(move || run("3000"));
+    let mut most = 0;
+    let mut during = false;
+    let started = Instant::now();
+    while !flood.is_finished() && started.elapsed() < Duration::from_secs(60) {
+        most = most.max(s.stats().active);
+        if !during && most >= 32 {
+            still_served(&py, &s);
+            during = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(flood.join().unwrap().trim(), "sent 3000");
+    eprintln!("flood: at most {most} connections held, {:?}", s.stats());
+    assert!(during, "the flood never held 32 handshakes: {most}");
+    assert!(most <= 33, "{most} connections held");
+    still_served(&py, &s);
+    assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
+    assert!(s.stats().accepted >= 32, "{:?}", s.stats());
+}
