@@ -8,12 +8,13 @@ use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 mod heap;
+use barrage_testkit::Proc;
 use heap::{Counting, LIVE, PEAK};
 
 #[global_allocator]
@@ -21,16 +22,6 @@ static A: Counting = Counting;
 
 /// The heap is the whole process's: one case at a time.
 static ONE: Mutex<()> = Mutex::new(());
-
-/// A child process killed and reaped when dropped (also when the test fails).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn python() -> Option<PathBuf> {
     barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic")

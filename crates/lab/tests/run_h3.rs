@@ -12,94 +12,42 @@ use barrage_lab::results::{Results, Trial};
 use barrage_lab::runner::{self, NoProgress, RunOptions};
 use barrage_lab::study;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
 
 mod common;
-use common::validate_schema;
+use common::{validate_schema, Test};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("serve") {
-        serve(&args[2..]);
-        return;
+        // `serve --addr ADDR [--no-http3]`: over TLS (self-signed), with HTTP/3 or without.
+        return common::serve(&args[2..], |addr, args| barrage_server::ServerConfig {
+            addr,
+            threads: 1,
+            tls: Some(barrage_server::Tls::SelfSigned),
+            http3: !args.iter().any(|a| a == "--no-http3"),
+            ..Default::default()
+        });
     }
-    let filter: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
-    let tests: &[(&str, fn(), bool)] = &[
-        ("h3_and_h2_over_tls_on_loopback", on_loopback, false),
-        ("h3_and_h2_over_a_lossy_link", over_a_lossy_link, true),
-        (
-            "h3_waits_for_the_udp_socket",
-            waits_for_the_udp_socket,
-            false,
-        ),
-    ];
-    let mut failed = 0;
-    for (name, f, needs_net) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        if *needs_net && !can_make_namespaces() {
-            eprintln!("test {name} ... SKIPPED: network tests need root and /dev/net/tun");
-            continue;
-        }
-        eprintln!("test {name} ...");
-        let before = netns_list();
-        let ok = std::panic::catch_unwind(f).is_ok();
-        let after = netns_list();
-        let clean = after == before && barrage_lab::supervise::live_groups().is_empty();
-        if ok && clean {
-            eprintln!("test {name} ... ok");
-        } else {
-            if after != before {
-                eprintln!("ip netns list changed: {before:?} -> {after:?}");
-            }
-            eprintln!("test {name} ... FAILED");
-            failed += 1;
-        }
-    }
-    if failed > 0 {
-        eprintln!("{failed} failed");
-        std::process::exit(101);
-    }
-}
-
-fn can_make_namespaces() -> bool {
-    barrage_netem::Net::up(&Default::default())
-        .map(barrage_netem::Net::down)
-        .is_ok()
-}
-
-fn netns_list() -> String {
-    Command::new("ip")
-        .args(["netns", "list"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
-}
-
-/// `serve --addr ADDR [--no-http3]`: barrage's server over TLS (self-signed) with HTTP/3 (or
-/// without), until killed.
-fn serve(args: &[String]) {
-    let addr = args
-        .iter()
-        .position(|a| a == "--addr")
-        .and_then(|i| args.get(i + 1))
-        .expect("--addr")
-        .parse()
-        .expect("socket address");
-    let server = barrage_server::start(barrage_server::ServerConfig {
-        addr,
-        threads: 1,
-        tls: Some(barrage_server::Tls::SelfSigned),
-        http3: !args.iter().any(|a| a == "--no-http3"),
-        ..Default::default()
-    })
-    .expect("server starts");
-    println!("listening on {}", server.local_addr());
-    loop {
-        std::thread::sleep(Duration::from_secs(3600));
-    }
+    common::run_tests(
+        &args,
+        &[
+            Test {
+                name: "h3_and_h2_over_tls_on_loopback",
+                run: on_loopback,
+                needs_net: false,
+            },
+            Test {
+                name: "h3_and_h2_over_a_lossy_link",
+                run: over_a_lossy_link,
+                needs_net: true,
+            },
+            Test {
+                name: "h3_waits_for_the_udp_socket",
+                run: waits_for_the_udp_socket,
+                needs_net: false,
+            },
+        ],
+    );
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -12,93 +12,46 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::validate_schema;
+use common::{validate_schema, Test};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
-        Some("serve") => return serve(&args[2..]),
+        Some("serve") => {
+            return common::serve(&args[2..], |addr, _| barrage_server::ServerConfig {
+                addr,
+                threads: 1,
+                ..Default::default()
+            })
+        }
         Some("study") => std::process::exit(study_main(Path::new(&args[2]), Path::new(&args[3]))),
         _ => {}
     }
-    let filter: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
-    let tests: &[(&str, fn())] = &[
-        (
-            "network_latency_is_rtt_plus_loopback",
-            latency_is_rtt_plus_loopback,
-        ),
-        (
-            "network_client_study_downloads_over_the_link",
-            client_study_over_the_link,
-        ),
-        ("network_crash_leaves_nothing", crash_leaves_nothing),
-        (
-            "network_without_privileges_says_what_is_missing",
-            without_privileges,
-        ),
-    ];
-    if !can_make_namespaces() {
-        eprintln!("SKIPPED: network tests need root and /dev/net/tun");
-        return;
-    }
-    let mut failed = 0;
-    for (name, f) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        let before = netns_list();
-        let ok = std::panic::catch_unwind(f).is_ok();
-        let after = netns_list();
-        if ok && after == before {
-            eprintln!("test {name} ... ok");
-        } else {
-            if after != before {
-                eprintln!("ip netns list changed: {before:?} -> {after:?}");
-            }
-            eprintln!("test {name} ... FAILED");
-            failed += 1;
-        }
-    }
-    if failed > 0 {
-        eprintln!("{failed} failed");
-        std::process::exit(101);
-    }
-}
-
-fn can_make_namespaces() -> bool {
-    barrage_netem::Net::up(&Default::default())
-        .map(barrage_netem::Net::down)
-        .is_ok()
-}
-
-fn netns_list() -> String {
-    Command::new("ip")
-        .args(["netns", "list"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
-}
-
-/// `serve --addr ADDR`: barrage's server until killed.
-fn serve(args: &[String]) {
-    let addr = args
-        .iter()
-        .position(|a| a == "--addr")
-        .and_then(|i| args.get(i + 1))
-        .expect("--addr")
-        .parse()
-        .expect("socket address");
-    let server = barrage_server::start(barrage_server::ServerConfig {
-        addr,
-        threads: 1,
-        ..Default::default()
-    })
-    .expect("server starts");
-    println!("listening on {}", server.local_addr());
-    loop {
-        std::thread::sleep(Duration::from_secs(3600));
-    }
+    common::run_tests(
+        &args,
+        &[
+            Test {
+                name: "network_latency_is_rtt_plus_loopback",
+                run: latency_is_rtt_plus_loopback,
+                needs_net: true,
+            },
+            Test {
+                name: "network_client_study_downloads_over_the_link",
+                run: client_study_over_the_link,
+                needs_net: true,
+            },
+            Test {
+                name: "network_crash_leaves_nothing",
+                run: crash_leaves_nothing,
+                needs_net: true,
+            },
+            Test {
+                name: "network_without_privileges_says_what_is_missing",
+                run: without_privileges,
+                needs_net: true,
+            },
+        ],
+    );
 }
 
 fn study_main(file: &Path, out: &Path) -> i32 {

@@ -11,96 +11,56 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod common;
-use common::validate_schema;
+use common::{validate_schema, Test};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("serve") {
-        serve(&args[2..]);
-        return;
-    }
-    if args.get(1).map(String::as_str) == Some("study") {
-        std::process::exit(study_main(Path::new(&args[2]), Path::new(&args[3])));
-    }
-    // Test names to run (libtest-style substring filters); flags and their values are ignored.
-    let mut filter: Vec<&String> = Vec::new();
-    let mut skip_value = false;
-    for a in &args[1..] {
-        if std::mem::take(&mut skip_value) {
-            continue;
+    match args.get(1).map(String::as_str) {
+        Some("serve") => {
+            return common::serve(&args[2..], |addr, _| barrage_server::ServerConfig {
+                addr,
+                threads: 1,
+                ..Default::default()
+            })
         }
-        if a.starts_with('-') {
-            skip_value =
-                ["--test-threads", "--skip", "--color", "--format", "-Z"].contains(&a.as_str());
-            continue;
-        }
-        filter.push(a);
+        Some("study") => std::process::exit(study_main(Path::new(&args[2]), Path::new(&args[3]))),
+        _ => {}
     }
-    let tests: &[(&str, fn())] = &[
-        (
-            "run_two_server_contenders_end_to_end",
-            run_two_server_contenders_end_to_end,
-        ),
-        (
-            "run_client_study_validates_downloads",
-            run_client_study_validates_downloads,
-        ),
-        (
-            "run_resume_finishes_an_interrupted_study",
-            run_resume_finishes_an_interrupted_study,
-        ),
-        (
-            "run_missing_requires_is_skipped_with_reason",
-            run_missing_requires_is_skipped_with_reason,
-        ),
-        (
-            "run_failures_are_recorded_and_the_study_goes_on",
-            run_failures_are_recorded_and_the_study_goes_on,
-        ),
-        (
-            "run_ctrl_c_keeps_trials_leaves_no_process_and_resumes",
-            run_ctrl_c_keeps_trials_leaves_no_process_and_resumes,
-        ),
-    ];
-    let mut failed = 0;
-    for (name, f) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        match std::panic::catch_unwind(f) {
-            Ok(()) => eprintln!("test {name} ... ok"),
-            Err(_) => {
-                eprintln!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        eprintln!("{failed} failed");
-        std::process::exit(1);
-    }
-}
-
-/// `serve --addr ADDR`: barrage's server until killed (the lab stops it with SIGTERM).
-fn serve(args: &[String]) {
-    let addr = args
-        .iter()
-        .position(|a| a == "--addr")
-        .and_then(|i| args.get(i + 1))
-        .expect("--addr")
-        .parse()
-        .expect("socket address");
-    let server = barrage_server::start(barrage_server::ServerConfig {
-        addr,
-        threads: 1,
-        ..Default::default()
-    })
-    .expect("server starts");
-    println!("listening on {}", server.local_addr());
-    loop {
-        std::thread::sleep(Duration::from_secs(3600));
-    }
+    common::run_tests(
+        &args,
+        &[
+            Test {
+                name: "run_two_server_contenders_end_to_end",
+                run: run_two_server_contenders_end_to_end,
+                needs_net: false,
+            },
+            Test {
+                name: "run_client_study_validates_downloads",
+                run: run_client_study_validates_downloads,
+                needs_net: false,
+            },
+            Test {
+                name: "run_resume_finishes_an_interrupted_study",
+                run: run_resume_finishes_an_interrupted_study,
+                needs_net: false,
+            },
+            Test {
+                name: "run_missing_requires_is_skipped_with_reason",
+                run: run_missing_requires_is_skipped_with_reason,
+                needs_net: false,
+            },
+            Test {
+                name: "run_failures_are_recorded_and_the_study_goes_on",
+                run: run_failures_are_recorded_and_the_study_goes_on,
+                needs_net: false,
+            },
+            Test {
+                name: "run_ctrl_c_keeps_trials_leaves_no_process_and_resumes",
+                run: run_ctrl_c_keeps_trials_leaves_no_process_and_resumes,
+                needs_net: false,
+            },
+        ],
+    );
 }
 
 fn scratch(name: &str) -> PathBuf {

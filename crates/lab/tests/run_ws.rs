@@ -7,49 +7,27 @@
 use barrage_lab::runner::{self, NoProgress, RunOptions};
 use barrage_lab::study;
 use std::path::Path;
-use std::time::Duration;
 
 mod common;
-use common::validate_schema;
+use common::{validate_schema, Test};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("serve") {
-        serve(&args[2..]);
-        return;
+        return common::serve(&args[2..], |addr, _| barrage_server::ServerConfig {
+            addr,
+            threads: 1,
+            ..Default::default()
+        });
     }
-    let filter: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
-    let name = "run_ws_and_http_variants_end_to_end";
-    if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-        return;
-    }
-    eprintln!("test {name} ...");
-    if std::panic::catch_unwind(ws_and_http_variants).is_err() {
-        eprintln!("test {name} ... FAILED");
-        std::process::exit(1);
-    }
-    eprintln!("test {name} ... ok");
-}
-
-/// `serve --addr ADDR`: barrage's server until killed (the lab stops it with SIGTERM).
-fn serve(args: &[String]) {
-    let addr = args
-        .iter()
-        .position(|a| a == "--addr")
-        .and_then(|i| args.get(i + 1))
-        .expect("--addr")
-        .parse()
-        .expect("socket address");
-    let server = barrage_server::start(barrage_server::ServerConfig {
-        addr,
-        threads: 1,
-        ..Default::default()
-    })
-    .expect("server starts");
-    println!("listening on {}", server.local_addr());
-    loop {
-        std::thread::sleep(Duration::from_secs(3600));
-    }
+    common::run_tests(
+        &args,
+        &[Test {
+            name: "run_ws_and_http_variants_end_to_end",
+            run: ws_and_http_variants,
+            needs_net: false,
+        }],
+    );
 }
 
 const STUDY: &str = r#"

@@ -1,10 +1,21 @@
 //! What the integration tests of several crates share, as a dev-dependency: finding a Python
 //! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
 //! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server), so that the
-//! lookup and its rule for CI are written once.
+//! lookup and its rule for CI are written once; and [`Proc`], a peer's process that a failing
+//! test does not leave behind.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+
+/// A child process (a test's peer) killed and reaped when dropped, also when the test fails.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// The Python that can run `import {modules}`: `$BARRAGE_TEST_PYTHON`, else the venv scripts/test
 /// makes (`~/.cache/barrage-test-tools`), else `python3`. Without one, the test is skipped with

@@ -8,6 +8,7 @@
 //! datagram fed, `out` sent until empty, `timer` honoured, `expire` called; bounded in time and
 //! in requests. The server's own count of requests answered is compared with the session's.
 
+use barrage_testkit::Proc;
 use barrage_wire::client::{Class, ClientSession, ConnError, End, Tag};
 use barrage_wire::h3::client::{Conn, Counts, Request, Setup};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -16,21 +17,11 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use std::io::{BufRead, BufReader, ErrorKind};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// A child process killed and reaped when dropped (also when the test fails).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The Python that has aioquic; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {

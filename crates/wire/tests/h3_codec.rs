@@ -5,22 +5,13 @@
 //! back to its encoder, which checks them; our encoder's sections decoded by its decoder; and a
 //! frame sequence aioquic wrote read by our frame decoder.
 
+use barrage_testkit::Proc;
 use barrage_wire::h3::frame::{Event, Frame, FrameDecoder};
 use barrage_wire::h3::qpack::{Decoded, Decoder, Encoder};
 use barrage_wire::h3::Settings;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-
-/// A child process killed and reaped when dropped (also when the test fails).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 
 /// The Python that has aioquic; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {

@@ -5,23 +5,14 @@
 //! pings answered (it waits for the pongs), our pings, and the close handshake begun by either
 //! side.
 
+use barrage_testkit::Proc;
 use barrage_wire::ws::handshake::{check_response, client_key, write_request};
 use barrage_wire::ws::{Event, Limits, Opcode, Session};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// A child process killed and reaped when dropped (also when the test fails).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The Python that has websockets (barrage_testkit::python_required).
 fn python() -> PathBuf {

@@ -4,22 +4,13 @@
 //! OpenMetrics; `scripts/test` installs it in its tools venv), and the final counts checked
 //! against the run's JSON document.
 
+use barrage_testkit::Proc;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A child process killed and reaped when dropped (also when the test fails).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The Python that has prometheus-client; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {
