@@ -7,7 +7,8 @@
 //!
 //! Linux only (4.18 for GSO, 5.0 for GRO); [`enable`] finds what the kernel has, and a socket
 //! without either works as before, one datagram per call. `BARRAGE_UDP_OFFLOAD=off` turns both
-//! off, so that a run can be measured with and without (bench/h3.sh).
+//! off (`gso` or `gro`: that one only), so that a run can be measured with and without
+//! (bench/h3.sh).
 
 use std::io;
 use std::mem::{size_of, zeroed};
@@ -38,42 +39,54 @@ impl Offload {
     }
 }
 
-/// Whether offload may be used: not when `BARRAGE_UDP_OFFLOAD` is `off` (or `0`).
-pub fn allowed() -> bool {
-    !matches!(
-        std::env::var("BARRAGE_UDP_OFFLOAD").as_deref(),
-        Ok("off" | "0")
-    )
+/// What offload may be used: `BARRAGE_UDP_OFFLOAD` is `off` (or `0`) for none, `gso` or `gro`
+/// for that one alone, anything else (or unset) for both.
+pub fn allowed() -> Offload {
+    match std::env::var("BARRAGE_UDP_OFFLOAD").as_deref() {
+        Ok("off" | "0") => Offload::default(),
+        Ok("gso") => Offload {
+            gso: true,
+            gro: false,
+        },
+        Ok("gro") => Offload {
+            gso: false,
+            gro: true,
+        },
+        _ => Offload {
+            gso: true,
+            gro: true,
+        },
+    }
 }
 
-/// Turns on what the kernel has of GSO and GRO for the socket `fd` (nothing when not
-/// [`allowed`]), and says what is on.
+/// Turns on what the kernel has of GSO and GRO for the socket `fd` (of what [`allowed`]
+/// allows), and says what is on.
 pub fn enable(fd: RawFd) -> Offload {
-    if !allowed() {
-        return Offload::default();
-    }
+    let allowed = allowed();
     let mut v: libc::c_int = 0;
     let mut len = size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: getsockopt/setsockopt on a socket the caller owns, with an int and its length.
-    let gso = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_UDP,
-            libc::UDP_SEGMENT,
-            (&mut v as *mut libc::c_int).cast(),
-            &mut len,
-        ) == 0
-    };
+    let gso = allowed.gso
+        && unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_UDP,
+                libc::UDP_SEGMENT,
+                (&mut v as *mut libc::c_int).cast(),
+                &mut len,
+            ) == 0
+        };
     let one: libc::c_int = 1;
-    let gro = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_UDP,
-            libc::UDP_GRO,
-            (&one as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        ) == 0
-    };
+    let gro = allowed.gro
+        && unsafe {
+            libc::setsockopt(
+                fd,
+                libc::SOL_UDP,
+                libc::UDP_GRO,
+                (&one as *const libc::c_int).cast(),
+                size_of::<libc::c_int>() as libc::socklen_t,
+            ) == 0
+        };
     Offload { gso, gro }
 }
 
