@@ -21,6 +21,7 @@ use crate::route::{route, Fault, Route};
 use crate::Shared;
 use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
 use barrage_wire::h3::ErrorCode;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -75,7 +76,9 @@ pub(super) struct Answers {
     pub(super) shared: Arc<Shared>,
     counters: usize,
     templates: Templates,
-    owed: HashMap<StreamRef, Owed>,
+    /// By connection handle and stream id: stream ids are the client's, but QUIC bounds how
+    /// many are open, so Fx hashing cannot be flooded.
+    owed: FxHashMap<StreamRef, Owed>,
     checksums: HashMap<u64, String>,
 }
 
@@ -85,7 +88,7 @@ impl Answers {
             shared,
             counters,
             templates: Templates::new(None),
-            owed: HashMap::new(),
+            owed: FxHashMap::default(),
             checksums: HashMap::new(),
         }
     }

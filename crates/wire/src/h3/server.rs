@@ -27,7 +27,8 @@ use quinn_proto::crypto::rustls::QuicServerConfig;
 use quinn_proto::{
     DatagramEvent, Endpoint, EndpointConfig, IdleTimeout, ServerConfig, TransportConfig, VarInt,
 };
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -108,7 +109,9 @@ pub enum SetupError {
 pub struct Server {
     endpoint: Endpoint,
     config: Config,
-    conns: HashMap<usize, Conn>,
+    /// By quinn-proto's connection handle (a small integer this side assigns: Fx hashing, no
+    /// need for SipHash's resistance to chosen keys).
+    conns: FxHashMap<usize, Conn>,
     /// Datagrams the endpoint answered with itself (version negotiation, a refused connection).
     direct: VecDeque<(SocketAddr, Vec<u8>)>,
     events: VecDeque<Event>,
@@ -157,7 +160,7 @@ impl Server {
         Ok(Server {
             endpoint,
             config,
-            conns: HashMap::new(),
+            conns: FxHashMap::default(),
             direct: VecDeque::new(),
             events: VecDeque::new(),
             accepted: 0,

@@ -46,6 +46,8 @@ pub(super) struct Conn {
     own_pending: [Vec<u8>; 3],
     qpack: Decoder,
     encoder: Encoder,
+    /// A response's field section being encoded (reused: no allocation per response).
+    block: Vec<u8>,
     max_field_section: u64,
     lost: bool,
     /// The id after the last request stream accepted (what a GOAWAY names).
@@ -68,6 +70,7 @@ impl Conn {
             own_pending: Default::default(),
             qpack: Decoder::new(0, 0, Some(cfg.max_field_section)),
             encoder: Encoder::new(),
+            block: Vec::new(),
             max_field_section: cfg.max_field_section,
             lost: false,
             next_bidi: 0,
@@ -338,9 +341,9 @@ impl Conn {
         s[2] = b'0' + (st % 10) as u8;
         let fields = std::iter::once((&b":status"[..], &s[..]))
             .chain(headers.iter().map(|(n, v)| (n.as_bytes(), *v)));
-        let mut block = Vec::new();
-        self.encoder.encode(fields, &mut block);
-        frame::write_headers(&block, &mut r.out);
+        self.block.clear();
+        self.encoder.encode(fields, &mut self.block);
+        frame::write_headers(&self.block, &mut r.out);
         r.fin = end;
         let id = r.id;
         self.write(id);
