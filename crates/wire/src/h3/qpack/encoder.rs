@@ -13,11 +13,14 @@ use super::{read_int, write_int, write_string, QpackError, Read};
 /// Huffman-coded anew otherwise, which was a tenth of `barrage serve --http3`'s CPU.
 const MEMO: usize = 16;
 
+/// A field line's name, value and encoding.
+type Line = (Box<[u8]>, Box<[u8]>, Box<[u8]>);
+
 /// Encodes field sections with the static table; reads the peer decoder's instructions.
 #[derive(Debug, Default, Clone)]
 pub struct Encoder {
-    /// Field lines encoded lately: name, value and their encoding (replaced in turn).
-    memo: Vec<(Box<[u8]>, Box<[u8]>, Box<[u8]>)>,
+    /// Field lines encoded lately (replaced in turn).
+    memo: Vec<Line>,
     next: usize,
 }
 
