@@ -247,6 +247,35 @@ fn what_the_encoder_writes_decodes_to_the_same_fields() {
 }
 
 #[test]
+fn a_remembered_field_line_encodes_as_a_fresh_encoder_would() {
+    // Sections that repeat lines, change one (a date, a length), and pass the memo's 16 lines:
+    // one encoder over all of them writes what a new encoder writes for each.
+    let dates = [
+        "Thu, 26 Nov 2026 18:59:00 GMT",
+        "Thu, 26 Nov 2026 18:59:01 GMT",
+    ];
+    let mut one = Encoder::new();
+    for round in 0..40usize {
+        let len = (round % 20).to_string();
+        let name = format!("x-field-{}", round % 19);
+        let long = vec![b'z'; 100 + round];
+        let fs: Vec<(&[u8], &[u8])> = vec![
+            (b":status", b"200"),
+            (b"server", b"barrage"),
+            (b"date", dates[round / 20].as_bytes()),
+            (b"content-type", b"text/plain"),
+            (b"content-length", len.as_bytes()),
+            (name.as_bytes(), b"v"),
+            (b"x-long", &long),
+        ];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        one.encode(fs.iter().copied(), &mut a);
+        Encoder::new().encode(fs.iter().copied(), &mut b);
+        assert_eq!(a, b, "round {round}");
+    }
+}
+
+#[test]
 fn the_encoder_takes_cancellations_and_refuses_acknowledgments() {
     let mut e = Encoder::new();
     assert_eq!(e.feed_decoder_stream(&unhex("48 7f")), Ok(1));
