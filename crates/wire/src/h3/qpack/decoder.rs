@@ -9,7 +9,9 @@
 //! changes the table, so a section refused for its size leaves the connection usable.
 
 use super::table::{Dynamic, STATIC};
-use super::{entry_size, read_int, read_string, read_string_len, write_int, QpackError, Read};
+use super::{
+    entry_size, read_int, read_string, read_string_len, write_int, HuffMemo, QpackError, Read,
+};
 
 /// The outcome of decoding one field section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,8 @@ pub struct Decoder {
     /// Reused for literal names and values, so that steady decoding does not allocate.
     name: Vec<u8>,
     value: Vec<u8>,
+    /// Field sections' Huffman-coded strings decoded lately.
+    memo: HuffMemo,
 }
 
 /// Why an instruction stopped: it is not whole yet, or it is wrong.
@@ -85,6 +89,7 @@ impl Decoder {
             known_received: 0,
             name: Vec::new(),
             value: Vec::new(),
+            memo: HuffMemo::default(),
         }
     }
 
@@ -242,16 +247,17 @@ impl Decoder {
         self.blocked.retain(|&s| s != stream);
         let mut name = std::mem::take(&mut self.name);
         let mut value = std::mem::take(&mut self.value);
+        let mut memo = std::mem::take(&mut self.memo);
         let r = self.lines(
             &block[n + m..],
             ric,
             base,
-            &mut name,
-            &mut value,
+            (&mut name, &mut value, &mut memo),
             &mut field,
         );
         self.name = name;
         self.value = value;
+        self.memo = memo;
         r.map(|()| Decoded::Done {
             required_insert_count: ric,
         })
@@ -263,8 +269,7 @@ impl Decoder {
         mut b: &[u8],
         ric: u64,
         base: u64,
-        name: &mut Vec<u8>,
-        value: &mut Vec<u8>,
+        (name, value, memo): (&mut Vec<u8>, &mut Vec<u8>, &mut HuffMemo),
         field: &mut impl FnMut(&[u8], &[u8]),
     ) -> Result<(), QpackError> {
         let table = &self.table;
@@ -322,12 +327,12 @@ impl Decoder {
                     note(post_base(i));
                     (dynamic(post_base(i))?.0, k)
                 };
-                let s = read_string(&b[k..], 7, value).map_err(section)?;
+                let s = memo.read_string(&b[k..], 7, value).map_err(section)?;
                 (n, v, used) = (nm, &value[..], k + s);
             } else {
                 // Literal with literal name: 001 N H length(3) name, value.
-                let k = read_string(b, 3, name).map_err(section)?;
-                let s = read_string(&b[k..], 7, value).map_err(section)?;
+                let k = memo.read_string(b, 3, name).map_err(section)?;
+                let s = memo.read_string(&b[k..], 7, value).map_err(section)?;
                 (n, v, used) = (&name[..], &value[..], k + s);
             }
             total = total.saturating_add(entry_size(n, v));

@@ -276,6 +276,41 @@ fn a_remembered_field_line_encodes_as_a_fresh_encoder_would() {
 }
 
 #[test]
+fn a_decoder_that_remembers_codings_decodes_as_a_fresh_one() {
+    // Sections with Huffman-coded values that repeat, change, outnumber the memo, and one whose
+    // coding is broken (EOS inside): one decoder over all of them says what a new one says.
+    let mut one = Decoder::new(0, 0, None);
+    let decode = |d: &mut Decoder, block: &[u8]| {
+        let mut got: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let r = d.decode(0, block, |n, v| got.push((n.to_vec(), v.to_vec())));
+        (r, got)
+    };
+    for round in 0..30usize {
+        let date = format!("Thu, 26 Nov 2026 18:59:{:02} GMT", round / 3);
+        let name = format!("x-name-{}", round % 11);
+        let fs: Vec<(&[u8], &[u8])> = vec![
+            (b"date", date.as_bytes()),
+            (name.as_bytes(), b"some value"),
+            (b"server", b"barrage"),
+        ];
+        let mut block = Vec::new();
+        Encoder::new().encode(fs.iter().copied(), &mut block);
+        let (r, got) = decode(&mut one, &block);
+        assert_eq!((r, got), decode(&mut Decoder::new(0, 0, None), &block));
+        assert_eq!(
+            r,
+            Ok(Decoded::Done {
+                required_insert_count: 0
+            })
+        );
+        // The same name reference with a broken coding (4 bytes of ones: EOS), each round.
+        let bad = [0, 0, 0x5f, 0x1d, 0x84, 0xff, 0xff, 0xff, 0xff];
+        let (r, _) = decode(&mut one, &bad);
+        assert!(r.is_err(), "round {round}: {r:?}");
+    }
+}
+
+#[test]
 fn the_encoder_takes_cancellations_and_refuses_acknowledgments() {
     let mut e = Encoder::new();
     assert_eq!(e.feed_decoder_stream(&unhex("48 7f")), Ok(1));
