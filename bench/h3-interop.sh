@@ -16,22 +16,10 @@ cd "$(dirname "$0")/.."
 N=${N:-20000}
 CONNS=${CONNS:-8}
 STREAMS=${STREAMS:-8}
-TOOLS_DIR=${BENCH_TOOLS:-$HOME/.cache/barrage-bench}
-OHA=${OHA:-$TOOLS_DIR/oha-h3/bin/oha}
-SERVER_SRC=bench/h3/server
-SERVER_HASH=$(cat "$SERVER_SRC/main.go" "$SERVER_SRC/go.mod" "$SERVER_SRC/go.sum" | sha256sum | cut -c1-12)
-H3_SERVER=${H3_SERVER:-$TOOLS_DIR/h3-server-$SERVER_HASH/server}
 BARRAGE=${BARRAGE:-target/release/barrage}
 
-if [ ! -x "$OHA" ]; then
-  echo "bench/h3-interop.sh: building oha with HTTP/3 into $TOOLS_DIR/oha-h3 (once)" >&2
-  cargo install oha --locked --features http3 --root "$TOOLS_DIR/oha-h3"
-fi
-if [ ! -x "$H3_SERVER" ]; then
-  command -v go >/dev/null || { echo "bench/h3-interop.sh: go (1.26+) not found" >&2; exit 1; }
-  mkdir -p "$(dirname "$H3_SERVER")"
-  (cd "$SERVER_SRC" && go build -trimpath -o "$H3_SERVER" .)
-fi
+# oha and the quic-go server: $OHA, $H3_SERVER, $SERVER_SRC.
+source bench/h3/tools.sh
 [ -x "$BARRAGE" ] || cargo build --release --locked -p barrage
 
 WORK=$(mktemp -d)

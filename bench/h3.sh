@@ -42,30 +42,11 @@ DURATION=${DURATION:-5}
 CONNS=${CONNS:-16}
 STREAMS=${STREAMS:-8}
 BULK=${BULK:-64MiB}
-TOOLS_DIR=${BENCH_TOOLS:-$HOME/.cache/barrage-bench}
-OHA=${OHA:-$TOOLS_DIR/oha-h3/bin/oha}
-SERVER_SRC=bench/h3/server
-SERVER_HASH=$(cat "$SERVER_SRC/main.go" "$SERVER_SRC/go.mod" "$SERVER_SRC/go.sum" | sha256sum | cut -c1-12)
-H3_SERVER=${H3_SERVER:-$TOOLS_DIR/h3-server-$SERVER_HASH/server}
-
 for need in /usr/bin/time python3 taskset openssl; do
   command -v "$need" >/dev/null || { echo "bench/h3.sh: missing $need (apt install time util-linux python3 openssl)" >&2; exit 1; }
 done
-if [ ! -x "$OHA" ]; then
-  echo "bench/h3.sh: building oha with HTTP/3 into $TOOLS_DIR/oha-h3 (once)" >&2
-  cargo install oha --locked --features http3 --root "$TOOLS_DIR/oha-h3"
-  OHA=$TOOLS_DIR/oha-h3/bin/oha
-fi
-if [ ! -x "$H3_SERVER" ]; then
-  command -v go >/dev/null || {
-    echo "bench/h3.sh: go not found, and the quic-go server is not built yet ($H3_SERVER)." >&2
-    echo "  Install Go 1.26 or later (quic-go v0.65 needs it), or give H3_SERVER=path to a binary built elsewhere." >&2
-    exit 1
-  }
-  echo "bench/h3.sh: building the quic-go HTTP/3 server into $(dirname "$H3_SERVER") (once)" >&2
-  mkdir -p "$(dirname "$H3_SERVER")"
-  (cd "$SERVER_SRC" && go build -trimpath -o "$H3_SERVER" .)
-fi
+# oha and the quic-go server: $OHA, $H3_SERVER, $SERVER_SRC.
+source bench/h3/tools.sh
 
 target=${CARGO_TARGET_DIR:-target}
 if [ -z "${BARRAGE:-}" ]; then

@@ -20,10 +20,11 @@ pub enum Transport {
 pub struct Datagrams {
     pub sock: UdpSocket,
     offload: Offload,
-    /// A GRO read's datagrams not handed out yet: `held[at..len]`, each `seg` bytes but the last.
+    /// The datagrams of a GRO read after its first, not handed out yet: `held[at..]`, each
+    /// `seg` bytes but the last. Empty unless a read coalesced several (a bulk transfer), so a
+    /// connection costs no buffer of its own otherwise.
     held: Vec<u8>,
     at: usize,
-    len: usize,
     seg: usize,
 }
 
@@ -31,41 +32,45 @@ impl Datagrams {
     /// Turns on the offload the kernel has for `sock` (barrage_udp::enable).
     pub fn new(sock: UdpSocket) -> Datagrams {
         let offload = barrage_udp::enable(sock.as_raw_fd());
-        // A GRO read holds up to 64 datagrams of up to 1,452 bytes (QUIC's largest over a
-        // 1,500-byte MTU): the kernel's 64 KiB bound covers it.
-        let held = if offload.gro {
-            vec![0; 65_536]
-        } else {
-            Vec::new()
-        };
         Datagrams {
             sock,
             offload,
-            held,
+            held: Vec::new(),
             at: 0,
-            len: 0,
             seg: 0,
         }
     }
 
+    /// One datagram into `buf`, which must hold the largest GRO read (64 KiB: the worker's read
+    /// buffer does) when GRO is on.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.at < self.len {
-                let end = (self.at + self.seg).min(self.len);
-                let n = (end - self.at).min(buf.len());
-                buf[..n].copy_from_slice(&self.held[self.at..self.at + n]);
+            if self.at < self.held.len() {
+                let end = (self.at + self.seg).min(self.held.len());
+                let n = end - self.at;
+                buf[..n].copy_from_slice(&self.held[self.at..end]);
                 self.at = end;
                 return Ok(n);
             }
-            if !self.offload.gro {
-                // An empty datagram is no end of anything (QUIC never sends one): skipped.
-                match self.sock.recv(buf) {
-                    Ok(0) => continue,
-                    r => return r,
-                }
+            let (n, seg) = if self.offload.gro {
+                let (n, _, seg) = barrage_udp::recv(self.sock.as_raw_fd(), buf)?;
+                (n, seg)
+            } else {
+                let n = self.sock.recv(buf)?;
+                (n, n)
+            };
+            // An empty datagram is no end of anything (QUIC never sends one): skipped.
+            if n == 0 {
+                continue;
             }
-            let (n, _, seg) = barrage_udp::recv(self.sock.as_raw_fd(), &mut self.held)?;
-            (self.at, self.len, self.seg) = (0, n, seg);
+            if seg < n {
+                // The first datagram goes now, the rest wait here.
+                self.held.clear();
+                self.held.extend_from_slice(&buf[seg..n]);
+                (self.at, self.seg) = (0, seg);
+                return Ok(seg);
+            }
+            return Ok(n);
         }
     }
 
@@ -164,13 +169,14 @@ impl Transport {
         }
     }
 
-    /// Writes bytes; for TLS they are encrypted into rustls' buffer (as many as fit) and as much
-    /// as possible is sent, the rest on [`Transport::flush`].
-    pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+    /// Writes a session's output: bytes for TCP (for TLS encrypted into rustls' buffer, as many
+    /// as fit, and as much as possible sent, the rest on [`Transport::flush`]); for UDP,
+    /// datagrams of `seg` bytes each but the last (0: one datagram;
+    /// [`ClientSession::segment`](barrage_wire::client::ClientSession::segment)).
+    pub fn write(&mut self, buf: &[u8], seg: usize) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.write(buf),
-            // One datagram, whole.
-            Transport::Udp(u) => u.sock.send(buf),
+            Transport::Udp(u) => u.send(buf, seg),
             Transport::Tls(t) => {
                 // rustls buffers a bounded amount of plaintext: take what fits, send what the
                 // socket takes, and report `WouldBlock` when nothing fits until it drains.
@@ -182,16 +188,6 @@ impl Transport {
                 }
                 Ok(n)
             }
-        }
-    }
-
-    /// Writes a session's output: for UDP, datagrams of `seg` bytes each but the last (0: one
-    /// datagram; [`ClientSession::segment`](barrage_wire::client::ClientSession::segment)),
-    /// for the others, bytes as [`Transport::write`] does.
-    pub fn write_out(&mut self, buf: &[u8], seg: usize) -> io::Result<usize> {
-        match self {
-            Transport::Udp(u) => u.send(buf, seg),
-            _ => self.write(buf),
         }
     }
 

@@ -57,7 +57,7 @@ impl Worker<'_> {
             if out.is_empty() {
                 return;
             }
-            match t.write_out(out, c.session.segment()) {
+            match t.write(out, c.session.segment()) {
                 Ok(n) => {
                     c.session.wrote(n);
                     self.iv.bytes_written += n as u64;
@@ -83,7 +83,7 @@ impl Worker<'_> {
             if out.is_empty() {
                 return;
             }
-            match t.write_out(out, c.session.segment()) {
+            match t.write(out, c.session.segment()) {
                 Ok(0) => return,
                 Ok(n) => {
                     c.session.wrote(n);

@@ -20,29 +20,9 @@ fn h3_server() -> barrage_server::ServerHandle {
     })
 }
 
-/// The Python that has aioquic, or None (the test is skipped, saying so).
+/// The Python that has aioquic; `None` when the test is skipped (barrage_testkit::python).
 fn python() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let found = [
-        std::env::var_os("BARRAGE_TEST_PYTHON").map(PathBuf::from),
-        Some(home.join(".cache/barrage-test-tools/bin/python")),
-        Some(PathBuf::from("python3")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| {
-        Command::new(p)
-            .args(["-c", "import aioquic.asyncio, aioquic.h3.connection"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if found.is_none() {
-        eprintln!("SKIPPED: Python's aioquic cannot be imported (scripts/test installs it)");
-    }
-    found
+    barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic")
 }
 
 fn sha256_hex(b: &[u8]) -> String {

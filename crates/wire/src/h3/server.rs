@@ -117,8 +117,6 @@ pub struct Server {
     events: VecDeque<Event>,
     /// Connections accepted so far.
     accepted: u64,
-    /// Connection attempts answered with a Retry.
-    retried: u64,
     /// Connections to try for a datagram first: the one last asked (round robin).
     order: Vec<usize>,
     next: usize,
@@ -164,7 +162,6 @@ impl Server {
             direct: VecDeque::new(),
             events: VecDeque::new(),
             accepted: 0,
-            retried: 0,
             order: Vec::new(),
             next: 0,
         })
@@ -214,7 +211,6 @@ impl Server {
                     match self.endpoint.retry(incoming, &mut buf) {
                         Ok(t) => {
                             buf.truncate(t.size);
-                            self.retried += 1;
                             self.direct.push_back((t.destination, buf));
                         }
                         Err(e) => self.endpoint.ignore(e.into_incoming()),
@@ -257,11 +253,6 @@ impl Server {
     /// most half the connections allowed, so that a flood leaves room for validated clients.
     fn unvalidated_limit(&self) -> usize {
         (self.config.max_connections / 2).clamp(1, UNVALIDATED_HANDSHAKES)
-    }
-
-    /// Connection attempts answered with a Retry (address validation) so far.
-    pub fn retried(&self) -> u64 {
-        self.retried
     }
 
     /// Runs QUIC's timers that are due.
