@@ -77,11 +77,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
-    f.write_all(bytes).map_err(err)?;
-    f.sync_all().map_err(err)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(err)
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    let res = written.and_then(|()| std::fs::rename(&tmp, path));
+    if res.is_err() {
+        // A write that failed (a full disk) must not leave its partial copy on that disk; the
+        // previous results file, if any, is untouched.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res.map_err(err)
 }
 
 pub use barrage_model::time::{now_rfc3339, rfc3339, stamp};

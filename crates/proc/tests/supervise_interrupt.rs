@@ -94,6 +94,20 @@ fn wait_child(child: &mut Child, max: Duration) -> Option<std::process::ExitStat
     }
 }
 
+/// Every descendant of `root`.
+fn descendants(root: i32) -> Vec<i32> {
+    let all = procfs::all_stats();
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for s in all.iter().filter(|s| s.ppid == p) {
+            out.push(s.pid);
+            frontier.push(s.pid);
+        }
+    }
+    out
+}
+
 /// The child side: a contender whose shell ignores SIGTERM, with two grandchildren in its group
 /// and one that left the group (setsid).
 fn child_spawn() -> Contender {
@@ -108,21 +122,20 @@ fn child_spawn() -> Contender {
     while group_members(c.pid()).len() < 3 && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(10));
     }
-    while !procfs::all_stats()
-        .iter()
-        .any(|s| s.ppid == c.pid() && s.pgrp != c.pid())
-        && Instant::now() < end
-    {
+    let escaped = || {
+        descendants(c.pid())
+            .into_iter()
+            .filter(|p| procfs::read_stat(*p).is_some_and(|s| s.pgrp != c.pid()))
+            .collect::<Vec<i32>>()
+    };
+    while escaped().is_empty() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(10));
     }
     let mut pids = vec![c.pid()];
     pids.extend(group_members(c.pid()).into_iter().filter(|p| *p != c.pid()));
-    // The setsid one is a child of the shell outside the group.
-    for s in procfs::all_stats() {
-        if s.ppid == c.pid() && s.pgrp != c.pid() {
-            pids.push(s.pid);
-        }
-    }
+    // The setsid one is a descendant (of the shell, or of the shell's namespace init) outside
+    // the group.
+    pids.extend(escaped());
     println!(
         "PIDS {}",
         pids.iter()
@@ -224,4 +237,167 @@ fn contender_leader_dies_when_barrage_is_sigkilled() {
         alive.is_empty(),
         "leader survived barrage's SIGKILL: {alive:?}"
     );
+}
+
+/// Live processes whose environment holds `token` (how a test finds what a contender started,
+/// whatever it named itself or whichever process group it moved to).
+fn with_token(token: &str) -> Vec<i32> {
+    let needle = token.as_bytes();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter(|&pid| !dead(pid))
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle))
+        })
+        .collect()
+}
+
+/// A pre-forking server with a sidecar that double-forks out of its group and session.
+const PREFORK: &str = "trap '' TERM; sleep 300 & sleep 300 & \
+    (setsid sh -c 'sleep 301 & sleep 302 & wait' &) ; \
+    (setsid sleep 303 &) ; wait";
+
+fn token_spec(token: &str) -> Spec {
+    let mut spec = Spec::new("prefork", PREFORK);
+    spec.env
+        .push(("BARRAGE_SURVIVOR_TOKEN".into(), token.into()));
+    spec.grace = Duration::from_secs(30);
+    spec
+}
+
+/// Waits until at least `n` processes carry `token`.
+fn await_token(token: &str, n: usize) -> Vec<i32> {
+    let end = Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = with_token(token);
+        if found.len() >= n || Instant::now() >= end {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn can_unshare_pid() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn nothing_a_contender_started_outlives_barrage_killed_with_sigkill() {
+    let token = format!("kill9-{}", std::process::id());
+    if std::env::var(MODE).as_deref() == Ok("kill9") {
+        let token = std::env::var("TOKEN").unwrap();
+        let _c = Contender::spawn(&token_spec(&token)).unwrap();
+        await_token(&token, 7);
+        println!("PIDS {}", std::process::id());
+        std::thread::sleep(Duration::from_secs(60));
+        return;
+    }
+    if !can_unshare_pid() {
+        eprintln!("SKIPPED: a PID namespace needs root (CAP_SYS_ADMIN)");
+        return;
+    }
+    std::env::set_var("TOKEN", &token);
+    let (mut child, _, _out) = start_child(
+        "nothing_a_contender_started_outlives_barrage_killed_with_sigkill",
+        "kill9",
+    );
+    let before = with_token(&token);
+    // sh, two workers, the sidecar's sh and its two sleeps, the double-forked sleep.
+    assert!(before.len() >= 7, "{before:?}");
+    let child_pid = child.id();
+    child.kill().unwrap(); // SIGKILL: no cleanup code of barrage's runs
+    child.wait().unwrap();
+    let end = Instant::now() + Duration::from_secs(10);
+    let mut left = with_token(&token);
+    while !left.is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+        left = with_token(&token);
+    }
+    assert!(left.is_empty(), "survived barrage's SIGKILL: {left:?}");
+    // Its cgroups stay (directories) until the next run sweeps them, and only them.
+    let tag = format!("-{child_pid}.");
+    let mine = format!("-{}.", std::process::id());
+    let swept = barrage_proc::supervise::sweep_dead_runs();
+    assert!(
+        swept
+            .cgroups
+            .iter()
+            .all(|c| !c.to_string_lossy().contains(&mine)),
+        "{swept:?}"
+    );
+    let stale = cgroups_named(&tag);
+    assert!(stale.is_empty(), "left after the sweep: {stale:?}");
+    if barrage_proc::supervise::Spec::new("x", "true").cgroup {
+        assert!(
+            swept
+                .cgroups
+                .iter()
+                .any(|c| c.to_string_lossy().contains(&tag)),
+            "the dead run's cgroup was not swept: {swept:?}"
+        );
+    }
+}
+
+/// Cgroup directories (any hierarchy) whose name contains `part`.
+fn cgroups_named(part: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from("/sys/fs/cgroup")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                if e.file_name().to_string_lossy().contains(part) {
+                    out.push(e.path());
+                }
+                if out.len() < 100 && stack.len() < 10_000 {
+                    stack.push(e.path());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_second_ctrl_c_kills_everything_at_once_and_the_runner_still_returns() {
+    let token = format!("twice-{}", std::process::id());
+    if std::env::var(MODE).as_deref() == Ok("twice") {
+        install_interrupt_cleanup().unwrap();
+        let token = std::env::var("TOKEN").unwrap();
+        // Ignores the stop signal, with a grace far longer than the test waits.
+        let c = Contender::spawn(&token_spec(&token)).unwrap();
+        await_token(&token, 7);
+        println!("PIDS {}", c.pid());
+        while !interrupted() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let exit = c.stop();
+        println!("OUTCOME {:?}", exit.outcome);
+        return;
+    }
+    std::env::set_var("TOKEN", &token);
+    let (mut child, _, mut out) = start_child(
+        "a_second_ctrl_c_kills_everything_at_once_and_the_runner_still_returns",
+        "twice",
+    );
+    let pid = child.id() as i32;
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    // Without the second signal the stop would wait out the 30 s grace.
+    let status = wait_child(&mut child, Duration::from_secs(15)).expect("returned after 2 signals");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(status.success(), "{status:?}: {rest}");
+    assert!(rest.contains("OUTCOME Interrupted"), "{rest}");
+    let end = Instant::now() + Duration::from_secs(10);
+    let mut left = with_token(&token);
+    while !left.is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+        left = with_token(&token);
+    }
+    assert!(left.is_empty(), "survived two Ctrl-C: {left:?}");
 }

@@ -3,6 +3,7 @@
 //! need a process of their own (a global allocator that counts, the process's RSS, their
 //! own `main`) stay in files of their own beside this folder.
 
+mod results_write;
 mod study_files;
 mod study_parse;
 mod study_summary;

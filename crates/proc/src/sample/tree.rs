@@ -21,6 +21,16 @@ use super::{ProcSample, Sample, SamplerConfig};
 /// Ticks between /proc listings while pids are being allocated but the tree shows no activity.
 const LIST_EVERY: u32 = 5;
 
+/// The name `barrage-init` gives itself (crates/proc/src/supervise/init.c).
+const INIT_COMM: &str = "barrage-init";
+
+impl Member {
+    /// Whether it counts in the tree's memory, processes and threads.
+    fn counts(&self) -> bool {
+        !self.zombie && !self.init
+    }
+}
+
 struct Member {
     file: File,
     starttime: u64,
@@ -32,6 +42,9 @@ struct Member {
     rss_pages: u64,
     threads: u64,
     zombie: bool,
+    /// barrage's own init of the contender's PID namespace (the root, then): in the tree for
+    /// its reaped children's CPU, but not in its memory or process counts.
+    init: bool,
     seen: bool,
 }
 
@@ -261,6 +274,7 @@ impl Tree {
             for s in pending {
                 if self.is_tree(&s) {
                     if let Ok(file) = File::open(format!("/proc/{}/stat", s.pid)) {
+                        let init = s.pid == self.root && s.comm == INIT_COMM;
                         if !first {
                             // Born during the interval: all of its time is new.
                             d_user += (s.utime + s.cutime) as i64;
@@ -279,6 +293,7 @@ impl Tree {
                                 rss_pages: s.rss_pages,
                                 threads: s.num_threads,
                                 zombie: s.state == b'Z' || s.state == b'X',
+                                init,
                                 seen: true,
                             },
                         );
@@ -316,7 +331,7 @@ impl Tree {
         let mut rss_bytes = 0;
         let mut processes = 0;
         let mut threads = 0;
-        for m in self.members.values().filter(|m| !m.zombie) {
+        for m in self.members.values().filter(|m| m.counts()) {
             rss_bytes += m.rss_pages * self.page;
             processes += 1;
             threads += m.threads as u32;
@@ -336,7 +351,7 @@ impl Tree {
             let c0 = procfs::thread_cpu_time();
             let mut sum = 0;
             let mut any = false;
-            for (pid, _) in self.members.iter().filter(|(_, m)| !m.zombie) {
+            for (pid, _) in self.members.iter().filter(|(_, m)| m.counts()) {
                 if let Some(p) = procfs::read_pss(*pid) {
                     sum += p;
                     any = true;
@@ -355,7 +370,7 @@ impl Tree {
             let mut order: Vec<(u64, i32)> = self
                 .members
                 .iter()
-                .filter(|(_, m)| !m.zombie)
+                .filter(|(_, m)| m.counts())
                 .map(|(p, m)| (m.rss_pages, *p))
                 .collect();
             order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

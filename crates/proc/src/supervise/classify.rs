@@ -1,8 +1,9 @@
 //! Turning how a contender ended into an [`Outcome`].
 //!
-//! OOM detection is best-effort and says what it is based on: exact when a cgroup counted an OOM
-//! kill; otherwise a SIGKILL that barrage did not send (on Linux almost always the kernel OOM
-//! killer), or a failure (non-zero exit or abort) whose stderr tail carries an out-of-memory
+//! OOM is claimed only where the kernel says so, and says what it is based on: exact when the
+//! contender's memory cgroup counted an OOM kill; a SIGKILL that barrage did not send while the
+//! kernel's own count of OOM kills (`/proc/vmstat` `oom_kill`, machine-wide) rose during the
+//! contender's life (a SIGKILL from anyone else is a crash by SIGKILL); or a failure (non-zero exit or abort) whose stderr tail carries an out-of-memory
 //! message, which is how allocation failures under `RLIMIT_AS` surface (Rust "memory allocation
 //! of N bytes failed", C++ `std::bad_alloc`, Python `MemoryError`, Go "out of memory", Node "heap
 //! out of memory", Java `OutOfMemoryError`). A shell reports a command killed by signal N as exit
@@ -23,9 +24,19 @@ pub(super) struct Facts<'a> {
     pub maxrss: u64,
     pub cgroup_peak: Option<u64>,
     pub cgroup_oom_kills: Option<u64>,
+    /// How much the kernel's machine-wide OOM kill count rose while the contender lived.
+    pub kernel_oom_kills: Option<u64>,
     pub stderr_tail: &'a str,
     /// Processes still in the contender's cgroup when its leader had exited on its own.
     pub left_behind: u32,
+}
+
+/// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
+pub(super) fn kernel_oom_kills() -> Option<u64> {
+    std::fs::read_to_string("/proc/vmstat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
 }
 
 const OOM_PATTERNS: &[&str] = &[
@@ -95,11 +106,14 @@ pub(super) fn classify(f: &Facts) -> Outcome {
         // Signals barrage sent: the stop signal, and SIGKILL after the grace.
         let ours = !f.exited_before_stop;
         if sig == libc::SIGKILL && !ours {
-            return Outcome::Oom {
-                evidence: near_limit(
-                    "killed by SIGKILL that barrage did not send (likely the kernel OOM killer)",
-                ),
-            };
+            if let Some(n) = f.kernel_oom_kills.filter(|n| *n > 0) {
+                return Outcome::Oom {
+                    evidence: near_limit(&format!(
+                        "killed by SIGKILL that barrage did not send while the kernel counted \
+                         {n} OOM kill(s) (/proc/vmstat oom_kill, machine-wide)"
+                    )),
+                };
+            }
         }
         if let Some(m) = oom_message(f.stderr_tail) {
             return Outcome::Oom {
@@ -143,6 +157,7 @@ mod tests {
             maxrss: 0,
             cgroup_peak: None,
             cgroup_oom_kills: None,
+            kernel_oom_kills: Some(0),
             stderr_tail: stderr,
             left_behind: 0,
         }
@@ -180,8 +195,14 @@ mod tests {
                 facts(Role::Client, Exited { code: 139 }, true, ""),
                 "crashed",
             ),
-            (facts(Role::Client, kill, true, ""), "oom"),
-            (facts(Role::Client, Exited { code: 137 }, true, ""), "oom"),
+            // A SIGKILL nobody can tie to the OOM killer (the kernel's count did not move) is a
+            // crash by SIGKILL, not an OOM.
+            (facts(Role::Client, kill, true, ""), "crashed"),
+            (
+                facts(Role::Client, Exited { code: 137 }, true, ""),
+                "crashed",
+            ),
+            (facts(Role::Server, kill, true, ""), "crashed"),
             (
                 facts(
                     Role::Client,
@@ -214,6 +235,19 @@ mod tests {
                 .unwrap()
                 .to_string();
             assert_eq!(got, want, "{:?} -> {o:?}", f.termination);
+        }
+        for term in [kill, Exited { code: 137 }] {
+            let mut f = facts(Role::Client, term, true, "");
+            f.kernel_oom_kills = Some(2);
+            match classify(&f) {
+                Outcome::Oom { evidence } => {
+                    assert!(evidence.contains("counted 2 OOM"), "{evidence}")
+                }
+                o => panic!("{o:?}"),
+            }
+            // Unknown (no /proc/vmstat): no claim either.
+            f.kernel_oom_kills = None;
+            assert!(matches!(classify(&f), Outcome::Crashed { .. }));
         }
         let mut f = facts(Role::Server, Exited { code: 0 }, false, "");
         f.cgroup_oom_kills = Some(1);

@@ -6,11 +6,15 @@
 //! runner cancels its load there), sends SIGTERM to every registered group, waits up to
 //! [`CLEANUP_GRACE`] for them to exit, then SIGKILLs what is left. The owners of the
 //! [`super::Contender`]s reap them (their `stop`/drop sees the exit and records
-//! [`super::Outcome::Interrupted`]); descendants that left their group are killed too. The runner learns of the interrupt through [`interrupted`]
-//! and returns. A second signal while cleaning up SIGKILLs every registered group directly from
-//! the handler and lets the signal's default action end barrage.
+//! [`super::Outcome::Interrupted`]); descendants that left their group are killed too (with a
+//! PID namespace, the group's SIGKILL reaches its init and ends the whole namespace). The
+//! runner learns of the interrupt through [`interrupted`] and returns, writing what it measured.
+//! A second signal SIGKILLs every registered group directly from the handler
+//! (no grace), so the runner finds its contenders dead and still writes its results; a third
+//! signal gets the signal's default action and ends barrage at once (what it started dies with
+//! it all the same: see `contain`).
 //!
-//! The registry is a fixed array of atomics, so the handler can read it without locks.
+//! The registries are fixed arrays of atomics, so the handler can read them without locks.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -25,6 +29,7 @@ pub const CLEANUP_GRACE: Duration = Duration::from_secs(2);
 const SLOTS: usize = 1024;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static SIGNALS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 static CALLBACKS_RAN: AtomicBool = AtomicBool::new(false);
 static PIPE_W: AtomicI32 = AtomicI32::new(-1);
 static SPAWN: Mutex<()> = Mutex::new(());
@@ -40,24 +45,35 @@ pub(super) fn spawn_guard() -> MutexGuard<'static, ()> {
 /// Record a live group. Returns false if the registry is full (the contender still gets stopped
 /// by its owner, but not by the interrupt cleanup).
 pub(super) fn register(_guard: &MutexGuard<'static, ()>, pgid: i32) -> bool {
-    for slot in &GROUPS {
-        if slot
-            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-        {
-            return true;
-        }
-    }
-    false
+    put(&GROUPS, pgid)
 }
 
 pub(super) fn unregister(pgid: i32) {
-    for slot in &GROUPS {
-        if slot
-            .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+    take(&GROUPS, pgid);
+}
+
+fn put(slots: &[AtomicI32], v: i32) -> bool {
+    slots.iter().any(|slot| {
+        slot.compare_exchange(0, v, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
-        {
-            return;
+    })
+}
+
+fn take(slots: &[AtomicI32], v: i32) {
+    slots.iter().any(|slot| {
+        slot.compare_exchange(v, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    });
+}
+
+/// SIGKILLs every registered group (async-signal-safe: atomics and kill). A contender's group
+/// leader is the init of its PID namespace, when it has one: its SIGKILL ends the namespace.
+fn kill_everything() {
+    for slot in &GROUPS {
+        let p = slot.load(Ordering::SeqCst);
+        if p > 0 {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe { libc::kill(-p, libc::SIGKILL) };
         }
     }
 }
@@ -89,19 +105,25 @@ pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) {
 }
 
 extern "C" fn handler(sig: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // Second signal: no more patience.
-        for slot in &GROUPS {
-            let p = slot.load(Ordering::SeqCst);
-            if p > 0 {
-                unsafe { libc::kill(-p, libc::SIGKILL) };
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    match SIGNALS.fetch_add(1, Ordering::SeqCst) {
+        0 => {}
+        1 => {
+            // Second signal: no more patience with the contenders, but the runner still writes
+            // what it measured (it finds them dead).
+            kill_everything();
+            return;
+        }
+        _ => {
+            // Third: no more patience with barrage either.
+            kill_everything();
+            // SAFETY: signal and raise are async-signal-safe.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
             }
+            return;
         }
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            libc::raise(sig);
-        }
-        return;
     }
     let fd = PIPE_W.load(Ordering::SeqCst);
     if fd >= 0 {

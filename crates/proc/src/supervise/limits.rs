@@ -114,13 +114,14 @@ fn try_cgroup(bytes: u64) -> std::io::Result<Cgroup> {
     let v2_root = Path::new("/sys/fs/cgroup");
     let name = format!(
         "barrage-{}-{}",
-        std::process::id(),
+        super::sweep::owner_tag(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     );
     let attempt = |root: &Path, v2: bool| -> std::io::Result<Cgroup> {
         let own = own_cgroup(v2).ok_or_else(|| std::io::Error::other("no cgroup entry"))?;
         let dir = root.join(own.trim_start_matches('/')).join(&name);
         std::fs::create_dir(&dir)?;
+        super::sweep::record(&dir);
         let (file, value) = if v2 {
             ("memory.max", bytes.to_string())
         } else {

@@ -25,10 +25,12 @@
 
 mod capture;
 mod classify;
+mod contain;
 mod interrupt;
 mod limits;
 mod ready;
 mod signals;
+mod sweep;
 mod track;
 
 use std::io;
@@ -47,6 +49,7 @@ pub use limits::{allowed_cpus, find_command, pin_current_thread};
 pub use ready::probe_once;
 pub use signals::group_members;
 pub use signals::{parse_signal, signal_name};
+pub use sweep::{sweep_dead_runs, Swept};
 
 pub use barrage_model::process::{
     Exit, MemoryLimitApplied, NotReady, Outcome, Rusage, StopInfo, Termination,
@@ -114,6 +117,10 @@ pub struct Spec {
     /// Contain the contender in a cgroup of its own when one can be made (default true); without
     /// one, barrage is the subreaper of what the contender leaves behind.
     pub cgroup: bool,
+    /// Start the contender's processes in a PID namespace of their own, which the kernel empties
+    /// when barrage dies in any way (default true; see `contain`). Without `CAP_SYS_ADMIN` the
+    /// contender runs without one.
+    pub pid_namespace: bool,
 }
 
 impl Spec {
@@ -134,6 +141,7 @@ impl Spec {
             stdout: StdoutMode::Discard,
             stderr_tail: 64 * 1024,
             cgroup: true,
+            pid_namespace: true,
         }
     }
 }
@@ -188,6 +196,10 @@ pub struct Contender {
     track: Option<track::Track>,
     /// The leader's start time (clock ticks since boot): processes adopted later are its orphans.
     spawned_at_ticks: u64,
+    /// The report of the init of the contender's PID namespace, when it has one.
+    report: Option<contain::Report>,
+    /// The kernel's count of OOM kills (`/proc/vmstat` `oom_kill`) when the contender started.
+    oom_kills_at_spawn: Option<u64>,
 }
 
 impl Contender {
@@ -198,10 +210,28 @@ impl Contender {
             Some(cpus) => Some(limits::cpu_set(cpus)?),
             None => None,
         };
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(&spec.command)
-            .current_dir(&spec.dir)
+        // From here to the spawn, this thread's next child starts a PID namespace (see contain).
+        let pidns = if spec.pid_namespace {
+            contain::begin()
+        } else {
+            None
+        };
+        let mut cmd = match &pidns {
+            Some(ns) => {
+                let (program, args) = ns.argv(&spec.command);
+                let mut c = Command::new(program);
+                c.arg0("barrage-init").args(args);
+                c
+            }
+            None => {
+                let mut c = Command::new("/bin/sh");
+                c.arg("-c").arg(&spec.command);
+                c
+            }
+        };
+        let report_fd = pidns.as_ref().map(|ns| ns.report_fd());
+        let lifeline = contain::lifeline();
+        cmd.current_dir(&spec.dir)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -239,9 +269,20 @@ impl Contender {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                     return Err(io::Error::last_os_error());
                 }
-                if libc::getppid() != parent {
-                    // barrage died between fork and prctl.
+                // barrage died between fork and prctl? (The namespace's init sees its parent,
+                // outside the namespace, as pid 0: it asks the lifeline instead.)
+                let orphaned = match report_fd {
+                    None => libc::getppid() != parent,
+                    Some(_) => contain::barrage_gone(lifeline),
+                };
+                if orphaned {
                     libc::_exit(137);
+                }
+                if let Some(fd) = report_fd {
+                    // The init writes its report here: inherited across exec.
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
                 }
                 if let Some(set) = &cpu_set {
                     if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
@@ -276,7 +317,11 @@ impl Contender {
         // Registration must not race with an interrupt: hold the registry while spawning so the
         // cleanup thread either sees the new group or runs before it exists.
         let guard = interrupt::spawn_guard();
-        let mut child = match cmd.spawn() {
+        let oom_kills_at_spawn = classify::kernel_oom_kills();
+        let spawned = cmd.spawn();
+        // The thread goes back to its own PID namespace before anything else it does.
+        let report = pidns.map(contain::Pending::spawned);
+        let mut child = match spawned {
             Ok(c) => c,
             Err(source) => {
                 if let Some(t) = &track {
@@ -322,6 +367,8 @@ impl Contender {
             finished: false,
             track,
             spawned_at_ticks: crate::sample::procfs::read_stat(pid).map_or(0, |s| s.starttime),
+            report,
+            oom_kills_at_spawn,
         })
     }
 
@@ -329,6 +376,12 @@ impl Contender {
     /// process in it belongs to the tree, daemons included).
     pub fn cgroup_procs(&self) -> Option<PathBuf> {
         self.track.as_ref().map(|t| t.dir().join("cgroup.procs"))
+    }
+
+    /// Whether the contender runs in a PID namespace of its own (its leader is then
+    /// `barrage-init`, the namespace's PID 1, and `sh -c COMMAND` its child).
+    pub fn in_pid_namespace(&self) -> bool {
+        self.report.is_some()
     }
 
     /// The group leader's pid (also the process group id).
@@ -353,7 +406,13 @@ impl Contender {
         if self.reaped.is_some() {
             return true;
         }
-        if signals::exited_nowait(self.pid) {
+        // In a PID namespace the command ended when its init says so (the init itself ends up
+        // to half a second later, once it has dealt with what the command left).
+        let ended = self
+            .report
+            .as_mut()
+            .is_some_and(|r| r.command_ended().is_some());
+        if ended || signals::exited_nowait(self.pid) {
             self.exited_at.get_or_insert_with(Instant::now);
             return true;
         }
@@ -403,7 +462,7 @@ impl Contender {
             return;
         }
         match &self.pidfd {
-            Some(fd) => signals::poll_readable(fd, d),
+            Some(fd) => signals::poll_readable(fd, self.report.as_ref().map(|r| r.fd()), d),
             None => {
                 // No pidfd (old kernel): poll without reaping.
                 let end = Instant::now() + d;
@@ -412,8 +471,21 @@ impl Contender {
                 }
             }
         }
-        if signals::exited_nowait(self.pid) && self.exited_at.is_none() {
-            self.exited_at = Some(Instant::now());
+        self.has_exited();
+    }
+
+    /// In a PID namespace, once the command ended: waits (bounded) for the init to finish with
+    /// what the command left, so its count and its rusage are complete.
+    fn await_init(&mut self) {
+        if self.report.is_none() {
+            return;
+        }
+        let end = Instant::now() + Duration::from_secs(5);
+        while !signals::exited_nowait(self.pid) && Instant::now() < end {
+            match &self.pidfd {
+                Some(fd) => signals::poll_readable(fd, None, end - Instant::now()),
+                None => std::thread::sleep(Duration::from_millis(2)),
+            }
         }
     }
 
@@ -422,9 +494,19 @@ impl Contender {
         self.finished = true;
         let mut stop = StopInfo::default();
         let exited_before_stop = self.has_exited();
+        if exited_before_stop {
+            self.await_init();
+        }
+        // The namespace's init reports the command's status and what it left.
+        let mut reported = match exited_before_stop {
+            true => self.report.as_mut().and_then(|r| r.done()),
+            false => None,
+        };
         // A leader that exited on its own with processes still in its cgroup went to the
-        // background; they are counted here, before anything is killed.
+        // background; they are counted here, before anything is killed (in a namespace, by its
+        // init, which then ended them with the namespace).
         let left_behind = match (&self.track, exited_before_stop) {
+            _ if reported.is_some() => reported.map_or(0, |r| r.left),
             (Some(t), true) => t.still_running(self.pid, Duration::from_millis(500)),
             (None, true) => signals::adopted_since(self.spawned_at_ticks)
                 .into_iter()
@@ -439,7 +521,9 @@ impl Contender {
             stop.signal_sent = true;
             signals::kill_group(self.pid, self.spec.stop_signal);
             self.wait_exit_for(self.spec.grace);
-            if !signals::exited_nowait(self.pid) {
+            if self.has_exited() {
+                self.await_init();
+            } else {
                 stop.killed_after_grace = true;
             }
         }
@@ -470,6 +554,11 @@ impl Contender {
             Some(t) => stop.stragglers_killed += t.kill_all(Duration::from_secs(2)),
             None => stop.stragglers_killed += signals::kill_adopted(self.spawned_at_ticks),
         }
+        if reported.is_none() {
+            reported = self.report.as_mut().and_then(|r| r.done());
+        }
+        // What the init found still running when the command ended died with the namespace.
+        stop.stragglers_killed += reported.map_or(0, |r| r.left);
         let cgroup_cpu = self.track.as_ref().and_then(|t| t.cpu());
         if self.registered {
             interrupt::unregister(self.pid);
@@ -485,10 +574,16 @@ impl Contender {
         };
         let stderr_tail = String::from_utf8_lossy(&stderr).into_owned();
         let (termination, rusage) = match self.reaped {
-            Some((t, r)) => (Some(t), r),
+            // The init exits with the command's code (128 + N for a signal): its report has the
+            // exact status.
+            Some((t, r)) => (Some(reported.map_or(t, |rep| rep.termination)), r),
             None => (None, Rusage::default()),
         };
         let cgroup_oom = self.limit.oom_kills();
+        let kernel_oom_kills = match (self.oom_kills_at_spawn, classify::kernel_oom_kills()) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+            _ => None,
+        };
         let cgroup_peak_bytes = self.limit.peak_bytes();
         let outcome = classify::classify(&classify::Facts {
             role: self.spec.role,
@@ -501,6 +596,7 @@ impl Contender {
             maxrss: rusage.maxrss_bytes,
             cgroup_peak: cgroup_peak_bytes,
             cgroup_oom_kills: cgroup_oom,
+            kernel_oom_kills,
             stderr_tail: &stderr_tail,
             left_behind,
         });

@@ -62,16 +62,18 @@ pub(super) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     }
 }
 
-/// Wait until the fd is readable (a pidfd is readable once the process exits) or `d` passes.
-pub(super) fn poll_readable(fd: &OwnedFd, d: Duration) {
-    let mut p = libc::pollfd {
-        fd: fd.as_raw_fd(),
+/// Wait until the fd is readable (a pidfd is readable once the process exits), or `also` is,
+/// or `d` passes.
+pub(super) fn poll_readable(fd: &OwnedFd, also: Option<i32>, d: Duration) {
+    let mut p = [fd.as_raw_fd(), also.unwrap_or(-1)].map(|fd| libc::pollfd {
+        fd,
         events: libc::POLLIN,
         revents: 0,
-    };
+    });
     let ms = d.as_millis().min(i32::MAX as u128) as i32;
-    // EINTR just ends the wait early; callers loop.
-    unsafe { libc::poll(&mut p, 1, ms.max(if d.is_zero() { 0 } else { 1 })) };
+    // EINTR just ends the wait early; callers loop. (A negative fd is ignored by poll.)
+    // SAFETY: two valid pollfd entries.
+    unsafe { libc::poll(p.as_mut_ptr(), 2, ms.max(if d.is_zero() { 0 } else { 1 })) };
 }
 
 /// Whether `pid` (our child) has exited, without reaping it (so its pid, and thus its process

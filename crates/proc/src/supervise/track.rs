@@ -49,7 +49,7 @@ impl Track {
     pub(super) fn create() -> Option<Track> {
         let name = format!(
             "barrage-track-{}-{}",
-            std::process::id(),
+            super::sweep::owner_tag(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let root = Path::new("/sys/fs/cgroup");
@@ -64,6 +64,7 @@ impl Track {
         };
         let dir = base.join(name);
         std::fs::create_dir(&dir).ok()?;
+        super::sweep::record(&dir);
         // A directory made on a plain tmpfs (no cgroupfs) has no procs file: not a cgroup.
         if !dir.join("cgroup.procs").exists() {
             let _ = std::fs::remove_dir(&dir);
