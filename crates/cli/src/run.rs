@@ -65,6 +65,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .context("cannot install the Ctrl-C handler")?;
     let exe = std::env::current_exe().context("cannot find the barrage binary's path")?;
     let bar = status::Status::new(args.quiet);
+    // What a barrage that died (kill -9, a crash) left: its contenders' cgroups.
+    let swept = barrage_lab::supervise::sweep_dead_runs();
+    if !swept.cgroups.is_empty() {
+        bar.say(format!(
+            "removed {} cgroup(s) left by {} barrage run(s) that died ({} process(es) still in them killed)",
+            swept.cgroups.len(),
+            swept.runs.max(1),
+            swept.processes_killed
+        ));
+    }
     let _endpoint = match args.metrics {
         Some(addr) => {
             let study = bar.study.clone();

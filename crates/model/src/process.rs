@@ -190,8 +190,9 @@ pub enum Outcome {
     Exited { code: i32 },
     /// Killed by a signal barrage did not send (a crash: SIGSEGV, SIGABRT, ...).
     Crashed { signal: i32, name: String },
-    /// Out of memory. Best-effort: exact when a cgroup reports an OOM kill; otherwise inferred from
-    /// an unexplained SIGKILL, or an abort/failure with an out-of-memory message on stderr.
+    /// Out of memory, where the kernel says so: a cgroup reports an OOM kill, or a SIGKILL barrage
+    /// did not send came while the kernel's own OOM kill count rose; or an abort/failure with an
+    /// out-of-memory message on stderr.
     Oom { evidence: String },
     /// A client still running when its time budget ran out; barrage killed it.
     TimeBudgetExceeded {

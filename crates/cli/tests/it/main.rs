@@ -11,6 +11,7 @@ mod merge;
 mod metrics;
 mod netns;
 mod report_compare;
+mod run_kill;
 mod serve;
 mod serve_tls;
 mod thresholds;
