@@ -21,6 +21,11 @@ pub struct Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
+        // A failing test shows what nginx saw (a reset from nginx is its answer to something).
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default();
+            eprintln!("nginx error.log ({} bytes):\n{log}", log.len());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -70,7 +75,7 @@ pub fn start_nginx_with(http: &str, listen: &str, server: &str) -> Option<Nginx>
     let d = dir.display();
     let conf = format!(
         "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
-         error_log {d}/error.log;\nevents {{ worker_connections 1024; }}\n\
+         error_log {d}/error.log info;\nevents {{ worker_connections 1024; }}\n\
          http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
            fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
            keepalive_requests 1000000;\n  {http}\n\

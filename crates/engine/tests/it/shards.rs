@@ -88,7 +88,10 @@ fn open_loop_shards_keep_one_schedule_together() {
     let at = (unix_now() + 1.0).ceil();
     let base = Config {
         url: format!("http://{}/", s.local_addr()),
-        connections: 6,
+        // 20 connections a shard: a server stalled for 100 ms (a busy CI machine) still finds a
+        // free connection for each request due; with 2 a shard, a stall of 80 ms left 16
+        // requests unsent at the deadline.
+        connections: 60,
         threads: 1,
         duration: Some(Duration::from_secs(2)),
         rate: Some(600.0),
@@ -106,8 +109,11 @@ fn open_loop_shards_keep_one_schedule_together() {
             "{}",
             r.started_unix
         );
+        // Never ahead of its third of the schedule (exact: the pacer's), and not far behind it
+        // (how far depends on the machine: requests still waiting for a connection at the
+        // deadline are not sent).
         assert!(
-            (r.requests_written as f64 - 400.0).abs() <= 8.0,
+            (360..=401).contains(&r.requests_written),
             "{}",
             r.requests_written
         );
@@ -119,7 +125,10 @@ fn open_loop_shards_keep_one_schedule_together() {
         .collect();
     let m = barrage_model::merge::merge(&docs, 0.5).unwrap();
     let written = m.requests_written as f64;
-    assert!((written - 1200.0).abs() <= 24.0, "{written} (1,200 +-2%)");
+    assert!(
+        (1080.0..=1203.0).contains(&written),
+        "{written} (at most 1,200 and the shards' slack)"
+    );
     assert!((m.rate.as_ref().unwrap().target_rps - 600.0).abs() < 1e-9);
     assert!(m.merged.as_ref().unwrap().start_spread_s < 0.5);
 }
