@@ -69,6 +69,45 @@ pub fn start_nginx_with(http: &str, listen: &str, server: &str) -> Option<Nginx>
         eprintln!("SKIPPED: nginx is not installed; install nginx-light to run this test");
         return None;
     };
+    // A port picked by binding 0 and releasing it can be picked again by another test before
+    // nginx binds it: then this nginx cannot bind, and a connect probe would reach the other
+    // test's nginx, which resets every stream of this test when its own test stops it (seen
+    // once: 40 streams reset). So nginx is ready only when it is *this* nginx that listens,
+    // and a port lost to another process is given up for a new one.
+    for _ in 0..5 {
+        match try_start(&bin, http, listen, server) {
+            Ok(ng) => return Some(ng),
+            Err(log) if log.contains("Address already in use") => continue,
+            Err(log) => panic!("nginx did not start:\n{log}"),
+        }
+    }
+    panic!("nginx lost its port to another process five times");
+}
+
+/// Whether process `pid` holds a TCP socket listening on `port` (its fds against its
+/// namespace's /proc/net/tcp).
+fn listens(pid: u32, port: u16) -> bool {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+        })
+        .collect();
+    let table = std::fs::read_to_string(format!("/proc/{pid}/net/tcp")).unwrap_or_default();
+    table.lines().skip(1).any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() > 9
+            && f[3] == "0A"
+            && f[1].rsplit(':').next() == Some(&format!("{port:04X}"))
+            && inodes.iter().any(|i| i == f[9])
+    })
+}
+
+fn try_start(bin: &Path, http: &str, listen: &str, server: &str) -> Result<Nginx, String> {
     let port = free_port();
     let dir = std::env::temp_dir().join(format!("barrage-nginx-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -95,11 +134,20 @@ pub fn start_nginx_with(http: &str, listen: &str, server: &str) -> Option<Nginx>
         .stderr(Stdio::inherit())
         .spawn()
         .expect("nginx starts");
-    let ng = Nginx { child, dir, port };
+    let mut ng = Nginx { child, dir, port };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nginx did not start listening");
+    loop {
+        let log = || std::fs::read_to_string(ng.dir.join("error.log")).unwrap_or_default();
+        if matches!(ng.child.try_wait(), Ok(Some(_))) || log().contains("Address already in use")
+        {
+            return Err(log());
+        }
+        if listens(ng.child.id(), port) && TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Ok(ng);
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("not listening after 10 s\n{}", log()));
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Some(ng)
 }

@@ -301,21 +301,36 @@ fn stages_send_the_schedule_as_nginx_sees_it() {
         "nginx saw {n} requests (3,000 +-2%)"
     );
     assert!(lines.len() as u64 >= r.requests && lines.len() as u64 <= r.requests_written);
-    // Per second as nginx saw them, on the schedule's clock: request 1,500 is due at 2.5 s
-    // (1,000 by the ramp's end at 2 s, then 1,000 a second).
-    let mut t: Vec<f64> = lines.iter().map(|l| l.parse().unwrap()).collect();
-    t.sort_by(f64::total_cmp);
-    let t0 = t[1499] - 2.5;
-    let mut per_second = [0u64; 4];
-    for x in &t {
-        per_second[((x - t0).max(0.0) as usize).min(3)] += 1;
-    }
-    for (got, want) in per_second.iter().zip([250.0, 750.0, 1000.0, 1000.0]) {
+    // As nginx saw them, on the schedule's clock (the run's start): by any time s, nginx has
+    // logged no request intended after s (barrage never sends early; 10 ms for nginx's cached
+    // clock), and every request intended before s - L, L the longest latency barrage measured
+    // from intended send times (its lateness included), was answered and so logged. How late a
+    // busy machine runs the schedule is measured, not assumed: a bucket count off by 6% was a
+    // flaky bound.
+    let start = r.started_unix;
+    let slack = 0.010;
+    let longest = r.doc.latency_us.max as f64 / 1e6 + slack;
+    // The schedule: a ramp to 1,000/s over 2 s (250 s^2 requests), then 1,000/s for 2 s.
+    let due = |s: f64| -> f64 {
+        let s = s.clamp(0.0, 4.0);
+        if s <= 2.0 {
+            250.0 * s * s
+        } else {
+            1000.0 + 1000.0 * (s - 2.0)
+        }
+    };
+    let t: Vec<f64> = lines.iter().map(|l| l.parse().unwrap()).collect();
+    for tenth in 1..40 {
+        let s = f64::from(tenth) / 10.0;
+        let seen = t.iter().filter(|x| **x - start <= s).count() as f64;
+        let (lo, hi) = (due(s - longest).floor() - 1.0, due(s + slack).ceil() + 1.0);
         assert!(
-            (*got as f64 - want).abs() <= want * 0.06,
-            "{per_second:?} (want about 250, 750, 1000, 1000)"
+            (lo..=hi).contains(&seen),
+            "by {s} s nginx logged {seen}, the schedule allows {lo}..={hi} (longest latency {longest} s)"
         );
     }
+    // On a quiet machine the bound is tight: how tight it was is shown when the test runs.
+    eprintln!("stages: longest latency {longest:.3} s");
 }
 
 #[test]
