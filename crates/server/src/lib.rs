@@ -30,7 +30,7 @@ mod worker;
 
 pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
-pub use stats::ServerStats;
+pub use stats::{H3Stats, ServerStats};
 pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -137,6 +137,8 @@ pub(crate) struct Shared {
     pub fault_seq: AtomicU64,
     /// Each worker's counters (indexed as the workers).
     pub counters: Vec<stats::Counters>,
+    /// The HTTP/3 thread's bookkeeping ([`stats::H3Stats`]).
+    pub h3: stats::H3Counters,
     /// The TLS configuration every connection shares, when serving HTTPS.
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// With `concurrency`, the service slots every worker's sleeps share (a lock taken once per
@@ -169,7 +171,7 @@ pub struct StatsReader(Arc<Shared>);
 impl StatsReader {
     pub fn read(&self) -> ServerStats {
         let active = self.0.active.load(Ordering::Relaxed) as u64;
-        ServerStats::of(&self.0.counters, active)
+        ServerStats::of(&self.0.counters, active, &self.0.h3)
     }
 }
 
@@ -294,6 +296,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
+        h3: Default::default(),
         counters: (0..counter_slots)
             .map(|_| stats::Counters::default())
             .collect(),
