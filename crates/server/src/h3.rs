@@ -49,16 +49,16 @@ pub(crate) struct H3Worker {
 }
 
 impl H3Worker {
-    /// Binds UDP on `addr` (the TCP listener's address, port included) and sets up the loop;
-    /// `counters` is this thread's slot in `Shared::counters`.
+    /// Sets up the loop on `std_socket`, bound to `addr` (the TCP listener's address, port
+    /// included); `counters` is this thread's slot in `Shared::counters`.
     pub(crate) fn new(
+        std_socket: std::net::UdpSocket,
         addr: SocketAddr,
         shared: Arc<Shared>,
         tls: &rustls::ServerConfig,
         counters: usize,
     ) -> Result<(H3Worker, Arc<Waker>), crate::ServerError> {
         let bind = |source| crate::ServerError::Bind { addr, source };
-        let std_socket = std::net::UdpSocket::bind(addr).map_err(bind)?;
         std_socket.set_nonblocking(true).map_err(bind)?;
         let mut socket = UdpSocket::from_std(std_socket);
         let poll = Poll::new().map_err(crate::ServerError::Worker)?;

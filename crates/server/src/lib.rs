@@ -270,15 +270,33 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     // spreads connections over the workers without a shared accept lock. They listen only once
     // everything else is bound (HTTP/3's UDP socket included): a client that can connect over
     // TCP, a readiness probe among them, then finds every protocol there.
-    let first = bind_tcp(cfg.addr)?;
-    let addr = first
-        .local_addr()
-        .ok()
-        .and_then(|a| a.as_socket())
-        .ok_or_else(|| ServerError::Bind {
-            addr: cfg.addr,
-            source: std::io::Error::other("no local address"),
-        })?;
+    // With HTTP/3 the UDP socket takes the same port number: when the port was left to the
+    // kernel (0) and that number is taken over UDP (by any client socket of the machine), another
+    // one is picked rather than failing to start.
+    let mut tries = 0;
+    let (first, addr, udp) = loop {
+        tries += 1;
+        let first = bind_tcp(cfg.addr)?;
+        let addr = first
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .ok_or_else(|| ServerError::Bind {
+                addr: cfg.addr,
+                source: std::io::Error::other("no local address"),
+            })?;
+        if !cfg.http3 {
+            break (first, addr, None);
+        }
+        match std::net::UdpSocket::bind(addr) {
+            Ok(u) => break (first, addr, Some(u)),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::AddrInUse
+                    && cfg.addr.port() == 0
+                    && tries < 16 => {}
+            Err(source) => return Err(ServerError::Bind { addr, source }),
+        }
+    };
     let mut sockets = vec![first];
     for _ in 1..threads {
         sockets.push(bind_tcp(addr)?);
@@ -309,11 +327,18 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         wakers: Vec::new(),
         threads: Vec::new(),
     };
-    let h3_worker = if h3 {
-        let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
-        Some(h3::H3Worker::new(addr, shared.clone(), &config, threads)?)
-    } else {
-        None
+    let h3_worker = match udp {
+        Some(udp) => {
+            let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
+            Some(h3::H3Worker::new(
+                udp,
+                addr,
+                shared.clone(),
+                &config,
+                threads,
+            )?)
+        }
+        None => None,
     };
     for (i, socket) in sockets.into_iter().enumerate() {
         socket

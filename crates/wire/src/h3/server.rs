@@ -25,7 +25,7 @@
 //! that are never followed up leave no state; past [`Config::handshakes_per_address`] under way
 //! from one IP address, or [`Config::max_handshakes`] in all, a new attempt is dropped (its
 //! client sends its Initial again after its probe timeout, and gets in once others finished),
-//! since a flood that answers Retry would otherwise hold one half-open handshake (~45 KiB)
+//! since a flood that answers Retry would otherwise hold one half-open handshake (~55 KiB)
 //! per attempt; and a handshake not done within [`Config::handshake_timeout`] is forgotten
 //! without a word, as an idle connection is. Connection attempts past `max_connections` are
 //! refused (CONNECTION_REFUSED).
@@ -123,7 +123,7 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             // As many as a client starting a few hundred connections at once holds.
             handshakes_per_address: 256,
-            // ~45 MiB of half-open handshakes at most, whoever sends them.
+            // ~55 MiB of half-open handshakes at most (~55 KiB each), whoever sends them.
             max_handshakes: 1024,
         }
     }
