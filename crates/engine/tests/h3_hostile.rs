@@ -124,6 +124,19 @@ fn an_http2_frame_type_on_a_request_stream_is_a_protocol_error() {
 }
 
 #[test]
+fn a_pseudo_header_field_in_trailers_is_a_protocol_error() {
+    // RFC 9114 §4.1.2 and §4.3: the response is malformed (it was a success before: trailers
+    // were dropped unread), a stream error of its own: every request counted, the connection
+    // going on.
+    let Some((r, _)) = against("trailer-pseudo", |_| {}) else {
+        return;
+    };
+    only("trailer-pseudo", &r, r.errors.protocol);
+    assert_eq!(r.errors.protocol, 20, "{:?}", r.errors);
+    assert!(r.error_examples["protocol"].contains("H3_MESSAGE_ERROR"));
+}
+
+#[test]
 fn a_frame_cut_by_the_stream_end_is_a_protocol_error() {
     let Some((r, _)) = against("truncated", |_| {}) else {
         return;

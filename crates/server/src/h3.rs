@@ -49,16 +49,16 @@ pub(crate) struct H3Worker {
 }
 
 impl H3Worker {
-    /// Binds UDP on `addr` (the TCP listener's address, port included) and sets up the loop;
-    /// `counters` is this thread's slot in `Shared::counters`.
+    /// Sets up the loop on `std_socket`, bound to `addr` (the TCP listener's address, port
+    /// included); `counters` is this thread's slot in `Shared::counters`.
     pub(crate) fn new(
+        std_socket: std::net::UdpSocket,
         addr: SocketAddr,
         shared: Arc<Shared>,
         tls: &rustls::ServerConfig,
         counters: usize,
     ) -> Result<(H3Worker, Arc<Waker>), crate::ServerError> {
         let bind = |source| crate::ServerError::Bind { addr, source };
-        let std_socket = std::net::UdpSocket::bind(addr).map_err(bind)?;
         std_socket.set_nonblocking(true).map_err(bind)?;
         let mut socket = UdpSocket::from_std(std_socket);
         let poll = Poll::new().map_err(crate::ServerError::Worker)?;
@@ -73,6 +73,7 @@ impl H3Worker {
             max_field_section: cfg.header_limit as u64,
             idle_timeout: cfg.idle_timeout,
             max_connections: cfg.max_connections,
+            ..Config::default()
         };
         let server = Server::new(tls, config).map_err(|e| {
             crate::ServerError::Worker(io::Error::new(io::ErrorKind::InvalidInput, e))
@@ -153,7 +154,7 @@ impl H3Worker {
             self.server.handle_timeout(now);
             self.answers.events(&mut self.server, now);
             self.answers.fire(&mut self.server, now);
-            self.answers.pump(&mut self.server, now);
+            self.answers.events(&mut self.server, now);
             // Counted before the answers leave (a client that got them may read the figures)
             // and after (connections forgotten while sending).
             self.count();
@@ -171,6 +172,14 @@ impl H3Worker {
         self.answers
             .count_connections(accepted - was_accepted, open as i64 - was_open as i64);
         self.counted = (accepted, open);
+        let w = self.server.work();
+        self.answers.shared.h3.publish(crate::stats::H3Stats {
+            handshakes: self.server.handshakes() as u64,
+            handshakes_dropped: w.handshakes_dropped,
+            handshakes_timed_out: w.handshakes_timed_out,
+            streams_visited: w.streams_visited,
+            conns_visited: w.conns_visited,
+        });
     }
 
     /// Sends every datagram the endpoint has, until the socket would block.
@@ -194,8 +203,9 @@ impl H3Worker {
                 self.blocked = Some((to, out.clone(), seg));
                 return;
             }
-            // Sending frees room in the streams' buffers: fill them again.
-            self.answers.pump(&mut self.server, now);
+            // Nothing to answer per datagram: room frees in the streams' buffers when the
+            // client acknowledges or raises its limits (a datagram read), and
+            // `Event::Writable` names those streams then.
         }
         self.more = !all;
     }

@@ -30,7 +30,7 @@ mod worker;
 
 pub use barrage_wire::{Parser, ParserUnavailable};
 pub use route::parse_size;
-pub use stats::ServerStats;
+pub use stats::{H3Stats, ServerStats};
 pub use tls::Tls;
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -137,6 +137,8 @@ pub(crate) struct Shared {
     pub fault_seq: AtomicU64,
     /// Each worker's counters (indexed as the workers).
     pub counters: Vec<stats::Counters>,
+    /// The HTTP/3 thread's bookkeeping ([`stats::H3Stats`]).
+    pub h3: stats::H3Counters,
     /// The TLS configuration every connection shares, when serving HTTPS.
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// With `concurrency`, the service slots every worker's sleeps share (a lock taken once per
@@ -169,7 +171,7 @@ pub struct StatsReader(Arc<Shared>);
 impl StatsReader {
     pub fn read(&self) -> ServerStats {
         let active = self.0.active.load(Ordering::Relaxed) as u64;
-        ServerStats::of(&self.0.counters, active)
+        ServerStats::of(&self.0.counters, active, &self.0.h3)
     }
 }
 
@@ -268,15 +270,33 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     // spreads connections over the workers without a shared accept lock. They listen only once
     // everything else is bound (HTTP/3's UDP socket included): a client that can connect over
     // TCP, a readiness probe among them, then finds every protocol there.
-    let first = bind_tcp(cfg.addr)?;
-    let addr = first
-        .local_addr()
-        .ok()
-        .and_then(|a| a.as_socket())
-        .ok_or_else(|| ServerError::Bind {
-            addr: cfg.addr,
-            source: std::io::Error::other("no local address"),
-        })?;
+    // With HTTP/3 the UDP socket takes the same port number: when the port was left to the
+    // kernel (0) and that number is taken over UDP (by any client socket of the machine), another
+    // one is picked rather than failing to start.
+    let mut tries = 0;
+    let (first, addr, udp) = loop {
+        tries += 1;
+        let first = bind_tcp(cfg.addr)?;
+        let addr = first
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .ok_or_else(|| ServerError::Bind {
+                addr: cfg.addr,
+                source: std::io::Error::other("no local address"),
+            })?;
+        if !cfg.http3 {
+            break (first, addr, None);
+        }
+        match std::net::UdpSocket::bind(addr) {
+            Ok(u) => break (first, addr, Some(u)),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::AddrInUse
+                    && cfg.addr.port() == 0
+                    && tries < 16 => {}
+            Err(source) => return Err(ServerError::Bind { addr, source }),
+        }
+    };
     let mut sockets = vec![first];
     for _ in 1..threads {
         sockets.push(bind_tcp(addr)?);
@@ -294,6 +314,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         stop: AtomicBool::new(false),
         active: AtomicUsize::new(0),
         fault_seq: AtomicU64::new(0),
+        h3: Default::default(),
         counters: (0..counter_slots)
             .map(|_| stats::Counters::default())
             .collect(),
@@ -306,11 +327,18 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
         wakers: Vec::new(),
         threads: Vec::new(),
     };
-    let h3_worker = if h3 {
-        let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
-        Some(h3::H3Worker::new(addr, shared.clone(), &config, threads)?)
-    } else {
-        None
+    let h3_worker = match udp {
+        Some(udp) => {
+            let config = shared.tls.clone().expect("HTTP/3 is checked to have TLS");
+            Some(h3::H3Worker::new(
+                udp,
+                addr,
+                shared.clone(),
+                &config,
+                threads,
+            )?)
+        }
+        None => None,
     };
     for (i, socket) in sockets.into_iter().enumerate() {
         socket

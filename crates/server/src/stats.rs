@@ -77,6 +77,54 @@ fn bump(c: &AtomicU64) {
     c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
+/// The HTTP/3 thread's bookkeeping, as of its last loop turn: the handshakes under way and
+/// what their bounds turned away, and deterministic counts of the work done (what tests hold
+/// to O(1) per event), from [`barrage_wire::h3::server::Work`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct H3Stats {
+    /// Handshakes under way now.
+    pub handshakes: u64,
+    /// Connection attempts dropped for the handshake bounds (per address, in all).
+    pub handshakes_dropped: u64,
+    /// Handshakes forgotten after the handshake timeout.
+    pub handshakes_timed_out: u64,
+    /// Request streams the session looked at (each named by QUIC or the server; never a
+    /// scan).
+    pub streams_visited: u64,
+    /// Connections looked at (each datagram's, each from the send queue or the timer heap).
+    pub conns_visited: u64,
+}
+
+/// [`H3Stats`] as the HTTP/3 thread publishes them (only it writes).
+#[derive(Default)]
+pub(crate) struct H3Counters([AtomicU64; 5]);
+
+impl H3Counters {
+    pub(crate) fn publish(&self, s: H3Stats) {
+        let v = [
+            s.handshakes,
+            s.handshakes_dropped,
+            s.handshakes_timed_out,
+            s.streams_visited,
+            s.conns_visited,
+        ];
+        for (c, v) in self.0.iter().zip(v) {
+            c.store(v, Ordering::Relaxed);
+        }
+    }
+
+    fn read(&self) -> H3Stats {
+        let v = |i: usize| self.0[i].load(Ordering::Relaxed);
+        H3Stats {
+            handshakes: v(0),
+            handshakes_dropped: v(1),
+            handshakes_timed_out: v(2),
+            streams_visited: v(3),
+            conns_visited: v(4),
+        }
+    }
+}
+
 /// The server's figures so far, added up over its workers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerStats {
@@ -94,12 +142,15 @@ pub struct ServerStats {
     /// failed for a protocol error, bad UTF-8, too big a message; 0: any other code, i.e. a
     /// fault's), nonzero ones only.
     pub ws_closes: Vec<(u16, u64)>,
+    /// HTTP/3's handshakes and work (zero without `--http3`).
+    pub h3: H3Stats,
 }
 
 impl ServerStats {
-    pub(crate) fn of(workers: &[Counters], active: u64) -> ServerStats {
+    pub(crate) fn of(workers: &[Counters], active: u64, h3: &H3Counters) -> ServerStats {
         let mut s = ServerStats {
             active,
+            h3: h3.read(),
             ..ServerStats::default()
         };
         for w in workers {
@@ -151,7 +202,24 @@ mod tests {
         w[0].ws_close(1009);
         w[1].ws_close(1009);
         w[1].ws_close(4000);
-        let s = ServerStats::of(&w, 1);
+        let h3 = H3Counters::default();
+        h3.publish(H3Stats {
+            handshakes: 1,
+            handshakes_dropped: 2,
+            handshakes_timed_out: 3,
+            streams_visited: 4,
+            conns_visited: 5,
+        });
+        let s = ServerStats::of(&w, 1, &h3);
+        assert_eq!(
+            (
+                s.h3.handshakes,
+                s.h3.handshakes_dropped,
+                s.h3.handshakes_timed_out
+            ),
+            (1, 2, 3)
+        );
+        assert_eq!((s.h3.streams_visited, s.h3.conns_visited), (4, 5));
         assert_eq!((s.accepted, s.active), (2, 1));
         assert_eq!((s.ws_upgrades, s.ws_messages), (1, 2));
         assert_eq!(s.ws_closes, vec![(1009, 2), (0, 1)]);

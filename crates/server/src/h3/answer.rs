@@ -22,54 +22,14 @@ use crate::Shared;
 use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
 use barrage_wire::h3::ErrorCode;
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Bytes of one `/bytes` DATA frame.
-const BYTES_WRITE: usize = 16 * 1024;
-
-#[derive(Debug)]
-enum Owed {
-    /// The request's body is being read; the route is answered at its end.
-    Reading {
-        route: Route,
-        is_head: bool,
-        /// `/echo`'s body so far (up to `echo_limit`), or `/ping`'s first bytes.
-        body: Vec<u8>,
-        seen: u64,
-    },
-    /// Body bytes the stream's buffer held back.
-    Body {
-        data: Vec<u8>,
-        at: usize,
-    },
-    /// `/echo`: the head is out; body bytes are sent back as they come (`held`: what the
-    /// stream's buffer did not take yet), the end once the request's came.
-    Echo {
-        held: Vec<u8>,
-        ended: bool,
-        seen: u64,
-    },
-    /// The `/bytes` pattern from `offset`, `left` bytes to go.
-    Bytes {
-        offset: u64,
-        left: u64,
-    },
-    Sleep {
-        at: Instant,
-        ms: u64,
-    },
-    Drip {
-        at: Instant,
-        every: Duration,
-        offset: u64,
-        left: u64,
-    },
-    /// Nothing, until the client resets the stream or leaves.
-    Stall,
-}
+mod owed;
+use owed::Owed;
 
 /// The HTTP/3 thread's answers in progress.
 pub(super) struct Answers {
@@ -79,6 +39,8 @@ pub(super) struct Answers {
     /// By connection handle and stream id: stream ids are the client's, but QUIC bounds how
     /// many are open, so Fx hashing cannot be flooded.
     owed: FxHashMap<StreamRef, Owed>,
+    /// Sleeps' and drips' deadlines ([`owed`]).
+    timers: BinaryHeap<Reverse<(Instant, StreamRef)>>,
     checksums: HashMap<u64, String>,
 }
 
@@ -89,6 +51,7 @@ impl Answers {
             counters,
             templates: Templates::new(None),
             owed: FxHashMap::default(),
+            timers: BinaryHeap::new(),
             checksums: HashMap::new(),
         }
     }
@@ -117,17 +80,6 @@ impl Answers {
         self.owed.is_empty()
     }
 
-    /// The earliest sleep or drip deadline.
-    pub(super) fn next_timer(&self) -> Option<Instant> {
-        self.owed
-            .values()
-            .filter_map(|o| match o {
-                Owed::Sleep { at, .. } | Owed::Drip { at, .. } => Some(*at),
-                _ => None,
-            })
-            .min()
-    }
-
     /// A shutdown: stalled streams would hold the grace period for nothing.
     pub(super) fn drain(&mut self, server: &mut Server) {
         let stalled: Vec<StreamRef> = self
@@ -147,7 +99,7 @@ impl Answers {
         while let Some(ev) = server.poll_event() {
             match ev {
                 Event::Request { id, head } => self.request(server, id, head, now),
-                Event::Body { id, data } => self.body(server, id, &data),
+                Event::Body { id, data } => self.body(server, id, &data, now),
                 Event::End { id, whole } => {
                     if whole {
                         self.end(server, id, now);
@@ -161,6 +113,7 @@ impl Answers {
                 Event::Gone { id } => {
                     self.owed.remove(&id);
                 }
+                Event::Writable { id } => self.resume(server, id, now),
             }
         }
     }
@@ -217,7 +170,7 @@ impl Answers {
         self.shared.cfg.echo_limit
     }
 
-    fn body(&mut self, server: &mut Server, id: StreamRef, data: &[u8]) {
+    fn body(&mut self, server: &mut Server, id: StreamRef, data: &[u8], now: Instant) {
         let limit = self.echo_limit();
         if let Some(Owed::Echo { held, seen, .. }) = self.owed.get_mut(&id) {
             *seen += data.len() as u64;
@@ -233,7 +186,7 @@ impl Answers {
             };
             held.extend_from_slice(&data[sent..]);
             if !held.is_empty() {
-                server.pause(id, true);
+                server.pause(now, id, true);
             }
             return;
         }
@@ -362,7 +315,7 @@ impl Answers {
             }
             Route::Sleep { ms } => {
                 let at = self.shared.sleep_until(now, Duration::from_millis(ms));
-                self.owed.insert(id, Owed::Sleep { at, ms });
+                self.owe(id, Owed::Sleep { at, ms });
             }
             Route::Bytes { n, .. } => {
                 // HTTP/3 has no chunked framing: `?chunked=1` changes nothing here but the
@@ -382,7 +335,11 @@ impl Answers {
                     end,
                 );
                 if !end {
-                    self.owed.insert(id, Owed::Bytes { offset: 0, left: n });
+                    let (mut offset, mut left) = (0, n);
+                    owed::bytes(server, id, &mut offset, &mut left);
+                    if left > 0 {
+                        self.owed.insert(id, Owed::Bytes { offset, left });
+                    }
                 }
             }
             Route::Fault(Fault::Reset) => server.reset(id, ErrorCode::Internal),
@@ -405,7 +362,7 @@ impl Answers {
                         offset: 0,
                         left: bytes,
                     };
-                    self.owed.insert(id, owed);
+                    self.owe(id, owed);
                 }
             }
         }
@@ -483,100 +440,6 @@ impl Answers {
                     at: sent,
                 },
             );
-        }
-    }
-
-    /// Sends what the streams' buffers take of every body owed; echoes that caught up read on
-    /// (which may bring more events, answered here too).
-    pub(super) fn pump(&mut self, server: &mut Server, now: Instant) {
-        let mut resume = Vec::new();
-        self.owed.retain(|id, o| match o {
-            Owed::Echo { held, ended, .. } => {
-                if held.is_empty() {
-                    return true;
-                }
-                let sent = server.send_data(*id, held, *ended);
-                held.drain(..sent);
-                if held.is_empty() && !*ended {
-                    resume.push(*id);
-                }
-                // Ended and all sent (with the FIN): done.
-                !(held.is_empty() && *ended)
-            }
-            Owed::Body { data, at } => {
-                *at += server.send_data(*id, &data[*at..], true);
-                *at < data.len()
-            }
-            Owed::Bytes { offset, left } => {
-                loop {
-                    let room = server.room(*id);
-                    if room == 0 || *left == 0 {
-                        break;
-                    }
-                    let max = room.min(BYTES_WRITE).min(*left as usize);
-                    let chunk = pattern::slice_at(*offset, max);
-                    let last = chunk.len() as u64 == *left;
-                    let sent = server.send_data(*id, chunk, last);
-                    *offset += sent as u64;
-                    *left -= sent as u64;
-                    if sent == 0 {
-                        break;
-                    }
-                }
-                *left > 0
-            }
-            _ => true,
-        });
-        for id in resume {
-            server.pause(id, false);
-        }
-        if server.has_events() {
-            self.events(server, now);
-        }
-    }
-
-    /// Answers the sleeps and drips that are due.
-    pub(super) fn fire(&mut self, server: &mut Server, now: Instant) {
-        let due: Vec<StreamRef> = self
-            .owed
-            .iter()
-            .filter(
-                |(_, o)| matches!(o, Owed::Sleep { at, .. } | Owed::Drip { at, .. } if *at <= now),
-            )
-            .map(|(k, _)| *k)
-            .collect();
-        for id in due {
-            match self.owed.remove(&id) {
-                Some(Owed::Sleep { ms, .. }) => {
-                    let msg = format!("slept {ms} ms\n");
-                    self.full(server, id, 200, "text/plain", msg.as_bytes(), false);
-                }
-                Some(Owed::Drip {
-                    every,
-                    mut offset,
-                    mut left,
-                    ..
-                }) => {
-                    let b = [pattern::byte_at(offset)];
-                    if server.send_data(id, &b, left == 1) == 1 {
-                        offset += 1;
-                        left -= 1;
-                    }
-                    if left > 0 && server.room(id) > 0 {
-                        let at = now + every;
-                        self.owed.insert(
-                            id,
-                            Owed::Drip {
-                                at,
-                                every,
-                                offset,
-                                left,
-                            },
-                        );
-                    }
-                }
-                _ => {}
-            }
         }
     }
 }

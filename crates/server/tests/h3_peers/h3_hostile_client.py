@@ -15,6 +15,22 @@ says otherwise, sends one request stream broken as MODE says, and prints what th
   huge-frame      a HEADERS frame announcing 1 GiB, its payload dribbled 16 KiB at a time
   static-bomb     a field section of 2,000 one-byte static references (128 KB decoded)
   qpack-dynamic   a field section that refers to the dynamic table (the server announced 0)
+  trailer-pseudo  POST / with a 3-byte body, then trailers carrying `:path` (a pseudo-header
+                  field, which trailers may not carry): "reset CODE" expected
+
+  cancel N        N requests cancelled as RFC 9114 §4.1.1 says (HEADERS of a GET without its
+                  end, then STOP_SENDING and RESET_STREAM, H3_REQUEST_CANCELLED, in separate
+                  datagrams, alternately in either order), each opened only once the server's
+                  stream credit (MAX_STREAMS) allows it, then a plain GET /: prints
+                  "cancelled N, then response STATUS", or "stuck after K" when the credit stopped
+                  coming back for 10 s
+
+  hold IDLE CONNS STREAMS
+                  IDLE connections that only open their control stream, and CONNS connections
+                  with STREAMS uploads each (POST / announcing 1 MB, one byte sent), all held
+                  silent; prints "held IDLE CONNS STREAMS", then per line on stdin: "round" sends
+                  one more byte on every upload and prints "sent K" (K bytes), "quit" closes every
+                  connection (H3_NO_ERROR) and exits
 
 Or, without a connection of its own: `h3_hostile_client.py HOST PORT initials N` sends the first
 datagram (an Initial with a ClientHello) of N connection attempts from one UDP socket, reads
@@ -22,6 +38,8 @@ nothing and never completes one, then prints "sent N".
 """
 
 import asyncio
+import contextlib
+import resource
 import socket
 import ssl
 import sys
@@ -55,6 +73,18 @@ SETTINGS = frame(0x4, b"")
 GET = bytes([0x00, 0x00, 0xC0 | 17, 0xC0 | 23, 0xC0 | 1, 0x50, 0x01]) + b"x"
 
 
+H3_REQUEST_CANCELLED = 0x10C
+
+
+def post_head(length):
+    # :method POST (static 20), :scheme https (23), :path / (1), :authority "x", then
+    # content-length as a literal with a static name reference (index 4).
+    digits = str(length).encode()
+    return bytes([0x00, 0x00, 0xC0 | 20, 0xC0 | 23, 0xC0 | 1, 0x50, 0x01]) + b"x" + bytes(
+        [0x54, len(digits)]
+    ) + digits
+
+
 class Client(QuicConnectionProtocol):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
@@ -76,6 +106,10 @@ class Client(QuicConnectionProtocol):
             # literal with its digits as they are).
             if event.data[:1] == b"\x01":
                 digits = [d for d in (b"431", b"400", b"200") if d in event.data[:64]]
+                # `:status 200` is the static table's entry 25 (0xd9 indexed), the section's
+                # first line after its two prefix bytes.
+                if not digits and b"\xd9" in event.data[3:6]:
+                    digits = [b"200"]
                 self.settle("response " + (digits[0].decode() if digits else "?"))
 
     def go(self, mode):
@@ -96,6 +130,14 @@ class Client(QuicConnectionProtocol):
             self.dribble(sid, 400)
         elif mode == "static-bomb":
             q.send_stream_data(sid, frame(0x1, GET + bytes([0xC0 | 31]) * 2000), end_stream=True)
+        elif mode == "trailer-pseudo":
+            # Trailers: :path (static index 1), a pseudo-header field.
+            trailers = bytes([0x00, 0x00, 0xC0 | 1])
+            q.send_stream_data(
+                sid,
+                frame(0x1, post_head(3)) + frame(0x0, b"abc") + frame(0x1, trailers),
+                end_stream=True,
+            )
         elif mode == "qpack-dynamic":
             # Required Insert Count 1 (encoded 2), Base 1, an indexed dynamic line (index 0).
             q.send_stream_data(sid, frame(0x1, bytes([0x02, 0x00, 0x80]) + GET[2:]), end_stream=True)
@@ -109,10 +151,106 @@ class Client(QuicConnectionProtocol):
         asyncio.get_event_loop().call_later(0.005, self.dribble, sid, left - 1)
 
 
+    def control(self):
+        q = self._quic
+        q.send_stream_data(q.get_next_available_stream_id(is_unidirectional=True), b"\x00" + SETTINGS)
+        self.transmit()
+
+    async def credit(self, sid, until):
+        # Request stream `sid` may be opened once the server's MAX_STREAMS allows it.
+        while sid // 4 >= self._quic._remote_max_streams_bidi:
+            if time.monotonic() > until:
+                return False
+            await asyncio.sleep(0.002)
+        return True
+
+    async def cancel(self, n):
+        q = self._quic
+        self.control()
+        for i in range(n):
+            sid = q.get_next_available_stream_id()
+            if not await self.credit(sid, time.monotonic() + 10):
+                return f"stuck after {i}"
+            q.send_stream_data(sid, frame(0x1, GET))
+            self.transmit()
+            first, second = (q.stop_stream, q.reset_stream)
+            if i % 2:
+                first, second = second, first
+            first(sid, H3_REQUEST_CANCELLED)
+            self.transmit()
+            second(sid, H3_REQUEST_CANCELLED)
+            self.transmit()
+        sid = self.request = q.get_next_available_stream_id()
+        if not await self.credit(sid, time.monotonic() + 10):
+            return f"stuck after {n}"
+        q.send_stream_data(sid, frame(0x1, GET), end_stream=True)
+        self.transmit()
+        try:
+            what = await asyncio.wait_for(asyncio.shield(self.outcome), 10)
+        except asyncio.TimeoutError:
+            what = "nothing"
+        return f"cancelled {n}, then {what}"
+
+
+async def hold(host, port, idle, conns, streams):
+    cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, idle_timeout=600)
+    cfg.verify_mode = ssl.CERT_NONE
+    # One socket per connection: the soft limit on open files is raised to the hard one.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    async with contextlib.AsyncExitStack() as stack:
+        held = []
+
+        async def one():
+            c = await stack.enter_async_context(
+                connect(host, port, configuration=cfg, create_protocol=Client)
+            )
+            c.control()
+            held.append(c)
+            return c
+
+        # In batches, well under the server's handshakes per address.
+        for at in range(0, idle, 50):
+            await asyncio.gather(*(one() for _ in range(min(50, idle - at))))
+        uploads = []
+        for _ in range(conns):
+            c = await one()
+            q = c._quic
+            for _ in range(streams):
+                sid = q.get_next_available_stream_id()
+                if not await c.credit(sid, time.monotonic() + 10):
+                    raise SystemExit(f"no credit for upload stream {sid}")
+                q.send_stream_data(sid, frame(0x1, post_head(1_000_000)) + varint(0x0) + varint(1_000_000) + b"u")
+                uploads.append((c, sid))
+            c.transmit()
+        print(f"held {idle} {conns} {streams}", flush=True)
+        reader = asyncio.StreamReader()
+        await asyncio.get_event_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+        )
+        while True:
+            line = (await reader.readline()).decode().strip()
+            if line == "round":
+                for c, sid in uploads:
+                    c._quic.send_stream_data(sid, b"u")
+                for c in {id(c): c for c, _ in uploads}.values():
+                    c.transmit()
+                print(f"sent {len(uploads)}", flush=True)
+            else:
+                break
+        for c in held:
+            c.close(error_code=0x100)
+        for c in held:
+            await c.wait_closed()
+
+
 async def hostile(host, port, mode):
     cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN)
     cfg.verify_mode = ssl.CERT_NONE
     async with connect(host, port, configuration=cfg, create_protocol=Client) as c:
+        if mode.startswith("cancel "):
+            print(await c.cancel(int(mode.split()[1])), flush=True)
+            return
         c.go(mode)
         try:
             what = await asyncio.wait_for(asyncio.shield(c.outcome), 10)
@@ -143,5 +281,9 @@ if __name__ == "__main__":
     host, port, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "initials":
         initials(host, port, int(sys.argv[4]))
+    elif mode == "cancel":
+        asyncio.run(hostile(host, port, f"cancel {sys.argv[4]}"))
+    elif mode == "hold":
+        asyncio.run(hold(host, port, *map(int, sys.argv[4:7])))
     else:
         asyncio.run(hostile(host, port, mode))

@@ -3,7 +3,10 @@
 //! connection with its stated H3 or QPACK error code, a header section past the announced size
 //! is refused, a handshake left half-way is forgotten after the idle timeout, and a flood of
 //! Initials from one socket never holds more than `max_connections`; after each, a well-behaved
-//! client (`h3_get.py`) is still served.
+//! client (`h3_get.py`) is still served. Requests cancelled far past the stream limit give their
+//! stream credit back at a constant cost each, trailers with a pseudo-header field are a
+//! stream error, and the work per request stays flat with a thousand idle connections and two
+//! thousand slow uploads held (`h3_held`).
 
 use crate::common;
 
@@ -15,19 +18,20 @@ use std::time::{Duration, Instant};
 
 const H3_FRAME_UNEXPECTED: &str = "0x105";
 const H3_EXCESSIVE_LOAD: &str = "0x107";
+const H3_MESSAGE_ERROR: &str = "0x10e";
 const QPACK_DECOMPRESSION_FAILED: &str = "0x200";
 
-fn python() -> Option<PathBuf> {
+pub(super) fn python() -> Option<PathBuf> {
     barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic")
 }
 
-fn peer(name: &str) -> PathBuf {
+pub(super) fn peer(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/h3_peers")
         .join(name)
 }
 
-fn h3_server(cfg: ServerConfig) -> ServerHandle {
+pub(super) fn h3_server(cfg: ServerConfig) -> ServerHandle {
     server_with(ServerConfig {
         tls: Some(Tls::SelfSigned),
         http3: true,
@@ -39,7 +43,8 @@ fn h3_server(cfg: ServerConfig) -> ServerHandle {
 fn hostile(py: &Path, s: &ServerHandle, mode: &str) -> String {
     let out = Command::new(py)
         .arg(peer("h3_hostile_client.py"))
-        .args(["127.0.0.1", &s.local_addr().port().to_string(), mode])
+        .args(["127.0.0.1", &s.local_addr().port().to_string()])
+        .args(mode.split(' '))
         .output()
         .expect("python runs");
     assert!(
@@ -52,9 +57,15 @@ fn hostile(py: &Path, s: &ServerHandle, mode: &str) -> String {
 
 /// A well-behaved client gets `/` whole.
 fn still_served(py: &Path, s: &ServerHandle) {
+    served(py, s, 1);
+}
+
+/// A well-behaved client gets `/` whole `n` times on one connection.
+pub(super) fn served(py: &Path, s: &ServerHandle, n: usize) {
     let out = Command::new(py)
         .arg(peer("h3_get.py"))
-        .args(["127.0.0.1", &s.local_addr().port().to_string(), "GET /"])
+        .args(["127.0.0.1", &s.local_addr().port().to_string()])
+        .args(std::iter::repeat_n("GET /", n))
         .output()
         .expect("python runs");
     assert!(
@@ -62,8 +73,11 @@ fn still_served(py: &Path, s: &ServerHandle) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let line = String::from_utf8(out.stdout).unwrap();
-    assert!(line.starts_with("200 13 "), "{line}");
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.lines().count(), n, "{out}");
+    for line in out.lines() {
+        assert!(line.starts_with("200 13 "), "{line}");
+    }
 }
 
 /// Connections open now, once it settled at `want` (or the last value after `within`).
@@ -156,4 +170,47 @@ fn a_stalled_handshake_and_a_flood_of_initials_stay_bounded() {
     still_served(&py, &s);
     assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
     assert!(s.stats().accepted >= 32, "{:?}", s.stats());
+}
+
+#[test]
+fn cancelled_requests_give_their_stream_credit_back() {
+    let Some(py) = python() else { return };
+    // 8 request streams at once, 400 cancelled one after another (STOP_SENDING and
+    // RESET_STREAM before the request's end, in either order): each must be released and its
+    // credit sent back (MAX_STREAMS), or the client is stuck after 8. Before: "stuck after 8"
+    // when STOP_SENDING came first (the request was forgotten with its receive half unread).
+    let s = h3_server(ServerConfig {
+        h2_max_streams: 8,
+        ..ServerConfig::default()
+    });
+    let before = s.stats().h3;
+    assert_eq!(
+        hostile(&py, &s, "cancel 400"),
+        "cancelled 400, then response 200"
+    );
+    let after = s.stats();
+    // Only the plain GET was answered: a cancelled request costs no response.
+    assert_eq!(after.responses, vec![("h3", 200, 1)]);
+    // The HTTP/3 form of Rapid Reset costs a constant per cancelled stream, as HTTP/2's does:
+    // the streams the session looked at add up to a few per request (its head, the two
+    // frames, the answer's side), not the streams held.
+    let visits = after.h3.streams_visited - before.streams_visited;
+    eprintln!("401 requests: {visits} stream visits, {:?}", after.h3);
+    assert!(visits >= 401, "{visits}");
+    assert!(visits <= 401 * 6, "{visits} stream visits for 401 requests");
+    assert_eq!(open_settles(&s, 0, Duration::from_secs(10)), 0);
+}
+
+#[test]
+fn a_pseudo_header_field_in_trailers_resets_the_request() {
+    let Some(py) = python() else { return };
+    let s = h3_server(ServerConfig::default());
+    // RFC 9114 §4.1.2 and §4.3: a malformed request, a stream error (the connection goes on).
+    assert_eq!(
+        hostile(&py, &s, "trailer-pseudo"),
+        format!("reset {H3_MESSAGE_ERROR}")
+    );
+    still_served(&py, &s);
+    // Nothing was answered but the well-behaved client's request.
+    assert_eq!(s.stats().responses, vec![("h3", 200, 1)]);
 }

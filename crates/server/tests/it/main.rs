@@ -11,6 +11,7 @@ mod faults;
 mod h2;
 mod h2_hostile;
 mod h3;
+mod h3_held;
 mod h3_hostile;
 mod lifecycle;
 mod parsers;

@@ -13,14 +13,27 @@
 //! [`Server::pause`] stops reading a request's body until resumed (QUIC's flow control then holds
 //! the client back); [`Server::goaway_all`] begins a shutdown.
 //!
-//! Connection attempts past `max_connections` are refused (CONNECTION_REFUSED); past a number
-//! of handshakes under way (half of `max_connections`, at most 256), a client whose address
-//! is not validated yet gets a stateless Retry first, so that Initials that are never followed
-//! up cannot fill the connection table (and lock real clients out until the idle timeout).
+//! Work per datagram and per event is O(1) in the connections and streams held ([`sched`]):
+//! connections with something to send wait in a queue (quinn's own transmit is asked only of
+//! them), QUIC's timers of every connection sit in one heap, and each request stream is looked
+//! at only when QUIC or the caller names it ([`conn`]); [`Server::work`] counts what was looked
+//! at, so that tests can hold it to that.
+//!
+//! Handshakes are bounded (as quic-go's `MaxUnvalidatedHandshakes` and `MaxHandshakes`, per
+//! address too): past [`UNVALIDATED_HANDSHAKES`] under way (at most half of `max_connections`),
+//! a client whose address is not validated yet gets a stateless Retry first, so that Initials
+//! that are never followed up leave no state; past [`Config::handshakes_per_address`] under way
+//! from one IP address, or [`Config::max_handshakes`] in all, a new attempt is dropped (its
+//! client sends its Initial again after its probe timeout, and gets in once others finished),
+//! since a flood that answers Retry would otherwise hold one half-open handshake (~55 KiB)
+//! per attempt; and a handshake not done within [`Config::handshake_timeout`] is forgotten
+//! without a word, as an idle connection is. Connection attempts past `max_connections` are
+//! refused (CONNECTION_REFUSED).
 //!
 //! I/O: [`Server::handle`] takes one received datagram, [`Server::poll_transmit`] gives the next
-//! one to send, or several of one size to one peer for a GSO send (and where), [`Server::timeout`] is the earliest QUIC timer, which
-//! [`Server::handle_timeout`] runs.
+//! one to send, or several of one size to one peer for a GSO send (and where),
+//! [`Server::timeout`] is the earliest timer, which [`Server::handle_timeout`] runs. Time is
+//! always passed in.
 
 use bytes::BytesMut;
 use quinn_proto::crypto::rustls::QuicServerConfig;
@@ -28,14 +41,16 @@ use quinn_proto::{
     DatagramEvent, Endpoint, EndpointConfig, IdleTimeout, ServerConfig, TransportConfig, VarInt,
 };
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
-use std::net::SocketAddr;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 mod conn;
 pub mod request;
+mod sched;
 use conn::Conn;
 pub use request::Head;
 
@@ -44,14 +59,14 @@ pub const STREAM_BUFFER: usize = 64 * 1024;
 
 /// Handshakes under way (at most) before new addresses must validate themselves with a Retry:
 /// more than a burst of real clients starts at once, far fewer than a flood would hold.
-const UNVALIDATED_HANDSHAKES: usize = 256;
+pub const UNVALIDATED_HANDSHAKES: usize = 256;
 
 /// A HEADERS frame whose section refers to static entry 190 (the table has 99): Required
 /// Insert Count 0, Base 0, then an indexed static line `11` + 6-bit index 63 + 127.
 const GARBAGE: &[u8] = &[0x01, 0x04, 0x00, 0x00, 0xff, 0x7f];
 
 /// A request stream: its connection and its QUIC stream id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StreamRef {
     pub conn: usize,
     pub stream: u64,
@@ -72,6 +87,9 @@ pub enum Event {
     /// The client reset or stopped the stream, or its connection ended: nothing more goes out
     /// on it.
     Gone { id: StreamRef },
+    /// [`Server::send_data`] took less than it was offered (or filled the stream), and room
+    /// has freed since: the caller may send more (once per refusal).
+    Writable { id: StreamRef },
 }
 
 /// How the server runs its connections.
@@ -85,6 +103,13 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Connections beyond this many are refused (QUIC's CONNECTION_REFUSED).
     pub max_connections: usize,
+    /// A handshake not done this long after its first datagram is forgotten (at most the idle
+    /// timeout).
+    pub handshake_timeout: Duration,
+    /// Handshakes under way from one IP address, past which its new attempts are dropped.
+    pub handshakes_per_address: usize,
+    /// Handshakes under way in all, past which new attempts are dropped.
+    pub max_handshakes: usize,
 }
 
 impl Default for Config {
@@ -94,6 +119,12 @@ impl Default for Config {
             max_field_section: 16 * 1024,
             idle_timeout: Duration::from_secs(60),
             max_connections: 100_000,
+            // quic-go's: twice its handshake idle timeout of 5 s.
+            handshake_timeout: Duration::from_secs(10),
+            // As many as a client starting a few hundred connections at once holds.
+            handshakes_per_address: 256,
+            // ~55 MiB of half-open handshakes at most (~55 KiB each), whoever sends them.
+            max_handshakes: 1024,
         }
     }
 }
@@ -103,6 +134,21 @@ impl Default for Config {
 pub enum SetupError {
     #[error("the TLS configuration offers no TLS 1.3 cipher suite QUIC can start with")]
     NoTls13,
+}
+
+/// What the server did and looked at so far: deterministic counters for tests and figures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Request streams looked at: each stream QUIC or the caller named (read, written,
+    /// answered, reset), never a scan.
+    pub streams_visited: u64,
+    /// Connections looked at: each datagram's, each popped from the send queue or the timer
+    /// heap.
+    pub conns_visited: u64,
+    /// Connection attempts dropped for the handshake bounds (per address or in all).
+    pub handshakes_dropped: u64,
+    /// Handshakes forgotten after the handshake timeout.
+    pub handshakes_timed_out: u64,
 }
 
 /// Every HTTP/3 connection of one UDP socket.
@@ -115,11 +161,17 @@ pub struct Server {
     /// Datagrams the endpoint answered with itself (version negotiation, a refused connection).
     direct: VecDeque<(SocketAddr, Vec<u8>)>,
     events: VecDeque<Event>,
-    /// Connections accepted so far.
+    /// Connections accepted so far, and the serial of the next.
     accepted: u64,
-    /// Connections to try for a datagram first: the one last asked (round robin).
-    order: Vec<usize>,
-    next: usize,
+    /// Connections that may have datagrams to send (handle, serial), each once.
+    sending: VecDeque<(usize, u64)>,
+    /// Each connection's earliest timer (QUIC's or its handshake's): (when, handle, serial),
+    /// entries that no longer match the connection's `armed` skipped as they come up.
+    timers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// Handshakes under way, in all and by client IP address (entries only while nonzero).
+    handshakes: usize,
+    by_address: FxHashMap<IpAddr, usize>,
+    work: Work,
 }
 
 impl std::fmt::Debug for Server {
@@ -162,8 +214,11 @@ impl Server {
             direct: VecDeque::new(),
             events: VecDeque::new(),
             accepted: 0,
-            order: Vec::new(),
-            next: 0,
+            sending: VecDeque::new(),
+            timers: BinaryHeap::new(),
+            handshakes: 0,
+            by_address: FxHashMap::default(),
+            work: Work::default(),
         })
     }
 
@@ -177,6 +232,21 @@ impl Server {
         self.accepted
     }
 
+    /// Handshakes under way now.
+    pub fn handshakes(&self) -> usize {
+        self.handshakes
+    }
+
+    /// What the server did and looked at so far.
+    pub fn work(&self) -> Work {
+        self.work
+    }
+
+    /// Request streams open on connection `conn` (0 when it is gone).
+    pub fn streams(&self, conn: usize) -> usize {
+        self.conns.get(&conn).map_or(0, Conn::streams)
+    }
+
     /// Takes one datagram from `remote`.
     pub fn handle(&mut self, now: Instant, remote: SocketAddr, datagram: &[u8]) {
         let mut buf = Vec::new();
@@ -187,6 +257,7 @@ impl Server {
         {
             Some(DatagramEvent::ConnectionEvent(h, ev)) => {
                 if let Some(c) = self.conns.get_mut(&h.0) {
+                    self.work.conns_visited += 1;
                     c.quic.handle_event(ev);
                     self.pump(h.0, now);
                 }
@@ -198,6 +269,18 @@ impl Server {
                     self.direct.push_back((t.destination, buf));
                     return;
                 }
+                let ip = incoming.remote_address().ip();
+                // A flood that answers Retry is validated like a real client: what bounds it is
+                // how many handshakes one address, and all, may have under way. Dropped, not
+                // refused: a real client sends its Initial again and gets in once a slot frees.
+                if self.handshakes >= self.config.max_handshakes
+                    || self.by_address.get(&ip).copied().unwrap_or(0)
+                        >= self.config.handshakes_per_address
+                {
+                    self.work.handshakes_dropped += 1;
+                    self.endpoint.ignore(incoming);
+                    return;
+                }
                 // A flood of attempts that never complete (one socket sending Initials and
                 // reading nothing) held up to `max_connections` handshakes until the idle
                 // timeout, and every other client was refused meanwhile. Past a few
@@ -206,7 +289,7 @@ impl Server {
                 // trip, a flood leaves no state.
                 if !incoming.remote_address_validated()
                     && incoming.may_retry()
-                    && self.handshaking() >= self.unvalidated_limit()
+                    && self.handshakes >= self.unvalidated_limit()
                 {
                     match self.endpoint.retry(incoming, &mut buf) {
                         Ok(t) => {
@@ -220,9 +303,10 @@ impl Server {
                 match self.endpoint.accept(incoming, now, &mut buf, None) {
                     Ok((h, quic)) => {
                         self.accepted += 1;
-                        let c = Conn::new(h, quic, &self.config);
+                        let c = Conn::new(h, quic, &self.config, self.accepted, ip, now);
+                        self.handshakes += 1;
+                        *self.by_address.entry(ip).or_insert(0) += 1;
                         self.conns.insert(h.0, c);
-                        self.order.push(h.0);
                         self.pump(h.0, now);
                     }
                     Err(e) => {
@@ -241,52 +325,16 @@ impl Server {
         }
     }
 
-    /// Connections whose handshake is under way.
-    fn handshaking(&self) -> usize {
-        self.conns
-            .values()
-            .filter(|c| c.quic.is_handshaking())
-            .count()
-    }
-
     /// Handshakes under way past which a new address is asked to validate itself (Retry): at
     /// most half the connections allowed, so that a flood leaves room for validated clients.
     fn unvalidated_limit(&self) -> usize {
         (self.config.max_connections / 2).clamp(1, UNVALIDATED_HANDSHAKES)
     }
 
-    /// Runs QUIC's timers that are due.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        let due: Vec<usize> = self
-            .conns
-            .iter_mut()
-            .filter_map(|(k, c)| {
-                c.quic
-                    .poll_timeout()
-                    .is_some_and(|t| t <= now)
-                    .then_some(*k)
-            })
-            .collect();
-        for k in due {
-            if let Some(c) = self.conns.get_mut(&k) {
-                c.quic.handle_timeout(now);
-            }
-            self.pump(k, now);
-        }
-    }
-
-    /// The earliest QUIC timer of any connection.
-    pub fn timeout(&mut self) -> Option<Instant> {
-        self.conns
-            .values_mut()
-            .filter_map(|c| c.quic.poll_timeout())
-            .min()
-    }
-
     /// The next datagrams to send into `buf` (cleared first), at most `segments` of them, all to
     /// one peer and each `segment` bytes long but the last (the second value; `buf.len()` for
-    /// one): connections in turn. More than one only when the caller can send them in one call
-    /// (GSO, barrage_udp).
+    /// one): the connections that may have some, in turn. More than one only when the caller
+    /// can send them in one call (GSO, barrage_udp).
     pub fn poll_transmit(
         &mut self,
         now: Instant,
@@ -298,18 +346,25 @@ impl Server {
             buf.extend_from_slice(&d);
             return Some((to, buf.len()));
         }
-        for _ in 0..self.order.len() {
-            self.next = (self.next + 1) % self.order.len();
-            let k = self.order[self.next];
-            let Some(c) = self.conns.get_mut(&k) else {
+        while let Some((k, serial)) = self.sending.pop_front() {
+            let Some(c) = self.conns.get_mut(&k).filter(|c| c.serial == serial) else {
                 continue;
             };
-            if let Some(t) = c.quic.poll_transmit(now, segments.max(1), buf) {
+            self.work.conns_visited += 1;
+            let t = c.quic.poll_transmit(now, segments.max(1), buf);
+            if t.is_none() {
+                c.queued = false;
+            } else {
+                // Its turn again after the others'.
+                self.sending.push_back((k, serial));
+            }
+            // Sending arms QUIC's loss detection (and pacing) timers.
+            self.settle(k, false);
+            if let Some(t) = t {
                 buf.truncate(t.size);
                 return Some((t.destination, t.segment_size.unwrap_or(t.size)));
             }
         }
-        self.reap();
         None
     }
 
@@ -330,8 +385,8 @@ impl Server {
         let Some(c) = self.conns.get_mut(&id.conn) else {
             return false;
         };
-        let ok = c.respond(id.stream, status, headers, end);
-        self.pump_writes(id.conn);
+        let ok = c.respond(id.stream, status, headers, end, &mut self.events);
+        self.settle(id.conn, true);
         ok
     }
 
@@ -341,23 +396,24 @@ impl Server {
     }
 
     /// Sends what [`Server::room`] allows of `data` as one DATA frame, and ends the stream after
-    /// it with `end` when all was taken: the bytes taken.
+    /// it with `end` when all was taken: the bytes taken. Less than offered (or a stream left
+    /// full) brings an [`Event::Writable`] once room frees.
     pub fn send_data(&mut self, id: StreamRef, data: &[u8], end: bool) -> usize {
         let Some(c) = self.conns.get_mut(&id.conn) else {
             return 0;
         };
-        let n = c.send_data(id.stream, data, end);
-        self.pump_writes(id.conn);
+        let n = c.send_data(id.stream, data, end, &mut self.events);
+        self.settle(id.conn, true);
         n
     }
 
     /// Stops reading stream `id`'s request body (`true`) until called again with `false`: a
     /// caller that cannot pass the body on yet (an echo whose client does not read) holds
     /// nothing more, and QUIC's flow control stops the client. Resuming may queue events.
-    pub fn pause(&mut self, id: StreamRef, paused: bool) {
+    pub fn pause(&mut self, now: Instant, id: StreamRef, paused: bool) {
         if let Some(c) = self.conns.get_mut(&id.conn) {
-            c.pause(id.stream, paused, &mut self.events);
-            self.pump_writes(id.conn);
+            c.pause(now, id.stream, paused, &mut self.events);
+            self.settle(id.conn, true);
         }
     }
 
@@ -370,7 +426,7 @@ impl Server {
     pub fn reset(&mut self, id: StreamRef, code: super::ErrorCode) {
         if let Some(c) = self.conns.get_mut(&id.conn) {
             c.reset(id.stream, code);
-            self.pump_writes(id.conn);
+            self.settle(id.conn, true);
         }
     }
 
@@ -380,6 +436,7 @@ impl Server {
         if let Some(c) = self.conns.get_mut(&id.conn) {
             c.close(now, super::ErrorCode::NoError, "closed");
             c.gone(&mut self.events);
+            self.settle(id.conn, true);
         }
     }
 
@@ -387,67 +444,32 @@ impl Server {
     /// the table): a connection error for the client, for the garbage fault.
     pub fn garbage(&mut self, id: StreamRef) {
         if let Some(c) = self.conns.get_mut(&id.conn) {
-            c.raw(id.stream, GARBAGE);
-            self.pump_writes(id.conn);
+            c.raw(id.stream, GARBAGE, &mut self.events);
+            self.settle(id.conn, true);
         }
     }
 
     /// Sends GOAWAY on every connection (a shutdown begins): the requests already accepted are
     /// answered, later ones refused with H3_REQUEST_REJECTED.
     pub fn goaway_all(&mut self) {
-        for c in self.conns.values_mut() {
-            c.goaway();
+        let all: Vec<usize> = self.conns.keys().copied().collect();
+        for k in all {
+            if let Some(c) = self.conns.get_mut(&k) {
+                c.goaway();
+            }
+            self.settle(k, true);
         }
     }
 
     /// Closes every connection with H3_NO_ERROR (a shutdown): their CONNECTION_CLOSE goes out
     /// with the next [`Server::poll_transmit`] calls.
     pub fn close_all(&mut self, now: Instant) {
-        for c in self.conns.values_mut() {
-            c.close(now, super::ErrorCode::NoError, "shutting down");
-        }
-    }
-
-    /// Handles everything connection `k` has to say after an input.
-    fn pump(&mut self, k: usize, now: Instant) {
-        let Some(c) = self.conns.get_mut(&k) else {
-            return;
-        };
-        while let Some(ev) = c.quic.poll_endpoint_events() {
-            if let Some(ev) = self.endpoint.handle_event(c.handle, ev) {
-                c.quic.handle_event(ev);
+        let all: Vec<usize> = self.conns.keys().copied().collect();
+        for k in all {
+            if let Some(c) = self.conns.get_mut(&k) {
+                c.close(now, super::ErrorCode::NoError, "shutting down");
             }
-        }
-        c.pump(now, &mut self.events);
-        while let Some(ev) = c.quic.poll_endpoint_events() {
-            if let Some(ev) = self.endpoint.handle_event(c.handle, ev) {
-                c.quic.handle_event(ev);
-            }
-        }
-    }
-
-    fn pump_writes(&mut self, k: usize) {
-        if let Some(c) = self.conns.get_mut(&k) {
-            c.flush();
-        }
-    }
-
-    /// Forgets connections QUIC is done with (closed and drained).
-    fn reap(&mut self) {
-        let before = self.conns.len();
-        let events = &mut self.events;
-        self.conns.retain(|_, c| {
-            if c.quic.is_drained() {
-                c.gone(events);
-                false
-            } else {
-                true
-            }
-        });
-        if self.conns.len() != before {
-            let conns = &self.conns;
-            self.order.retain(|k| conns.contains_key(k));
-            self.next = 0;
+            self.settle(k, true);
         }
     }
 }

@@ -10,6 +10,8 @@ SETTINGS frame (QPACK table 0) unless the mode says otherwise. MODE, for every r
   data-first      a DATA frame before any HEADERS, then FIN
   h2-frame        HEADERS (:status 200), then frame type 0x6 (HTTP/2's PING, reserved in HTTP/3)
   truncated       HEADERS, then a DATA frame announcing 100 bytes with 3 of them, then FIN
+  trailer-pseudo  HEADERS (:status 200), DATA "ok", then trailers carrying `:status 200` (a
+                  pseudo-header field, which trailers may not carry), then FIN
   settings-twice  (the control stream) SETTINGS twice; requests get no answer
   qpack-overflow  (the encoder stream) a table capacity past the one the client announced
   qpack-insert    (the encoder stream) capacity 4096, then one insert of 5000 bytes
@@ -120,6 +122,9 @@ class Handler(QuicConnectionProtocol):
             q.send_stream_data(sid, frame(0x0, b"abc"), end_stream=True)
         elif mode == "h2-frame":
             q.send_stream_data(sid, HEADERS_200 + frame(0x6, b"12345678"), end_stream=True)
+        elif mode == "trailer-pseudo":
+            trailers = frame(0x1, bytes([0x00, 0x00, 0x5F, 0x1D, 0x01]) + b"1" + STATUS_200[2:])
+            q.send_stream_data(sid, HEADERS_200 + frame(0x0, b"ok") + trailers, end_stream=True)
         elif mode == "truncated":
             q.send_stream_data(sid, HEADERS_200 + varint(0x0) + varint(100) + b"abc", end_stream=True)
         elif mode == "huge-frame":

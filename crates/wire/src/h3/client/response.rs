@@ -221,6 +221,8 @@ impl Response {
         let mut bad = false;
         let r = qpack.decode(stream, block, |name, value| {
             if trailers {
+                // Pseudo-header fields are not allowed in trailers (RFC 9114 §4.1.2, §4.3).
+                bad |= name.first() == Some(&b':');
                 return;
             }
             if name == b":status" {
@@ -245,7 +247,11 @@ impl Response {
         }
         if trailers {
             self.trailers = true;
-            return Ok(Step::More);
+            return Ok(if bad {
+                Step::Malformed(MESSAGE)
+            } else {
+                Step::More
+            });
         }
         match status {
             // An interim (1xx) response: the final one follows.

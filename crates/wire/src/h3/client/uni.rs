@@ -23,7 +23,8 @@ pub(crate) fn code(c: ErrorCode) -> VarInt {
 
 /// Reads what QUIC holds of the peer's unidirectional stream `id` into `u`; a control or QPACK
 /// stream the peer closes is H3_CLOSED_CRITICAL_STREAM (`peer_name` says whose, for the message),
-/// and a stream of an ignored type is stopped. Errors are the connection's.
+/// and a stream of an ignored type is stopped. True when QUIC is done with the stream (it ended,
+/// was reset or stopped): the caller forgets it. Errors are the connection's.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read(
     conn: &mut Connection,
@@ -33,12 +34,12 @@ pub(crate) fn read(
     qpack: &mut Decoder,
     encoder: &mut Encoder,
     closed_critical: &'static str,
-) -> Result<(), H3Error> {
+) -> Result<bool, H3Error> {
     let mut recv = conn.recv_stream(id);
     let Ok(mut chunks) = recv.read(true) else {
-        return Ok(());
+        return Ok(true);
     };
-    let mut r = Ok(());
+    let mut r = Ok(false);
     loop {
         match chunks.next(usize::MAX) {
             Ok(Some(chunk)) => {
@@ -48,12 +49,14 @@ pub(crate) fn read(
                 }
             }
             Ok(None) | Err(ReadError::Reset(_)) => {
-                if u.critical() {
-                    r = Err(H3Error::new(
+                r = if u.critical() {
+                    Err(H3Error::new(
                         ErrorCode::ClosedCriticalStream,
                         closed_critical,
-                    ));
-                }
+                    ))
+                } else {
+                    Ok(true)
+                };
                 break;
             }
             Err(ReadError::Blocked) => break,
@@ -62,6 +65,7 @@ pub(crate) fn read(
     let _ = chunks.finalize();
     if u.ignored() {
         let _ = conn.recv_stream(id).stop(code(ErrorCode::NoError));
+        return r.map(|_| true);
     }
     r
 }

@@ -2,21 +2,32 @@
 //! (read by the shared [`crate::h3::client::uni`]), our three (control with SETTINGS, and the
 //! QPACK streams, which stay empty: our encoder is static-only, our decoder's table is 0), and
 //! the request streams, each decoded by [`super::request`] and holding what QUIC has not taken of
-//! its response (at most [`super::STREAM_BUFFER`] plus one HEADERS frame).
+//! its response (at most [`super::STREAM_BUFFER`] plus one HEADERS frame; [`send`]).
+//!
+//! Work per event is O(1) in the streams held: request streams are found by id in a map, and a
+//! stream is only looked at when QUIC says something about it (readable, writable, stopped) or
+//! the caller addresses it; none is rescanned. A request stream is forgotten as soon as both of
+//! its QUIC halves are closed, and never before: its receive half read to its end or reset, or
+//! stopped by this side (STOP_SENDING); its send half finished or reset. That is what gives the
+//! client its stream credit back (MAX_STREAMS): a request the client cancels (RESET_STREAM and
+//! STOP_SENDING, in either order) costs one map entry for as long as the frames take to arrive.
 
 use super::request::{Part, Request, Step};
-use super::{Config, Event, StreamRef, STREAM_BUFFER};
+use super::{Config, Event, StreamRef};
 use crate::h3::client::uni::{self, Peer, Uni};
 use crate::h3::error::{ErrorCode, H3Error};
-use crate::h3::frame::{self, StreamType};
+use crate::h3::frame::StreamType;
 use crate::h3::qpack::{Decoder, Encoder};
 use crate::h3::Settings;
 use bytes::Bytes;
-use quinn_proto::{
-    Connection, ConnectionHandle, Dir, Event as QEvent, ReadError, StreamEvent, StreamId,
-    WriteError,
-};
+use quinn_proto::StreamId;
+use quinn_proto::{Connection, ConnectionHandle, Dir, Event as QEvent, ReadError, StreamEvent};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use std::net::IpAddr;
 use std::time::Instant;
+
+mod send;
 
 /// One request stream.
 #[derive(Debug)]
@@ -27,19 +38,53 @@ struct Req {
     out: Vec<u8>,
     /// The response's end was given: FIN once `out` is taken.
     fin: bool,
-    /// The FIN (or a reset) went to QUIC.
+    /// Our send half is closed: its FIN or a reset went to QUIC.
     sent_end: bool,
-    /// The request's end came (or the request was given up).
+    /// The client's send half is closed for us: read to its FIN or reset, or stopped by this
+    /// side (QUIC then releases it when the client's end or reset arrives). No more of the
+    /// request is passed on.
     recv_end: bool,
     /// The caller asked for no more of the request body for now: QUIC keeps what arrives
-    /// (its flow control stops the client) until [`Conn::resume`].
+    /// (its flow control stops the client) until resumed.
     paused: bool,
+    /// The caller was refused room on this stream: [`Event::Writable`] when some frees.
+    want_room: bool,
+}
+
+impl Req {
+    fn new(id: StreamId) -> Req {
+        Req {
+            id,
+            decode: Request::new(),
+            out: Vec::new(),
+            fin: false,
+            sent_end: false,
+            recv_end: false,
+            paused: false,
+            want_room: false,
+        }
+    }
 }
 
 pub(super) struct Conn {
     pub(super) handle: ConnectionHandle,
     pub(super) quic: Connection,
-    reqs: Vec<Req>,
+    /// This connection among every one the server ever had (quinn-proto reuses handles):
+    /// what the server's queues and timers name it by.
+    pub(super) serial: u64,
+    /// The client's address, what handshakes are bounded by.
+    pub(super) ip: IpAddr,
+    /// Counted among the server's handshakes in flight (until QUIC's handshake is over).
+    pub(super) handshaking: bool,
+    /// When a handshake still under way is given up.
+    pub(super) handshake_deadline: Instant,
+    /// The earliest instant the server's timer heap holds for this connection.
+    pub(super) armed: Option<Instant>,
+    /// In the server's queue of connections that may have datagrams to send.
+    pub(super) queued: bool,
+    /// Request streams looked at since the server last collected it (its work counter).
+    pub(super) visits: u64,
+    reqs: FxHashMap<u64, Req>,
     uni: Vec<(StreamId, Uni)>,
     peer: Peer,
     own: Vec<StreamId>,
@@ -58,12 +103,29 @@ pub(super) struct Conn {
 
 use uni::code;
 
+/// The events a connection adds to.
+pub(super) type Events = VecDeque<Event>;
+
 impl Conn {
-    pub(super) fn new(handle: ConnectionHandle, quic: Connection, cfg: &Config) -> Conn {
+    pub(super) fn new(
+        handle: ConnectionHandle,
+        quic: Connection,
+        cfg: &Config,
+        serial: u64,
+        ip: IpAddr,
+        now: Instant,
+    ) -> Conn {
         Conn {
             handle,
             quic,
-            reqs: Vec::new(),
+            serial,
+            ip,
+            handshaking: true,
+            handshake_deadline: now + cfg.handshake_timeout.min(cfg.idle_timeout),
+            armed: None,
+            queued: false,
+            visits: 0,
+            reqs: FxHashMap::default(),
             uni: Vec::new(),
             peer: Peer::default(),
             own: Vec::new(),
@@ -85,8 +147,13 @@ impl Conn {
         }
     }
 
+    /// Request streams open now (test figures).
+    pub(super) fn streams(&self) -> usize {
+        self.reqs.len()
+    }
+
     /// Runs QUIC's connection events after an input.
-    pub(super) fn pump(&mut self, now: Instant, events: &mut std::collections::VecDeque<Event>) {
+    pub(super) fn pump(&mut self, now: Instant, events: &mut Events) {
         let mut error: Option<H3Error> = None;
         while let Some(ev) = self.quic.poll() {
             let r = match ev {
@@ -111,15 +178,7 @@ impl Conn {
                             continue;
                         }
                         self.next_bidi = self.next_bidi.max(n + 4);
-                        self.reqs.push(Req {
-                            id,
-                            decode: Request::new(),
-                            out: Vec::new(),
-                            fin: false,
-                            sent_end: false,
-                            recv_end: false,
-                            paused: false,
-                        });
+                        self.reqs.insert(n, Req::new(id));
                         r = r.and(self.read(id, events));
                     }
                     r
@@ -134,23 +193,11 @@ impl Conn {
                 }
                 QEvent::Stream(StreamEvent::Readable { id }) => self.read(id, events),
                 QEvent::Stream(StreamEvent::Writable { id }) => {
-                    self.write(id);
+                    self.write(u64::from(id), events);
                     Ok(())
                 }
                 QEvent::Stream(StreamEvent::Stopped { id, .. }) => {
-                    // The client reads no more of the response: it is cut short.
-                    if let Some(r) = self.reqs.iter_mut().find(|r| r.id == id) {
-                        let _ = self.quic.send_stream(id).reset(code(ErrorCode::NoError));
-                        r.sent_end = true;
-                        r.recv_end = true;
-                        r.out = Vec::new();
-                        events.push_back(Event::Gone {
-                            id: StreamRef {
-                                conn: self.handle.0,
-                                stream: u64::from(id),
-                            },
-                        });
-                    }
+                    self.stopped(id, events);
                     Ok(())
                 }
                 QEvent::Stream(_)
@@ -168,6 +215,38 @@ impl Conn {
             self.gone(events);
         }
         self.flush();
+    }
+
+    /// The client sent STOP_SENDING: it reads no more of the response, which is cut short
+    /// (RESET_STREAM), and nothing more of its request is read (STOP_SENDING back, unless its
+    /// end came): RFC 9114 §4.1.1's cancellation, whichever of its two frames came first.
+    fn stopped(&mut self, id: StreamId, events: &mut Events) {
+        self.visits += 1;
+        let s = u64::from(id);
+        // Whatever we still send on it stops (a response whose FIN went out but is not
+        // acknowledged too; QUIC refuses the reset of a stream it forgot, harmlessly).
+        let _ = self
+            .quic
+            .send_stream(id)
+            .reset(code(ErrorCode::RequestCancelled));
+        let Some(r) = self.reqs.get_mut(&s) else {
+            return;
+        };
+        let had_head = r.decode.has_head();
+        let was_done = r.sent_end;
+        r.out = Vec::new();
+        r.sent_end = true;
+        if !r.recv_end {
+            let _ = self
+                .quic
+                .recv_stream(id)
+                .stop(code(ErrorCode::RequestCancelled));
+            r.recv_end = true;
+        }
+        if had_head && !was_done {
+            events.push_back(Event::Gone { id: self.sref(id) });
+        }
+        self.release(s);
     }
 
     /// Opens our control and QPACK streams once the handshake is done.
@@ -193,20 +272,28 @@ impl Conn {
 
     /// Reads stream `id`: a request, or one of the client's unidirectional streams. An error
     /// is the connection's.
-    fn read(
-        &mut self,
-        id: StreamId,
-        events: &mut std::collections::VecDeque<Event>,
-    ) -> Result<(), H3Error> {
+    fn read(&mut self, id: StreamId, events: &mut Events) -> Result<(), H3Error> {
         if id.dir() == Dir::Uni {
             return self.read_uni(id);
         }
+        self.visits += 1;
         let sref = self.sref(id);
-        let Some(at) = self.reqs.iter().position(|r| r.id == id) else {
+        let Some(req) = self.reqs.get_mut(&sref.stream) else {
+            // A stream this side is done with: whatever QUIC still holds of it goes (a stop of
+            // a stream QUIC already forgot does nothing).
+            let _ = self.quic.recv_stream(id).stop(code(ErrorCode::NoError));
             return Ok(());
         };
-        let req = &mut self.reqs[at];
         if req.recv_end {
+            return Ok(());
+        }
+        if req.paused {
+            // Nothing is read while paused, but a reset must not wait for the caller: QUIC
+            // releases the stream once its reset is seen.
+            if let Ok(Some(_)) = self.quic.recv_stream(id).received_reset() {
+                req.recv_end = true;
+                self.cancelled(sref, events);
+            }
             return Ok(());
         }
         let qpack = &mut self.qpack;
@@ -223,9 +310,10 @@ impl Conn {
             }),
         };
         let mut fail = None;
-        // Events after the parts, and a reset of our side, once QUIC's stream is free again.
+        let mut too_large = false;
+        // Events after the parts, once QUIC's stream is free again.
         let mut late = None;
-        let mut reset_send = None;
+        let mut reset = false;
         loop {
             if req.paused {
                 break;
@@ -239,7 +327,7 @@ impl Conn {
                         break;
                     }
                     Ok(Step::TooLarge) => {
-                        req.recv_end = true;
+                        too_large = true;
                         late = Some(Event::TooLarge { id: sref });
                         break;
                     }
@@ -265,15 +353,7 @@ impl Conn {
                 Err(ReadError::Blocked) => break,
                 Err(ReadError::Reset(_)) => {
                     req.recv_end = true;
-                    if !req.sent_end {
-                        // The client gave up on the request: its answer is not wanted.
-                        req.sent_end = true;
-                        req.out = Vec::new();
-                        reset_send = Some(ErrorCode::RequestCancelled);
-                        if req.decode.has_head() {
-                            late = Some(Event::Gone { id: sref });
-                        }
-                    }
+                    reset = true;
                     break;
                 }
             }
@@ -282,72 +362,89 @@ impl Conn {
         if let Some(ev) = late {
             events.push_back(ev);
         }
-        if let Some(c) = fail {
-            let had_head = req.decode.has_head();
-            req.recv_end = true;
-            req.sent_end = true;
-            req.out = Vec::new();
-            let _ = self.quic.recv_stream(id).stop(code(c));
-            reset_send = Some(c);
-            events.push_back(if had_head {
-                Event::Gone { id: sref }
-            } else {
-                Event::End {
-                    id: sref,
-                    whole: false,
-                }
-            });
+        if reset {
+            self.cancelled(sref, events);
+        } else if too_large {
+            // The rest of the request is not wanted (the 431 answers it).
+            self.stop_reading(id, ErrorCode::NoError);
+        } else if let Some(c) = fail {
+            self.malformed(sref, c, events);
         }
-        if let Some(c) = reset_send {
-            let _ = self.quic.send_stream(id).reset(code(c));
-        }
-        self.reap();
+        self.release(sref.stream);
         result
     }
 
-    /// Reads a client's unidirectional stream.
+    /// No more of the request is read: QUIC is told (STOP_SENDING), and releases the stream's
+    /// receive half once the client's end or reset arrives.
+    fn stop_reading(&mut self, id: StreamId, c: ErrorCode) {
+        if let Some(r) = self.reqs.get_mut(&u64::from(id)) {
+            if !r.recv_end {
+                let _ = self.quic.recv_stream(id).stop(code(c));
+                r.recv_end = true;
+            }
+        }
+    }
+
+    /// The client reset its request: its answer is not wanted.
+    fn cancelled(&mut self, sref: StreamRef, events: &mut Events) {
+        let Some(r) = self.reqs.get_mut(&sref.stream) else {
+            return;
+        };
+        if !r.sent_end {
+            r.sent_end = true;
+            r.out = Vec::new();
+            let c = code(ErrorCode::RequestCancelled);
+            let _ = self.quic.send_stream(r.id).reset(c);
+            if r.decode.has_head() {
+                events.push_back(Event::Gone { id: sref });
+            }
+        }
+    }
+
+    /// The request broke HTTP/3's message rules: the stream is reset both ways with `c`, and
+    /// the connection goes on.
+    fn malformed(&mut self, sref: StreamRef, c: ErrorCode, events: &mut Events) {
+        let Some(r) = self.reqs.get_mut(&sref.stream) else {
+            return;
+        };
+        let had_head = r.decode.has_head();
+        let id = r.id;
+        r.out = Vec::new();
+        if !r.sent_end {
+            r.sent_end = true;
+            let _ = self.quic.send_stream(id).reset(code(c));
+        }
+        self.stop_reading(id, c);
+        events.push_back(if had_head {
+            Event::Gone { id: sref }
+        } else {
+            Event::End {
+                id: sref,
+                whole: false,
+            }
+        });
+    }
+
+    /// Reads a client's unidirectional stream; forgets it once QUIC is done with it.
     fn read_uni(&mut self, id: StreamId) -> Result<(), H3Error> {
-        let Some((_, u)) = self.uni.iter_mut().find(|(i, _)| *i == id) else {
+        let Some(at) = self.uni.iter().position(|(i, _)| *i == id) else {
             return Ok(());
         };
-        uni::read(
+        let done = uni::read(
             &mut self.quic,
             id,
-            u,
+            &mut self.uni[at].1,
             &mut self.peer,
             &mut self.qpack,
             &mut self.encoder,
             "the client closed a control or QPACK stream",
-        )
-    }
-
-    pub(super) fn respond(
-        &mut self,
-        stream: u64,
-        status: u16,
-        headers: &[(&str, &[u8])],
-        end: bool,
-    ) -> bool {
-        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
-            return false;
-        };
-        if r.sent_end || r.fin {
-            return false;
+        )?;
+        if done {
+            // Ignored or ended streams: a client that opens and closes them (QUIC gives the
+            // credit back) holds nothing here.
+            self.uni.swap_remove(at);
         }
-        let mut s = [0u8; 3];
-        let st = status.clamp(100, 999);
-        s[0] = b'0' + (st / 100) as u8;
-        s[1] = b'0' + (st / 10 % 10) as u8;
-        s[2] = b'0' + (st % 10) as u8;
-        let fields = std::iter::once((&b":status"[..], &s[..]))
-            .chain(headers.iter().map(|(n, v)| (n.as_bytes(), *v)));
-        self.block.clear();
-        self.encoder.encode(fields, &mut self.block);
-        frame::write_headers(&self.block, &mut r.out);
-        r.fin = end;
-        let id = r.id;
-        self.write(id);
-        true
+        Ok(())
     }
 
     /// Sends GOAWAY on our control stream (once): requests already accepted are answered,
@@ -357,83 +454,24 @@ impl Conn {
             return;
         }
         self.goaway = Some(self.next_bidi);
-        frame::write_goaway(self.next_bidi, &mut self.own_pending[0]);
+        crate::h3::frame::write_goaway(self.next_bidi, &mut self.own_pending[0]);
         self.flush();
     }
 
     /// Stops or resumes reading stream `stream`'s request body; resuming reads what QUIC kept.
-    pub(super) fn pause(
-        &mut self,
-        stream: u64,
-        paused: bool,
-        events: &mut std::collections::VecDeque<Event>,
-    ) {
-        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
+    pub(super) fn pause(&mut self, now: Instant, stream: u64, paused: bool, events: &mut Events) {
+        self.visits += 1;
+        let Some(r) = self.reqs.get_mut(&stream) else {
             return;
         };
         let was = std::mem::replace(&mut r.paused, paused);
         if was && !paused {
             let id = r.id;
             if let Err(e) = self.read(id, events) {
-                self.close(Instant::now(), e.code, e.what);
+                self.close(now, e.code, e.what);
                 self.gone(events);
             }
         }
-    }
-
-    /// Bytes sent as they are, ending the stream (the garbage fault).
-    pub(super) fn raw(&mut self, stream: u64, bytes: &[u8]) {
-        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
-            return;
-        };
-        if r.sent_end || r.fin {
-            return;
-        }
-        r.out.extend_from_slice(bytes);
-        r.fin = true;
-        let id = r.id;
-        self.write(id);
-    }
-
-    pub(super) fn room(&self, stream: u64) -> usize {
-        self.reqs
-            .iter()
-            .find(|r| u64::from(r.id) == stream)
-            .filter(|r| !r.sent_end && !r.fin)
-            .map_or(0, |r| STREAM_BUFFER.saturating_sub(r.out.len()))
-    }
-
-    pub(super) fn send_data(&mut self, stream: u64, data: &[u8], end: bool) -> usize {
-        let room = self.room(stream);
-        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
-            return 0;
-        };
-        let n = data.len().min(room);
-        if n > 0 {
-            frame::write_data(&data[..n], &mut r.out);
-        }
-        if end && n == data.len() && !r.sent_end {
-            r.fin = true;
-        }
-        let id = r.id;
-        self.write(id);
-        n
-    }
-
-    pub(super) fn reset(&mut self, stream: u64, c: ErrorCode) {
-        let Some(r) = self.reqs.iter_mut().find(|r| u64::from(r.id) == stream) else {
-            return;
-        };
-        if !r.sent_end {
-            let _ = self.quic.send_stream(r.id).reset(code(c));
-        }
-        if !r.recv_end {
-            let _ = self.quic.recv_stream(r.id).stop(code(c));
-        }
-        r.sent_end = true;
-        r.recv_end = true;
-        r.out = Vec::new();
-        self.reap();
     }
 
     pub(super) fn close(&mut self, now: Instant, c: ErrorCode, why: &'static str) {
@@ -442,78 +480,28 @@ impl Conn {
     }
 
     /// Every request stream is gone with the connection.
-    pub(super) fn gone(&mut self, events: &mut std::collections::VecDeque<Event>) {
+    pub(super) fn gone(&mut self, events: &mut Events) {
         if std::mem::replace(&mut self.lost, true) {
             return;
         }
         let conn = self.handle.0;
-        for r in self.reqs.drain(..) {
+        for (stream, r) in self.reqs.drain() {
             if !r.sent_end {
                 events.push_back(Event::Gone {
-                    id: StreamRef {
-                        conn,
-                        stream: u64::from(r.id),
-                    },
+                    id: StreamRef { conn, stream },
                 });
             }
         }
     }
 
-    /// Writes what QUIC takes of stream `id`'s pending response bytes, and its FIN after them.
-    fn write(&mut self, id: StreamId) {
-        let Some(r) = self.reqs.iter_mut().find(|r| r.id == id) else {
-            return;
-        };
-        if r.sent_end {
-            return;
-        }
-        let mut send = self.quic.send_stream(id);
-        if !r.out.is_empty() {
-            match send.write(&r.out) {
-                Ok(n) => {
-                    r.out.drain(..n);
-                }
-                // The client's flow control or the congestion window: a Writable event
-                // comes when it may go on.
-                Err(WriteError::Blocked) => {}
-                Err(_) => {
-                    // Stopped or closed: the response is not wanted any more.
-                    r.out = Vec::new();
-                    r.sent_end = true;
-                }
-            }
-        }
-        if r.out.is_empty() && r.fin && !r.sent_end {
-            let _ = send.finish();
-            r.sent_end = true;
-        }
-        self.reap();
-    }
-
-    /// Writes our unidirectional streams' pending bytes and every response's.
-    pub(super) fn flush(&mut self) {
-        for (i, id) in self.own.iter().enumerate() {
-            let p = &mut self.own_pending[i];
-            if p.is_empty() {
-                continue;
-            }
-            if let Ok(n) = self.quic.send_stream(*id).write(p) {
-                p.drain(..n);
-            }
-        }
-        let ids: Vec<StreamId> = self
+    /// Forgets request stream `stream` if both its halves are closed.
+    fn release(&mut self, stream: u64) {
+        if self
             .reqs
-            .iter()
-            .filter(|r| !r.out.is_empty() || (r.fin && !r.sent_end))
-            .map(|r| r.id)
-            .collect();
-        for id in ids {
-            self.write(id);
+            .get(&stream)
+            .is_some_and(|r| r.sent_end && r.recv_end)
+        {
+            self.reqs.remove(&stream);
         }
-    }
-
-    /// Forgets request streams done both ways.
-    fn reap(&mut self) {
-        self.reqs.retain(|r| !(r.sent_end && r.recv_end));
     }
 }

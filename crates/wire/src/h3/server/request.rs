@@ -3,8 +3,9 @@
 //! through as it arrives, never kept), the header section through the connection's QPACK
 //! decoder (static table only: this side announces a dynamic table of 0, so a section that
 //! refers to one is a decompression failure), and the request's message rules (RFC 9114
-//! §4.1.2, §4.3.1): pseudo-headers present and once, none after a regular field, DATA only
-//! after HEADERS, nothing after trailers, `content-length` agreeing with the body.
+//! §4.1.2, §4.3.1): pseudo-headers present and once, none after a regular field nor in
+//! trailers, DATA only after HEADERS, nothing after trailers, `content-length` agreeing with the
+//! body.
 
 use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::{Event, Frame, FrameDecoder};
@@ -132,9 +133,18 @@ impl Request {
                     return Ok(Step::Malformed(MESSAGE));
                 }
                 if self.head {
-                    // Trailers: decoded (the QPACK state must see them) and dropped.
+                    // Trailers: decoded (the QPACK state must see them) and dropped; a
+                    // pseudo-header field in them makes the request malformed (§4.1.2, §4.3).
                     self.trailers = true;
-                    return section(qpack.decode(stream, block, |_, _| {}));
+                    let mut pseudo = false;
+                    let step = section(qpack.decode(stream, block, |name, _| {
+                        pseudo |= name.first() == Some(&b':');
+                    }))?;
+                    return Ok(if step == Step::More && pseudo {
+                        Step::Malformed(MESSAGE)
+                    } else {
+                        step
+                    });
                 }
                 self.headers(stream, block, qpack, on)
             }

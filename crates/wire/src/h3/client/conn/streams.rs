@@ -281,6 +281,7 @@ pub(super) fn read_uni<T>(
         encoder,
         "the server closed a control or QPACK stream",
     )
+    .map(|_| ())
 }
 
 /// After the reads of an input: streams that failed are stopped and reset, sections blocked on

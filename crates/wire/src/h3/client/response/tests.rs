@@ -154,6 +154,26 @@ fn responses_breaking_the_message_rules_fail_their_stream() {
 }
 
 #[test]
+fn a_pseudo_header_field_in_trailers_is_malformed_at_every_split() {
+    // RFC 9114 §4.1.2 and §4.3: pseudo-header fields are not allowed in trailers, whichever
+    // (a response's own :status included).
+    for pseudo in [(":status", "200"), (":path", "/"), (":x", "y")] {
+        let mut b = Vec::new();
+        headers(&[(":status", "200"), ("content-length", "2")], &mut b);
+        fr::write_data(b"ok", &mut b);
+        headers(&[("x-sum", "1"), pseudo], &mut b);
+        for cut in 0..=b.len() {
+            let (x, y) = b.split_at(cut);
+            assert_eq!(
+                outcome(&[x, y], false, Some(b"ok")).unwrap(),
+                "Malformed(Message)",
+                "{pseudo:?} cut {cut}"
+            );
+        }
+    }
+}
+
+#[test]
 fn frames_a_request_stream_may_not_carry_and_truncation_end_the_connection() {
     // An invalid sequence (RFC 9114 §4.1): DATA before the final HEADERS (also after a 1xx),
     // DATA or HEADERS after the trailers.

@@ -94,6 +94,47 @@ fn message_rules_reset_the_stream() {
     assert_eq!(run(&short, 0).3, Ok(false));
 }
 
+/// A request with a body and trailers whose fields are `trailer`.
+fn with_trailers(trailer: &[(&str, &str)]) -> Vec<u8> {
+    let mut b = headers(&[
+        (":method", "POST"),
+        (":scheme", "https"),
+        (":path", "/echo"),
+    ]);
+    frame::write_data(b"abc", &mut b);
+    b.extend_from_slice(&headers(trailer));
+    b
+}
+
+#[test]
+fn a_pseudo_header_field_in_trailers_is_malformed_at_every_split() {
+    // Regular trailers are read and dropped; a pseudo-header field among them (RFC 9114
+    // §4.1.2, §4.3) makes the request malformed (H3_MESSAGE_ERROR), whatever the split.
+    let fine = with_trailers(&[("x-sum", "1")]);
+    let bad: Vec<(&str, Vec<u8>)> = vec![
+        (":path", with_trailers(&[(":path", "/other")])),
+        (
+            ":status",
+            with_trailers(&[("x-sum", "1"), (":status", "200")]),
+        ),
+        (":unknown", with_trailers(&[(":x", "y")])),
+    ];
+    for at in 0..=fine.len() {
+        let (heads, body, step, end) = run(&fine, at);
+        assert_eq!((heads.len(), &body[..], step), (1, &b"abc"[..], Step::More));
+        assert_eq!(end, Ok(true), "{at}");
+    }
+    for (what, bytes) in &bad {
+        for at in 0..=bytes.len() {
+            let (heads, body, step, end) = run(bytes, at);
+            assert_eq!(heads.len(), 1, "{what} {at}");
+            assert_eq!(body, b"abc", "{what} {at}");
+            assert_eq!(step, Step::Malformed(ErrorCode::Message), "{what} {at}");
+            assert_eq!(end, Ok(false), "{what} {at}");
+        }
+    }
+}
+
 #[test]
 fn frame_and_qpack_errors_are_the_connections() {
     let mut data_first = Vec::new();
