@@ -7,9 +7,11 @@
 //! The `barrage.load/1` document a load run writes is [`doc`]'s (re-exported here).
 
 pub mod doc;
+mod names;
 mod protocol;
 
 pub use doc::*;
+pub use names::Names;
 pub use protocol::{
     Options as ProtocolOptions, Protocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE,
 };
@@ -269,39 +271,6 @@ pub enum LoadError {
         shards: u32,
     },
     StartAt,
-}
-
-/// The words an error uses for the options: the `Config`'s field names or the CLI's flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Names {
-    /// `pipeline`, `keepalive = false`: a study file's and a document's words.
-    Fields,
-    /// `--pipeline`, `--no-keepalive`: `barrage load`'s.
-    Flags,
-}
-
-impl Names {
-    /// The option `field` (a `Config` field name).
-    fn opt(self, field: &str) -> String {
-        match self {
-            Names::Fields => field.to_string(),
-            Names::Flags => format!("--{}", field.replace('_', "-")),
-        }
-    }
-    /// The boolean option `field` switched off.
-    fn off(self, field: &str) -> String {
-        match self {
-            Names::Fields => format!("{field} = false"),
-            Names::Flags => format!("--no-{}", field.replace('_', "-")),
-        }
-    }
-    /// The boolean option `field` switched on.
-    fn on(self, field: &str) -> String {
-        match self {
-            Names::Fields => format!("{field} = true"),
-            Names::Flags => self.opt(field),
-        }
-    }
 }
 
 impl LoadError {
