@@ -4,6 +4,8 @@
 //! client's frames) and a client session (the same as a server's): fed whole and split at the
 //! split point, the same events, the same bytes written (pongs, the close reply) and the same
 //! error; what is left unused is never more than a frame header; no message passes the limit.
+//! A streaming client session (pieces in order, `first` on the first and `fin` on the last,
+//! put together here) gives the same as the assembling one, whole, split and byte by byte.
 //! Besides: masking a word at a time equals masking a byte at a time, at any offset; and the
 //! input sent as messages by a client session (whole and fragmented, with a ping between) is
 //! what a server session reads back.
@@ -17,6 +19,8 @@ fn feed(mut s: Session, limits: Limits, parts: &[&[u8]]) -> (Vec<String>, Vec<u8
     let mut seen = Vec::new();
     let mut out = Vec::new();
     let mut carry: Vec<u8> = Vec::new();
+    // A streaming session's message so far.
+    let mut pieces: Option<Vec<u8>> = None;
     for p in parts {
         carry.extend_from_slice(p);
         let mut pos = 0;
@@ -28,8 +32,26 @@ fn feed(mut s: Session, limits: Limits, parts: &[&[u8]]) -> (Vec<String>, Vec<u8
                 }
                 Ok((n, ev)) => {
                     let more = ev.is_some();
+                    let whole;
+                    let ev = match ev {
+                        Some(Event::Part {
+                            text,
+                            data,
+                            first,
+                            fin,
+                        }) => {
+                            assert_eq!(first, pieces.is_none(), "first on the first piece only");
+                            let m = pieces.get_or_insert_with(Vec::new);
+                            m.extend_from_slice(data);
+                            assert!(m.len() as u64 <= limits.max_message);
+                            whole = if fin { pieces.take() } else { None };
+                            whole.as_deref().map(|data| Event::Message { text, data })
+                        }
+                        ev => ev,
+                    };
                     if let Some(ev) = ev {
                         seen.push(match ev {
+                            Event::Part { .. } => unreachable!("put together above"),
                             Event::Message { text, data } => {
                                 assert!(data.len() as u64 <= limits.max_message);
                                 if text {
@@ -86,6 +108,16 @@ pub fn run(data: &[u8]) {
         feed(client(), limits, &[&input[..cut], &input[cut..]]),
         whole
     );
+    let streaming = || client().streaming();
+    assert_eq!(feed(streaming(), limits, &[input]), whole);
+    assert_eq!(
+        feed(streaming(), limits, &[&input[..cut], &input[cut..]]),
+        whole
+    );
+    if input.len() <= 4096 {
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        assert_eq!(feed(streaming(), limits, &bytes), whole);
+    }
 
     // Masking by words against masking by bytes.
     if input.len() >= 4 {

@@ -7,7 +7,7 @@
 //!
 //! Input: 2 control bytes, then the server's bytes.
 //! - `c0`: pipeline depth (1-8, bits 0-2), a valid 101 in front (bit 3), a reply expected
-//!   (bit 4), small limits (bit 5), chunks (1-4, bits 6-7);
+//!   (bit 4; else echoes are checked, unless bit 5), small limits (bit 5), chunks (1-4, bits 6-7);
 //! - `c1`: the seed of the chunk and split points.
 //!
 //! Checked: no panic; the whole, split and bytewise feeds end the same messages the same way
@@ -251,6 +251,7 @@ pub fn run(data: &[u8]) {
         depth: usize::from(c0 & 7) + 1,
         timeout: Duration::from_secs(60),
         expect_body: (c0 & 16 != 0).then(|| b"hello".to_vec()),
+        echo: c0 & 32 == 0,
         limits: if c0 & 32 != 0 {
             Limits {
                 max_frame: 64,

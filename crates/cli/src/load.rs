@@ -110,10 +110,22 @@ pub struct Args {
     pub h2_window: Option<u32>,
     /// Speak WebSocket to a ws:// or wss:// URL: each connection is upgraded once, then each
     /// request is one message (the body, text when it is UTF-8, binary else) and ends when the
-    /// server's next message arrives (an echo server's reply); --pipeline messages in flight.
+    /// server's next message arrives; --pipeline messages in flight. Each reply must echo its
+    /// message, byte for byte (else an error of class `body`): for a server that does not echo,
+    /// give --expect-body (the reply every message must get) or --no-echo-check (any reply).
     /// The summary's requests are messages.
     #[arg(long, conflicts_with_all = ["http2", "targets"])]
     pub ws: bool,
+    /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a longer
+    /// one is an error of class `message_too_large` and its connection is closed (1009).
+    /// Replies are checked as they arrive, so the limit costs no memory [default: 16MiB].
+    #[arg(long, value_name = "SIZE", value_parser = barrage_model::units::parse_size, requires = "ws")]
+    pub ws_max_message: Option<u64>,
+    /// WebSocket: take any reply as the answer to its message instead of checking that it
+    /// echoes it (for servers that answer with something else; --expect-body checks a fixed
+    /// reply instead).
+    #[arg(long, requires = "ws", conflicts_with = "expect_body")]
+    pub no_echo_check: bool,
     /// Speak HTTP/3 over QUIC (UDP) to an https:// URL: --streams requests at once on each
     /// connection (capped by the server's limit), certificates verified unless --insecure,
     /// no 0-RTT.
@@ -143,7 +155,8 @@ pub struct Args {
     /// Count responses with another status as errors (class `status`).
     #[arg(long, value_name = "CODE")]
     pub expect_status: Option<u16>,
-    /// Count responses with another body as errors (class `body`).
+    /// Count responses with another body as errors (class `body`); with --ws, the reply every
+    /// message must get, instead of its echo.
     #[arg(long, value_name = "STRING")]
     pub expect_body: Option<String>,
     /// Accept any TLS certificate.
@@ -219,6 +232,8 @@ impl Args {
             h2_window: self.h2_window.unwrap_or(DEFAULT_H2_WINDOW),
             ws: self.ws,
             http3: self.http3,
+            ws_max_message: self.ws_max_message,
+            echo_check: self.no_echo_check.then_some(false),
         })
         .map_err(|e| anyhow::anyhow!(e.flags()))?;
         Ok(Config {

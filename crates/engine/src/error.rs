@@ -26,10 +26,15 @@ pub enum ErrorKind {
     /// HTTP/2: a response header list larger than the SETTINGS_MAX_HEADER_LIST_SIZE the client
     /// announced (the stream), or a header block far larger (the connection's streams).
     HeaderTooLarge,
+    /// WebSocket: a reply longer than the load's limit (the connection is closed with 1009).
+    MessageTooLarge,
+    /// A message (WebSocket) or response (HTTP/1.1) the server sent with nothing in flight: it
+    /// answers no request, and is counted once, by itself.
+    Unasked,
 }
 
 impl ErrorKind {
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 11;
     pub const ALL: [ErrorKind; Self::COUNT] = [
         ErrorKind::Connect,
         ErrorKind::Timeout,
@@ -40,6 +45,8 @@ impl ErrorKind {
         ErrorKind::StreamReset,
         ErrorKind::Protocol,
         ErrorKind::HeaderTooLarge,
+        ErrorKind::MessageTooLarge,
+        ErrorKind::Unasked,
     ];
 
     pub fn index(self) -> usize {
@@ -57,7 +64,15 @@ impl ErrorKind {
             ErrorKind::StreamReset => "rst_stream",
             ErrorKind::Protocol => "protocol",
             ErrorKind::HeaderTooLarge => "header_too_large",
+            ErrorKind::MessageTooLarge => "message_too_large",
+            ErrorKind::Unasked => "unasked",
         }
+    }
+
+    /// Whether an error of this kind ends a request: all but a failed connect and an unasked
+    /// message, which are counted once each, by themselves (no request was in flight).
+    pub fn of_request(self) -> bool {
+        !matches!(self, ErrorKind::Connect | ErrorKind::Unasked)
     }
 }
 

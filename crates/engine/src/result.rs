@@ -12,7 +12,7 @@ use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
 
 pub use barrage_model::load::SCHEMA;
-/// Errors by class (`total` includes connect errors, which belong to no request), and how well
+/// Errors by class (`total` includes connect and unasked errors, which belong to no request), and how well
 /// an open-loop run kept its schedule: the document's types.
 pub use barrage_model::load::{Errors as ErrorCounts, Http2 as Http2Report, Rate as RateReport};
 
@@ -29,6 +29,8 @@ pub fn error_counts(c: &Counts) -> ErrorCounts {
         rst_stream: e(ErrorKind::StreamReset),
         protocol: e(ErrorKind::Protocol),
         header_too_large: e(ErrorKind::HeaderTooLarge),
+        message_too_large: e(ErrorKind::MessageTooLarge),
+        unasked: e(ErrorKind::Unasked),
         total: c.error_total(),
     }
 }

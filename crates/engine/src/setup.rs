@@ -5,7 +5,7 @@
 
 use crate::config::ValidConfig;
 use crate::{tls, EngineError};
-use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW};
+use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE};
 use barrage_wire::client::Order;
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
@@ -133,6 +133,12 @@ pub(crate) fn h3_setup(
 pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
+    let (max_message, echo) = match c.protocol {
+        LoadProtocol::Ws {
+            max_message, echo, ..
+        } => (max_message, echo),
+        _ => (DEFAULT_WS_MAX_MESSAGE, true),
+    };
     wsclient::Setup {
         host: target.authority.clone(),
         path: target.path.clone(),
@@ -140,7 +146,12 @@ pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
         depth: c.protocol.depth(),
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
-        limits: barrage_wire::ws::Limits::default(),
+        echo,
+        // A frame may be as long as the whole reply: replies stream, so neither costs memory.
+        limits: barrage_wire::ws::Limits {
+            max_frame: max_message,
+            max_message,
+        },
         headers: c.headers.clone(),
     }
 }

@@ -41,7 +41,8 @@ fn assert_counts_add_up(r: &RunResult) {
         + r.errors.reset
         + r.errors.parse
         + r.errors.status
-        + r.errors.body;
+        + r.errors.body
+        + r.errors.unasked;
     assert_eq!(r.errors.total, total);
     assert_eq!(r.latency_us.count, r.requests);
 }
@@ -253,6 +254,25 @@ fn malformed_responses_are_parse_errors() {
     // Backoff keeps a failing target from spinning: with 4 connections and a 5 ms first delay
     // doubling, well under 1000 attempts fit in 0.8 s.
     assert!(r.connects < 1000, "connects {}", r.connects);
+    assert_counts_add_up(&r);
+}
+
+/// A second response to one request answers nothing: an `unasked` error, counted once per
+/// connection it ends (before: a parse error with nothing in flight, so nothing was counted).
+#[test]
+fn a_second_response_to_one_request_is_unasked() {
+    let s = Server::start(Mode::Twice { body: b"hello" });
+    let r = go(&cfg(s.url("/")));
+    assert!(r.requests > 0);
+    assert!(r.errors.unasked > 0, "{:?}", r.errors);
+    assert_eq!(r.errors.total, r.errors.unasked, "{:?}", r.errors);
+    assert!(r.error_examples["unasked"].contains("response without a request"));
+    assert!(
+        r.errors.unasked <= r.connects,
+        "{:?} {}",
+        r.errors,
+        r.connects
+    );
     assert_counts_add_up(&r);
 }
 

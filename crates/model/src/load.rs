@@ -7,10 +7,14 @@
 //! The `barrage.load/1` document a load run writes is [`doc`]'s (re-exported here).
 
 pub mod doc;
+mod names;
 mod protocol;
 
 pub use doc::*;
-pub use protocol::{Options as ProtocolOptions, Protocol, DEFAULT_H2_WINDOW};
+pub use names::Names;
+pub use protocol::{
+    Options as ProtocolOptions, Protocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE,
+};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -115,7 +119,7 @@ pub fn field_names() -> Vec<String> {
             duration: Duration::from_secs(1),
             target: 1.0,
         }],
-        protocol: Protocol::Ws { pipeline: 1 },
+        protocol: Protocol::ws(1),
         timeout: Duration::from_secs(1),
         warmup: Duration::ZERO,
         expect_status: Some(200),
@@ -133,7 +137,7 @@ pub fn field_names() -> Vec<String> {
     // Each protocol writes the flat options, and its own flag (`ws`, `http3`) only when set:
     // the names are those of every protocol's document together.
     let mut names: Vec<String> = Vec::new();
-    for protocol in [Protocol::Ws { pipeline: 1 }, Protocol::Http3 { streams: 1 }] {
+    for protocol in [Protocol::ws(1), Protocol::Http3 { streams: 1 }] {
         let doc = serde_json::to_value(Config {
             protocol,
             ..every.clone()
@@ -248,6 +252,10 @@ pub enum LoadError {
     Shard,
     /// `ws` with an option that is HTTP's alone (its field name).
     WsWith(&'static str),
+    /// An option that is WebSocket's alone without `ws` (its field name).
+    WsOnly(&'static str),
+    /// `ws_max_message` of 0.
+    WsMaxMessage,
     /// `ws` with a header the opening handshake writes itself (its name as given).
     WsHeader(String),
     /// `ws` with a URL that is not `ws://` or `wss://`.
@@ -263,39 +271,6 @@ pub enum LoadError {
         shards: u32,
     },
     StartAt,
-}
-
-/// The words an error uses for the options: the `Config`'s field names or the CLI's flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Names {
-    /// `pipeline`, `keepalive = false`: a study file's and a document's words.
-    Fields,
-    /// `--pipeline`, `--no-keepalive`: `barrage load`'s.
-    Flags,
-}
-
-impl Names {
-    /// The option `field` (a `Config` field name).
-    fn opt(self, field: &str) -> String {
-        match self {
-            Names::Fields => field.to_string(),
-            Names::Flags => format!("--{}", field.replace('_', "-")),
-        }
-    }
-    /// The boolean option `field` switched off.
-    fn off(self, field: &str) -> String {
-        match self {
-            Names::Fields => format!("{field} = false"),
-            Names::Flags => format!("--no-{}", field.replace('_', "-")),
-        }
-    }
-    /// The boolean option `field` switched on.
-    fn on(self, field: &str) -> String {
-        match self {
-            Names::Fields => format!("{field} = true"),
-            Names::Flags => self.opt(field),
-        }
-    }
 }
 
 impl LoadError {
@@ -396,6 +371,19 @@ impl LoadError {
             WsHeader(h) => format!(
                 "header {h:?} is the WebSocket handshake's own: barrage writes it ({})",
                 n.on("ws")
+            ),
+            WsOnly(f) => format!(
+                "{} is WebSocket's: it needs {}",
+                match (*f, n) {
+                    // The flag turns it off: `--no-echo-check`.
+                    ("echo_check", Names::Flags) => n.off(f),
+                    _ => o(f),
+                },
+                n.on("ws")
+            ),
+            WsMaxMessage => format!(
+                "{} (the longest reply) must be at least 1 byte",
+                o("ws_max_message")
             ),
             WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
             WsUrlWithoutWs => format!("a ws:// or wss:// URL needs {}", n.on("ws")),

@@ -76,7 +76,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         config: load_of(first),
         ..LoadDoc::default()
     };
-    let mut errors = [0u64; 9];
+    let mut errors = [0u64; Errors::CLASSES];
     for (_, d) in docs {
         out.requests += d.requests;
         out.requests_written += d.requests_written;
@@ -152,7 +152,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
     Ok(out)
 }
 
-fn errors_of(e: [u64; 9]) -> Errors {
+fn errors_of(e: [u64; Errors::CLASSES]) -> Errors {
     Errors {
         connect: e[0],
         timeout: e[1],
@@ -163,6 +163,8 @@ fn errors_of(e: [u64; 9]) -> Errors {
         rst_stream: e[6],
         protocol: e[7],
         header_too_large: e[8],
+        message_too_large: e[9],
+        unasked: e[10],
         total: e.iter().sum(),
     }
 }
@@ -382,7 +384,7 @@ fn merged_targets(
             line: t0.line,
             ..TargetFigures::default()
         };
-        let mut errors = [0u64; 9];
+        let mut errors = [0u64; Errors::CLASSES];
         let mut hs = Vec::new();
         for (name, d) in docs {
             let x = &d.targets[i];

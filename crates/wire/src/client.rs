@@ -64,6 +64,11 @@ pub enum Class {
     StreamReset,
     Protocol,
     HeaderTooLarge,
+    /// A WebSocket reply longer than the limit the load set.
+    MessageTooLarge,
+    /// Something the server sent when nothing was in flight (a second reply to one WebSocket
+    /// message, an HTTP/1.1 response to no request): it answers no request, and is counted once.
+    Unasked,
 }
 
 /// Why one request failed while its connection went on. `Copy`, formatted only when the

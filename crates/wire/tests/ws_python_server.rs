@@ -104,6 +104,7 @@ impl Client {
                         Event::Ping(p) => Got::Ping(p.to_vec()),
                         Event::Pong(p) => Got::Pong(p.to_vec()),
                         Event::Close { code, reason } => Got::Close(code, reason.to_string()),
+                        Event::Part { .. } => unreachable!("an assembling session"),
                     }),
                 ),
                 Err(e) => panic!("the server's frames are valid: {e}"),

@@ -6,7 +6,10 @@ use barrage_lab::study::LoadFields;
 use barrage_model::fields::field_names;
 
 /// Config fields whose flag has another name: (field, clap argument id).
-const FLAG_NAMES: &[(&str, &str)] = &[("keepalive", "no_keepalive")];
+const FLAG_NAMES: &[(&str, &str)] = &[
+    ("keepalive", "no_keepalive"),
+    ("echo_check", "no_echo_check"),
+];
 
 /// Config fields a study sets outside its load fields (not sweepable): (field, where).
 const STUDY_ELSEWHERE: &[(&str, &str)] = &[
@@ -23,6 +26,14 @@ const NOT_IN_STUDIES: &[(&str, &str)] = &[
     (
         "shard",
         "a study runs each trial's load in one process; shards are for scale-out runs",
+    ),
+    (
+        "ws_max_message",
+        "a study compares servers on replies of the sizes it sends; the limit only bounds a hostile reply",
+    ),
+    (
+        "echo_check",
+        "a study's WebSocket contenders are echo servers, or the study gives expect_body",
     ),
     (
         "start_at",

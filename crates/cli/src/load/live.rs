@@ -43,7 +43,7 @@ impl Plan {
                 title.push_str(&format!(" pipeline={pipeline}"));
             }
             Protocol::Http2 { streams, .. } => title.push_str(&format!(" http2 m={streams}")),
-            Protocol::Ws { pipeline } if pipeline > 1 => {
+            Protocol::Ws { pipeline, .. } if pipeline > 1 => {
                 title.push_str(&format!(" ws pipeline={pipeline}"));
             }
             Protocol::Ws { .. } => title.push_str(" ws"),

@@ -56,7 +56,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         c.connections,
         r.threads,
         match c.protocol {
-            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } if pipeline > 1 => {
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } if pipeline > 1 => {
                 format!(", pipeline {pipeline}")
             }
             _ => String::new(),
@@ -79,7 +79,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         http2(&mut o, h);
     }
     if let Some(w) = &r.ws {
-        ws(&mut o, w);
+        ws(&mut o, w, c);
     }
     if let Some(h) = &r.http3 {
         http3(&mut o, h);
@@ -240,8 +240,9 @@ fn http3(o: &mut String, h: &barrage_model::load::Http3) {
     );
 }
 
-/// The WebSocket line: requests are messages; the upgrades and the server's closes by code.
-fn ws(o: &mut String, w: &barrage_model::load::Ws) {
+/// The WebSocket line: requests are messages; the upgrades and the server's closes by code;
+/// what replies were checked against.
+fn ws(o: &mut String, w: &barrage_model::load::Ws, c: &Config) {
     let closes = if w.closes.is_empty() {
         "none".to_string()
     } else {
@@ -257,6 +258,16 @@ fn ws(o: &mut String, w: &barrage_model::load::Ws) {
         w.handshakes,
         fmt_secs(w.handshake_mean_us / 1e6)
     );
+    let checked = match c.protocol {
+        _ if c.expect_body.is_some() => "each reply checked against --expect-body",
+        Protocol::Ws { echo: false, .. } => "replies not checked (--no-echo-check)",
+        _ => "each reply checked to echo its message",
+    };
+    let limit = match c.protocol {
+        Protocol::Ws { max_message, .. } => fmt_bytes(max_message as f64),
+        _ => String::new(),
+    };
+    let _ = writeln!(o, "  WebSocket: {checked}; replies up to {limit}");
 }
 
 /// The HTTP/2 lines: protocol and streams, HPACK's saving, resets and GOAWAYs.

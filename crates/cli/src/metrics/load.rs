@@ -50,7 +50,7 @@ pub fn write(e: &mut Expo, st: &State) {
     e.family(
         "barrage_errors",
         MetricType::Counter,
-        "Failed requests and connects, by class.",
+        "Failed requests, failed connects and unasked messages, by class.",
     );
     for (label, p) in PHASES {
         for k in ErrorKind::ALL {

@@ -19,6 +19,8 @@ pub(super) fn kind(class: Class) -> ErrorKind {
         Class::StreamReset => ErrorKind::StreamReset,
         Class::Protocol => ErrorKind::Protocol,
         Class::HeaderTooLarge => ErrorKind::HeaderTooLarge,
+        Class::MessageTooLarge => ErrorKind::MessageTooLarge,
+        Class::Unasked => ErrorKind::Unasked,
     }
 }
 

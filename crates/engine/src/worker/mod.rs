@@ -541,10 +541,13 @@ impl<'a> Worker<'a> {
     /// the connection and schedules a reconnect after a capped exponential backoff.
     fn fail(&mut self, i: usize, kind: ErrorKind, why: &dyn std::fmt::Display, now: Instant) {
         let lost = self.drop_conn(i, kind);
-        let n = if kind == ErrorKind::Connect {
-            (1, u64::from(self.measuring))
-        } else {
+        // A failed connect or an unasked message had no request in flight (a session reports
+        // either only then): it counts once, by itself.
+        let n = if kind.of_request() {
             lost
+        } else {
+            debug_assert_eq!(lost.0, 0, "{kind:?} with requests in flight");
+            (1, u64::from(self.measuring))
         };
         self.count_error(kind, n, why);
         let c = &mut self.conns[i];

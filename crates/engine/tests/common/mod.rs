@@ -34,6 +34,8 @@ pub enum Mode {
     Big { len: u64, chunked: bool },
     /// Answers with this status and body.
     Status { status: u16, body: &'static [u8] },
+    /// Answers every request twice (`200 OK`, this body), both in one write.
+    Twice { body: &'static [u8] },
 }
 
 pub struct Server {
@@ -160,6 +162,11 @@ fn serve(mut sock: TcpStream, mode: Mode, stop: Arc<AtomicBool>, reqs: Arc<Atomi
                 };
                 let _ = sock.write_all(&[head.as_bytes(), body].concat());
                 return;
+            }
+            Mode::Twice { body } => {
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+                let one = [head.as_bytes(), body].concat();
+                sock.write_all(&[&one[..], &one[..]].concat()).is_ok()
             }
             Mode::Stall => true,
             Mode::Garbage => sock.write_all(b"SPDY/9 what\r\n\r\n").is_ok(),

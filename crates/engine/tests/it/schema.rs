@@ -113,7 +113,7 @@ fn a_websocket_run_validates() {
             "ws://{}/ws/echo?fault=close&code=4000&after=3",
             s.local_addr()
         ),
-        protocol: Protocol::Ws { pipeline: 1 },
+        protocol: Protocol::ws(1),
         connections: 2,
         threads: 1,
         requests: Some(20),

@@ -15,7 +15,7 @@ fn server(cfg: ServerConfig) -> ServerHandle {
 fn base(s: &ServerHandle, path: &str) -> Config {
     Config {
         url: format!("ws://{}{path}", s.local_addr()),
-        protocol: Protocol::Ws { pipeline: 1 },
+        protocol: Protocol::ws(1),
         connections: 4,
         threads: 2,
         requests: Some(1000),
@@ -67,7 +67,7 @@ fn pipelined_messages_are_matched_in_order() {
     let body: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
     let r = load(Config {
         connections: 2,
-        protocol: Protocol::Ws { pipeline: 8 },
+        protocol: Protocol::ws(8),
         requests: Some(2000),
         body: body.clone(),
         expect_body: Some(body),
@@ -152,4 +152,38 @@ fn a_wrong_reply_is_a_body_error() {
     assert_eq!(r.errors.body, 100, "{:?}", r.errors);
     assert_eq!(r.errors.total, 100);
     assert_eq!(r.requests_written, 100);
+}
+
+/// Echoes are checked by default: distinct messages (one per body line), 8 in flight per
+/// connection, each reply compared with its own message as it streams. `barrage serve` echoes
+/// them all, in order: no error. With the same bodies as a fixed `--expect-body`, every
+/// message but the lines equal to it is a body error.
+#[test]
+fn echoes_of_distinct_messages_are_checked_by_default() {
+    let s = server(ServerConfig::default());
+    let dir = std::env::temp_dir().join(format!("barrage-ws-echo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = dir.join("lines.txt");
+    let body: String = (0..10)
+        .map(|i| format!("message {i} {}\n", "x".repeat(i * 700)))
+        .collect();
+    std::fs::write(&lines, body).unwrap();
+    let base = Config {
+        connections: 2,
+        protocol: Protocol::ws(8),
+        requests: Some(1000),
+        body: Vec::new(),
+        body_lines: Some(lines.display().to_string()),
+        expect_body: None,
+        ..base(&s, "/ws/echo")
+    };
+    let r = load(base.clone());
+    assert_clean("echoes", &r);
+    assert_eq!(r.requests, 1000);
+    let r = load(Config {
+        expect_body: Some(b"message 0 ".to_vec()),
+        ..base
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!((r.requests, r.errors.body), (100, 900), "{:?}", r.errors);
 }

@@ -35,7 +35,7 @@ fn start_server() -> (Proc, u16) {
 fn load(port: u16, headers: &[(&str, &str)], expect: &str) -> RunResult {
     let cfg = Config {
         url: format!("ws://127.0.0.1:{port}/"),
-        protocol: Protocol::Ws { pipeline: 1 },
+        protocol: Protocol::ws(1),
         connections: 2,
         threads: 1,
         requests: Some(50),

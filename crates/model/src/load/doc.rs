@@ -183,7 +183,7 @@ pub struct Http2 {
     pub retried: u64,
 }
 
-/// Errors by class; `total` includes connect errors, which belong to no request.
+/// Errors by class; `total` includes connect and unasked errors, which belong to no request.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Errors {
@@ -198,12 +198,20 @@ pub struct Errors {
     pub protocol: u64,
     /// HTTP/2: response header lists past the size the client announced.
     pub header_too_large: u64,
+    /// WebSocket: replies longer than the load's limit (`ws_max_message`).
+    pub message_too_large: u64,
+    /// Messages (WebSocket) or responses (HTTP/1.1) the server sent with none in flight: each
+    /// answers no request, so it is counted once, by itself, like a failed connect.
+    pub unasked: u64,
     pub total: u64,
 }
 
 impl Errors {
+    /// The number of classes.
+    pub const CLASSES: usize = 11;
+
     /// Every class with its count, in the engine's order: the one list readers go through.
-    pub fn classes(&self) -> [(&'static str, u64); 9] {
+    pub fn classes(&self) -> [(&'static str, u64); Self::CLASSES] {
         [
             ("connect", self.connect),
             ("timeout", self.timeout),
@@ -214,6 +222,8 @@ impl Errors {
             ("rst_stream", self.rst_stream),
             ("protocol", self.protocol),
             ("header_too_large", self.header_too_large),
+            ("message_too_large", self.message_too_large),
+            ("unasked", self.unasked),
         ]
     }
 }
@@ -288,9 +298,9 @@ pub struct Second {
 }
 
 impl Errors {
-    /// Errors that ended a written request (all but connect errors).
+    /// Errors that ended a written request (all but connect and unasked errors).
     pub fn of_requests(&self) -> u64 {
-        self.total - self.connect
+        self.total - self.connect - self.unasked
     }
 }
 

@@ -6,7 +6,8 @@
 //! flight" asks [`Protocol::depth`] instead of combining booleans.
 //!
 //! Documents, study files and the flags still say it as flat options (`pipeline`, `keepalive`,
-//! `http2`, `streams`, `h2_window`, `ws`, `http3`): [`Options`] is that form, and
+//! `http2`, `streams`, `h2_window`, `ws`, `ws_max_message`, `echo_check`, `http3`): [`Options`]
+//! is that form, and
 //! [`Protocol::from_options`] its one reading, with the rules that used to be spread over
 //! `check` (the CLI reports them in flag words, serde in field words). Written back through
 //! [`Options`], a document reads as before.
@@ -26,8 +27,14 @@ pub enum Protocol {
     /// receive window announced for each stream and opened for the connection.
     Http2 { streams: usize, window: u32 },
     /// WebSocket (`ws://`, `wss://`): each connection upgraded once, then each request is one
-    /// message and its reply, `pipeline` messages in flight per connection.
-    Ws { pipeline: usize },
+    /// message and its reply, `pipeline` messages in flight per connection. A reply longer
+    /// than `max_message` bytes (its frames together) is an error; with `echo`, each reply must
+    /// be its own message (unless an expected body is given).
+    Ws {
+        pipeline: usize,
+        max_message: u64,
+        echo: bool,
+    },
     /// HTTP/3 over QUIC (`https://` only): `streams` requests at once per connection, capped by
     /// the server's limit.
     Http3 { streams: usize },
@@ -36,6 +43,11 @@ pub enum Protocol {
 /// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
 /// never throttles a benchmark.
 pub const DEFAULT_H2_WINDOW: u32 = (1 << 30) - 1;
+
+/// The longest WebSocket reply accepted when no limit is given: 16 MiB, as `barrage serve`'s
+/// messages and many servers' defaults. Replies are checked as they stream, so the limit costs
+/// no memory; it bounds how long a reply may go on.
+pub const DEFAULT_WS_MAX_MESSAGE: u64 = 16 << 20;
 
 impl Default for Protocol {
     fn default() -> Self {
@@ -63,6 +75,12 @@ pub struct Options {
     /// Written only when set, as `ws`.
     #[serde(skip_serializing_if = "is_false")]
     pub http3: bool,
+    /// WebSocket's alone, written for it only: the longest reply [default:
+    /// [`DEFAULT_WS_MAX_MESSAGE`]], and whether replies must echo their messages [default: yes].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ws_max_message: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub echo_check: Option<bool>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -82,6 +100,10 @@ impl Protocol {
         let fail = |bad: bool, e: LoadError| if bad { Err(e) } else { Ok(()) };
         fail(o.pipeline == 0 || o.pipeline > 1024, Pipeline)?;
         fail(o.streams == 0 || o.streams > (1 << 31) - 1, Streams)?;
+        if !o.ws {
+            fail(o.ws_max_message.is_some(), WsOnly("ws_max_message"))?;
+            fail(o.echo_check.is_some(), WsOnly("echo_check"))?;
+        }
         if o.http3 {
             fail(o.http2, Http3With("http2"))?;
             fail(o.ws, Http3With("ws"))?;
@@ -93,8 +115,12 @@ impl Protocol {
             fail(o.http2, WsWith("http2"))?;
             fail(!o.keepalive, WsWith("keepalive"))?;
             fail(o.streams > 1, StreamsWithoutHttp2)?;
+            let max_message = o.ws_max_message.unwrap_or(DEFAULT_WS_MAX_MESSAGE);
+            fail(max_message == 0, WsMaxMessage)?;
             return Ok(Protocol::Ws {
                 pipeline: o.pipeline,
+                max_message,
+                echo: o.echo_check.unwrap_or(true),
             });
         }
         if o.http2 {
@@ -118,7 +144,7 @@ impl Protocol {
     /// WebSocket messages in flight.
     pub fn depth(&self) -> usize {
         match *self {
-            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } => pipeline,
             Protocol::Http2 { streams, .. } | Protocol::Http3 { streams } => streams,
         }
     }
@@ -129,6 +155,16 @@ impl Protocol {
         match *self {
             Protocol::Http1 { keepalive, .. } => keepalive,
             Protocol::Http2 { .. } | Protocol::Ws { .. } | Protocol::Http3 { .. } => true,
+        }
+    }
+
+    /// A WebSocket load with `pipeline` messages in flight and the defaults: replies up to
+    /// [`DEFAULT_WS_MAX_MESSAGE`], echoes checked.
+    pub fn ws(pipeline: usize) -> Protocol {
+        Protocol::Ws {
+            pipeline,
+            max_message: DEFAULT_WS_MAX_MESSAGE,
+            echo: true,
         }
     }
 
@@ -156,7 +192,7 @@ impl Protocol {
     /// HTTP/3.
     pub fn pipeline(&self) -> usize {
         match *self {
-            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline } => pipeline,
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } => pipeline,
             _ => 1,
         }
     }
@@ -180,6 +216,8 @@ impl From<Protocol> for Options {
             h2_window: DEFAULT_H2_WINDOW,
             ws: false,
             http3: false,
+            ws_max_message: None,
+            echo_check: None,
         };
         match p {
             Protocol::Http1 {
@@ -196,9 +234,15 @@ impl From<Protocol> for Options {
                 h2_window: window,
                 ..base
             },
-            Protocol::Ws { pipeline } => Options {
+            Protocol::Ws {
+                pipeline,
+                max_message,
+                echo,
+            } => Options {
                 pipeline,
                 ws: true,
+                ws_max_message: Some(max_message),
+                echo_check: Some(echo),
                 ..base
             },
             Protocol::Http3 { streams } => Options {

@@ -22,7 +22,7 @@ fn h3() -> Config {
 fn ws() -> Config {
     Config {
         url: "wss://h/ws/echo".into(),
-        protocol: Protocol::Ws { pipeline: 1 },
+        protocol: Protocol::ws(1),
         ..ok()
     }
 }
@@ -102,6 +102,9 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { ws: true, ..h3 }, LoadError::Http3With("ws"), "ws = true does not go with http3 = true", "--ws does not"),
         (ProtocolOptions { pipeline: 2, ..h3 }, LoadError::Http3With("pipeline"), "pipeline does not go with http3 = true: HTTP/3 multiplexes with streams", "--pipeline does not go with --http3: HTTP/3 multiplexes with --streams"),
         (ProtocolOptions { keepalive: false, ..h3 }, LoadError::Http3With("keepalive"), "keepalive = false does not go", "--no-keepalive does not go"),
+        (ProtocolOptions { ws_max_message: Some(0), ..ws }, LoadError::WsMaxMessage, "ws_max_message (the longest reply) must be at least 1 byte", "--ws-max-message (the longest reply) must"),
+        (ProtocolOptions { ws_max_message: Some(1 << 20), ..h1 }, LoadError::WsOnly("ws_max_message"), "ws_max_message is WebSocket's: it needs ws = true", "--ws-max-message is WebSocket's: it needs --ws"),
+        (ProtocolOptions { echo_check: Some(false), ..h2 }, LoadError::WsOnly("echo_check"), "echo_check is WebSocket's: it needs ws = true", "--no-echo-check is WebSocket's: it needs --ws"),
     ];
     for (o, want, fields, flags) in cases {
         let e = Protocol::from_options(o).unwrap_err();
@@ -116,7 +119,8 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { pipeline: 1024, ..h1 }, Protocol::Http1 { pipeline: 1024, keepalive: true }),
         (ProtocolOptions { keepalive: false, ..h1 }, Protocol::Http1 { pipeline: 1, keepalive: false }),
         (ProtocolOptions { streams: 100, h2_window: 65_535, ..h2 }, Protocol::Http2 { streams: 100, window: 65_535 }),
-        (ProtocolOptions { pipeline: 8, ..ws }, Protocol::Ws { pipeline: 8 }),
+        (ProtocolOptions { pipeline: 8, ws_max_message: Some(DEFAULT_WS_MAX_MESSAGE), echo_check: Some(true), ..ws }, Protocol::ws(8)),
+        (ProtocolOptions { ws_max_message: Some(1), echo_check: Some(false), ..ws }, Protocol::Ws { pipeline: 1, max_message: 1, echo: false }),
         (ProtocolOptions { streams: 100, ..h3 }, Protocol::Http3 { streams: 100 }),
     ];
     for (o, want) in allowed {
@@ -157,11 +161,30 @@ fn the_protocol_reads_and_writes_the_flat_fields() {
         )
     );
     assert!(v.get("ws").is_none() && v.get("protocol").is_none(), "{v}");
+    assert!(v.get("ws_max_message").is_none() && v.get("echo_check").is_none());
     let back: Config = serde_json::from_value(v).unwrap();
     assert_eq!(back, c);
+    // WebSocket's own options default when absent (documents from before them), and are
+    // written for a WebSocket load.
     let w: Config = serde_json::from_str(r#"{"url":"ws://h/","ws":true,"pipeline":4}"#).unwrap();
-    assert_eq!(w.protocol, Protocol::Ws { pipeline: 4 });
-    assert_eq!(serde_json::to_value(&w).unwrap()["ws"], true);
+    assert_eq!(w.protocol, Protocol::ws(4));
+    let v = serde_json::to_value(&w).unwrap();
+    assert_eq!(
+        (&v["ws"], &v["ws_max_message"], &v["echo_check"]),
+        (&true.into(), &(16u64 << 20).into(), &true.into())
+    );
+    let w: Config = serde_json::from_str(
+        r#"{"url":"ws://h/","ws":true,"ws_max_message":65536,"echo_check":false}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        w.protocol,
+        Protocol::Ws {
+            pipeline: 1,
+            max_message: 65536,
+            echo: false
+        }
+    );
     let e = serde_json::from_str::<Config>(r#"{"url":"/","http2":true,"pipeline":2}"#)
         .unwrap_err()
         .to_string();
@@ -183,7 +206,7 @@ fn the_edges_of_each_range_pass() {
             Config { shard: Some(Shard { index: 10, count: 10 }), ..ok() },
             Config { start_at: Some(0.0), ..ok() },
             Config { ramp_up: Some(Duration::from_secs(1)), ..ok() },
-            Config { protocol: Protocol::Ws { pipeline: 8 }, rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
+            Config { protocol: Protocol::ws(8), rate: Some(5.0), body_lines: Some("b".into()), ..ws() },
             Config { headers: vec![("Authorization".into(), "Bearer t".into()), ("Host".into(), "h".into()), ("Sec-WebSocket-Protocol".into(), "chat".into())], ..ws() },
         ];
     for cfg in allowed {

@@ -11,7 +11,7 @@ fn a_phase_url_has_its_scheme_from_the_protocol_and_tls() {
         streams: 10,
         window: crate::load::DEFAULT_H2_WINDOW,
     };
-    let ws = Protocol::Ws { pipeline: 1 };
+    let ws = Protocol::ws(1);
     let h3 = Protocol::Http3 { streams: 10 };
     #[rustfmt::skip]
     let table = [

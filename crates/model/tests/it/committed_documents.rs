@@ -58,8 +58,9 @@ fn committed_results_round_trip_value_identically() {
 }
 
 /// Fields added to the documents after some committed files were written whose default is not
-/// empty (a load's `h2_window`, 2^30-1, and `streams`, 1).
-const ADDED_LATER: &[&str] = &["h2_window", "streams"];
+/// empty (a load's `h2_window`, 2^30-1, and `streams`, 1; a WebSocket load's `ws_max_message`,
+/// 16 MiB, and `echo_check`, true).
+const ADDED_LATER: &[&str] = &["h2_window", "streams", "ws_max_message", "echo_check"];
 
 /// A default value: null, 0, false, "", [] or {}.
 fn empty(v: &Value) -> bool {

@@ -163,6 +163,7 @@ impl Ws {
                             }
                         }
                         Event::Ping(_) | Event::Pong(_) => {}
+                        Event::Part { .. } => unreachable!("an assembling session"),
                         Event::Close { .. } => {
                             // Answered by the session (unless ours went first): the server
                             // closes the TCP connection once the answer is out (§7.1.1).

@@ -147,7 +147,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         });
         let used = res.map_err(|e| ConnError::new(Class::Parse, e.to_string()))?;
         if unexpected {
-            return Err(ConnError::new(Class::Parse, "response without a request"));
+            return Err(ConnError::new(Class::Unasked, "response without a request"));
         }
         Ok(Fed { used, close })
     }
@@ -164,7 +164,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                     });
                     Ok(())
                 }
-                None => Err(ConnError::new(Class::Parse, "response without a request")),
+                None => Err(ConnError::new(Class::Unasked, "response without a request")),
             },
             Ok(None) if self.inflight.is_empty() && self.served > 0 => Ok(()),
             Ok(None) => Err(ConnError::new(

@@ -9,18 +9,30 @@
 //! fails the connection) is left in the output with [`ClientSession::farewell`] set, for the
 //! caller to write before it closes the socket. A handshake that fails (no 101 within the
 //! timeout, a wrong `Sec-WebSocket-Accept`, the connection closed before it) is a failed
-//! connection, [`Class::Connect`]: no message was in flight to count it. A server that pings
-//! faster than it reads gets no pongs past `PONG_BACKLOG` of unwritten output.
+//! connection, [`Class::Connect`]: no message was in flight to count it; so is a connection
+//! that ends (a Close, the end of the stream, a broken frame) before it carried any message.
+//! A message from the server with none in flight (two replies to one message) is
+//! [`Class::Unasked`]: it answers no message, and ends the connection, whose pairing of replies
+//! is lost. A server that pings faster than it reads gets no pongs past `PONG_BACKLOG` of
+//! unwritten output.
 //!
-//! Nothing is allocated per message: the output buffer, the queue of open messages, the copy of
-//! each read and the codec's assembly buffer keep their capacity. The copy is there because the
-//! codec unmasks in place and the session interface lends its input read-only; a server's
-//! frames are never masked, so it only costs the memcpy of what was read.
+//! Replies are checked as they stream ([`Session::streaming`]): each piece is compared with the
+//! bytes the reply must equal (its own message, an echo, unless [`Setup::echo`] is off; or
+//! [`Setup::expect_body`]) and forgotten, so a connection holds no reply whatever its size, and
+//! a reply past [`Limits::max_message`] ends the connection as [`Class::MessageTooLarge`].
+//!
+//! Nothing is allocated per message: the output buffer, the queue of open messages and the copy
+//! of each read keep their capacity. The copy is there because the codec unmasks in place and
+//! the session interface lends its input read-only; a server's frames are never masked, so it
+//! only costs the memcpy of what was read.
 
 use crate::client::{Class, ClientSession, ConnError, End, Fed, Tag, MAX_CARRY};
 use crate::ws::handshake::{self, Key};
-use crate::ws::{Event, Limits, Session};
+use crate::ws::{Event, Limits, Session, WsError};
 use std::collections::VecDeque;
+
+mod reply;
+use reply::Reply;
 use std::time::{Duration, Instant};
 
 /// Unwritten output past which a ping goes unanswered (see [`Conn`]'s `frames`).
@@ -37,8 +49,12 @@ pub struct Setup {
     /// Messages in flight per connection (the pipeline depth).
     pub depth: usize,
     pub timeout: Duration,
-    /// The reply every message must get, byte for byte.
+    /// The reply every message must get, byte for byte (instead of its echo).
     pub expect_body: Option<Vec<u8>>,
+    /// Without `expect_body`: each reply must be its own message, byte for byte (an echo);
+    /// off, any reply will do.
+    pub echo: bool,
+    /// The largest reply (all its frames) and frame accepted.
     pub limits: Limits,
     /// Header lines for the upgrade request (`-H`), checked by the config: none of the
     /// handshake's own; a `Host` replaces the URL's, a `Sec-WebSocket-Protocol` offers
@@ -53,6 +69,16 @@ impl Setup {
             .iter()
             .map(|b| (b.clone(), std::str::from_utf8(b).is_ok()))
             .collect()
+    }
+
+    /// The bytes the reply to message `req` must equal, if any.
+    #[inline]
+    fn want(&self, req: u32) -> Option<&[u8]> {
+        match &self.expect_body {
+            Some(b) => Some(b),
+            None if self.echo => self.messages.get(req as usize).map(|m| &m.0[..]),
+            None => None,
+        }
     }
 }
 
@@ -106,7 +132,12 @@ pub struct Conn<'r, T> {
     wpos: usize,
     /// This read's frames, copied so the codec may work on them in place.
     rbuf: Vec<u8>,
-    inflight: VecDeque<T>,
+    /// Messages in flight, oldest first: each one's tag and request index.
+    inflight: VecDeque<(T, u32)>,
+    /// The reply in progress, checked so far.
+    reply: Reply,
+    /// A reply has ended on this connection.
+    answered: bool,
     counts: Counts,
 }
 
@@ -117,11 +148,13 @@ impl<'r, T> Conn<'r, T> {
             state: State::Idle,
             key: [0; 24],
             since: Instant::now(),
-            ws: Session::client(setup.limits, 1),
+            ws: Session::client(setup.limits, 1).streaming(),
             wbuf: Vec::new(),
             wpos: 0,
             rbuf: Vec::new(),
             inflight: VecDeque::with_capacity(setup.depth),
+            reply: Reply::default(),
+            answered: false,
             counts: Counts::default(),
         }
     }
@@ -132,8 +165,10 @@ impl<'r, T> Conn<'r, T> {
         self.state = State::Upgrading;
         self.since = since;
         self.key = handshake::client_key(nonce);
-        self.ws = Session::client(self.setup.limits, seed);
+        self.ws = Session::client(self.setup.limits, seed).streaming();
         self.inflight.clear();
+        self.reply = Reply::default();
+        self.answered = false;
         self.wbuf.clear();
         self.wpos = 0;
         handshake::write_request(
@@ -157,6 +192,8 @@ impl<'r, T> Conn<'r, T> {
             wpos,
             rbuf,
             inflight,
+            reply,
+            answered,
             counts,
             ..
         } = self;
@@ -169,29 +206,41 @@ impl<'r, T> Conn<'r, T> {
                 Ok(r) => r,
                 Err(e) => {
                     ws.fail(wbuf, &e);
-                    return Err(ConnError::new(Class::Protocol, e.to_string()));
+                    let busy = match e {
+                        WsError::FrameTooLarge { .. } | WsError::MessageTooLarge { .. } => {
+                            Class::MessageTooLarge
+                        }
+                        _ => Class::Protocol,
+                    };
+                    // Bytes with nothing in flight answer nothing: unasked.
+                    let class = end_class(!inflight.is_empty(), *answered, busy, None)
+                        .unwrap_or(Class::Unasked);
+                    return Err(ConnError::new(class, e.to_string()));
                 }
             };
             pos += n;
             match ev {
                 None => return Ok(pos),
-                Some(Event::Message { data, .. }) => {
-                    let Some(tag) = inflight.pop_front() else {
+                Some(Event::Part { data, fin, .. }) => {
+                    let Some(&(tag, req)) = inflight.front() else {
                         return Err(ConnError::new(
-                            Class::Protocol,
-                            "a message from the server with none in flight",
+                            Class::Unasked,
+                            "a message from the server with none in flight (a reply to no message)",
                         ));
                     };
-                    let body_ok = match setup.expect_body.as_deref() {
-                        Some(want) => want == data,
-                        None => true,
-                    };
-                    on(End::Response {
-                        tag,
-                        status: 200,
-                        body_ok,
-                    });
+                    let want = setup.want(req);
+                    reply.piece(want, data);
+                    if fin {
+                        inflight.pop_front();
+                        *answered = true;
+                        on(End::Response {
+                            tag,
+                            status: 200,
+                            body_ok: reply.end(want),
+                        });
+                    }
                 }
+                Some(Event::Message { .. }) => unreachable!("a streaming session"),
                 Some(Event::Ping(_)) => {
                     // A server that pings and does not read would otherwise grow the unwritten
                     // pongs without bound: past the backlog, this ping goes unanswered (RFC
@@ -205,17 +254,36 @@ impl<'r, T> Conn<'r, T> {
                 Some(Event::Close { code, reason }) => {
                     let code = code.unwrap_or(0);
                     counts.close(code, 1);
-                    let class = match code {
+                    let busy = match code {
                         1002 | 1003 | 1007 | 1009 => Class::Protocol,
                         _ => Class::Reset,
                     };
+                    let class = end_class(!inflight.is_empty(), *answered, busy, None)
+                        .unwrap_or(Class::Reset);
+                    let when = if class == Class::Connect {
+                        " before any message"
+                    } else {
+                        ""
+                    };
                     return Err(ConnError::new(
                         class,
-                        format!("closed by the server with code {code} ({reason})"),
+                        format!("closed by the server with code {code} ({reason}){when}"),
                     ));
                 }
             }
         }
+    }
+}
+
+/// The class of an end of the connection (`busy` while messages are in flight, which it fails).
+/// With none in flight nothing else would count it: before the connection carried any message
+/// it is a failed connection; after, `idle` (None: no error, as a server may close an idle
+/// connection).
+fn end_class(inflight: bool, answered: bool, busy: Class, idle: Option<Class>) -> Option<Class> {
+    match (inflight, answered) {
+        (true, _) => Some(busy),
+        (false, false) => Some(Class::Connect),
+        (false, true) => idle,
     }
 }
 
@@ -265,7 +333,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             return false;
         };
         self.ws.send(&mut self.wbuf, *text, payload);
-        self.inflight.push_back(tag);
+        self.inflight.push_back((tag, req));
         true
     }
 
@@ -330,16 +398,21 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
-        match self.state {
-            State::Open if self.inflight.is_empty() && !self.ws.in_message() => Ok(()),
-            State::Upgrading => Err(ConnError::new(
+        if self.state == State::Upgrading {
+            return Err(ConnError::new(
                 Class::Connect,
                 "WebSocket handshake: connection closed by the peer before the 101",
+            ));
+        }
+        // A message begun with none in flight, cut here, answered nothing.
+        let cut = self.ws.in_message().then_some(Class::Unasked);
+        match end_class(!self.inflight.is_empty(), self.answered, Class::Reset, cut) {
+            None => Ok(()),
+            Some(Class::Connect) => Err(ConnError::new(
+                Class::Connect,
+                "connection closed by the peer before any message",
             )),
-            _ => Err(ConnError::new(
-                Class::Reset,
-                "connection closed by the peer",
-            )),
+            Some(class) => Err(ConnError::new(class, "connection closed by the peer")),
         }
     }
 
@@ -353,7 +426,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
         match self.inflight.front() {
             // A message cannot be cancelled alone: those behind it are lost with it.
-            Some(tag) if now.saturating_duration_since(tag.sent()) > timeout => Err(
+            Some((tag, _)) if now.saturating_duration_since(tag.sent()) > timeout => Err(
                 ConnError::new(Class::Timeout, format!("no reply within {timeout:?}")),
             ),
             _ => Ok(()),
@@ -361,7 +434,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     fn drain<F: FnMut(T)>(&mut self, each: &mut F) {
-        for tag in self.inflight.drain(..) {
+        for (tag, _) in self.inflight.drain(..) {
             each(tag);
         }
         self.state = State::Idle;

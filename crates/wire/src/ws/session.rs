@@ -13,6 +13,11 @@
 //! the frame header that would pass it is refused before its payload is read, and so is a frame
 //! over [`Limits::max_frame`] (both close with 1009). Everything the session writes (pongs, the
 //! close reply, messages) goes to the caller's `out`, masked when the role is the client's.
+//!
+//! A streaming session ([`Session::streaming`]) assembles nothing: it hands each message out
+//! in the pieces it arrived in ([`Event::Part`], slices of the caller's buffer, text checked as
+//! they come), so what it holds is the same whatever the message's size, and the limits only
+//! say how long a message may be (the load's client checks replies this way, as they stream).
 
 use super::frame::{self, apply_mask, Header, Opcode, MAX_CONTROL_PAYLOAD};
 use super::utf8::Utf8;
@@ -65,6 +70,16 @@ pub enum Event<'a> {
         code: Option<u16>,
         reason: &'a str,
     },
+    /// A streaming session's piece of a message, in order ([`Session::streaming`]; an
+    /// assembling session never returns one): `first` on the message's first piece, `fin` on
+    /// its last (its text then checked whole). Every data frame gives at least one piece, an
+    /// empty one when it has no payload, so a message's start and end are always seen.
+    Part {
+        text: bool,
+        data: &'a [u8],
+        first: bool,
+        fin: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +93,8 @@ enum Read {
 struct Msg {
     text: bool,
     len: u64,
+    /// Streaming: a piece of it has been handed out.
+    begun: bool,
 }
 
 /// Where the event `next` returns lies (decided before any borrow is taken).
@@ -90,6 +107,14 @@ enum Ready {
     Assembled {
         text: bool,
     },
+    /// Streaming: a piece of the frame in progress.
+    Part {
+        start: usize,
+        end: usize,
+        text: bool,
+        first: bool,
+        fin: bool,
+    },
     Control(Opcode),
 }
 
@@ -101,7 +126,9 @@ pub struct Session {
     read: Read,
     msg: Option<Msg>,
     /// A message in several frames or reads, assembled; cleared when the next one starts.
+    /// Never used when streaming.
     asm: Vec<u8>,
+    stream: bool,
     utf8: Utf8,
     ctrl: [u8; MAX_CONTROL_PAYLOAD],
     ctrl_len: usize,
@@ -130,6 +157,7 @@ impl Session {
             read: Read::Header,
             msg: None,
             asm: Vec::new(),
+            stream: false,
             utf8: Utf8::default(),
             ctrl: [0; MAX_CONTROL_PAYLOAD],
             ctrl_len: 0,
@@ -137,6 +165,13 @@ impl Session {
             received_close: false,
             rng: seed | 1,
         }
+    }
+
+    /// This session hands messages out in pieces as they arrive ([`Event::Part`]) instead of
+    /// assembling them.
+    pub fn streaming(mut self) -> Session {
+        self.stream = true;
+        self
     }
 
     pub fn role(&self) -> Role {
@@ -208,6 +243,7 @@ impl Session {
                         self.msg = Some(Msg {
                             text: h.opcode == Opcode::Text,
                             len: 0,
+                            begun: false,
                         });
                     }
                     if let Some(m) = self.msg.as_mut().filter(|_| !h.opcode.is_control()) {
@@ -232,17 +268,49 @@ impl Session {
                         if self.msg.is_some_and(|m| m.text) {
                             self.utf8.feed(piece)?;
                         }
-                        self.asm.extend_from_slice(piece);
+                        if !self.stream {
+                            self.asm.extend_from_slice(piece);
+                        }
                     }
+                    let start = pos;
                     pos += take;
                     let done = done + take as u64;
-                    if done < h.len {
-                        self.read = Read::Payload { h, done };
-                        return Ok((pos, None));
-                    }
-                    self.read = Read::Header;
+                    let whole = done == h.len;
+                    self.read = if whole {
+                        Read::Header
+                    } else {
+                        Read::Payload { h, done }
+                    };
                     if h.opcode.is_control() {
+                        if !whole {
+                            return Ok((pos, None));
+                        }
                         break Ready::Control(h.opcode);
+                    }
+                    if self.stream {
+                        // A piece of what this read holds (never empty unless the frame is).
+                        let m = self
+                            .msg
+                            .as_mut()
+                            .expect("a data frame belongs to a message");
+                        let (text, first, fin) = (m.text, !m.begun, whole && h.fin);
+                        m.begun = true;
+                        if fin {
+                            self.msg = None;
+                            if text {
+                                self.utf8.finish()?;
+                            }
+                        }
+                        break Ready::Part {
+                            start,
+                            end: pos,
+                            text,
+                            first,
+                            fin,
+                        };
+                    }
+                    if !whole {
+                        return Ok((pos, None));
                     }
                     if h.fin {
                         let m = self.msg.take().expect("a data frame belongs to a message");
@@ -255,9 +323,27 @@ impl Session {
             }
         };
         let ev = match ready {
+            Ready::Whole { start, end, text } if self.stream => Event::Part {
+                text,
+                data: &buf[start..end],
+                first: true,
+                fin: true,
+            },
             Ready::Whole { start, end, text } => Event::Message {
                 text,
                 data: &buf[start..end],
+            },
+            Ready::Part {
+                start,
+                end,
+                text,
+                first,
+                fin,
+            } => Event::Part {
+                text,
+                data: &buf[start..end],
+                first,
+                fin,
             },
             Ready::Assembled { text } => Event::Message {
                 text,

@@ -27,9 +27,34 @@ fn setup(depth: usize) -> Setup {
         depth,
         timeout: Duration::from_secs(1),
         expect_body: Some(b"hello".to_vec()),
+        echo: true,
         limits: Limits::default(),
         headers: Vec::new(),
     }
+}
+
+/// An echo load: messages of several sizes, each reply checked against its own message.
+fn echo_setup(depth: usize, limits: Limits) -> Setup {
+    let long: Vec<u8> = (0..300u32).map(|i| (i % 251) as u8).collect();
+    Setup {
+        messages: Setup::messages(&[b"hello".to_vec(), long, Vec::new()]),
+        expect_body: None,
+        limits,
+        ..setup(depth)
+    }
+}
+
+/// An upgraded connection with `reqs` open (tags 0, 1, ...).
+fn open_with<'s>(st: &'s Setup, reqs: &[u32], at: Instant) -> Conn<'s, T> {
+    let mut c = Conn::new(st);
+    let resp = upgrade(&mut c, at);
+    c.feed(&resp, &mut |_| {}).unwrap();
+    for (p, &req) in reqs.iter().enumerate() {
+        assert!(c.open(p, req, T(p as u32, at)));
+    }
+    let n = c.out().len();
+    c.wrote(n);
+    c
 }
 
 /// Starts `c`, checks its upgrade request as a server would, and returns the 101 to answer it.
@@ -209,6 +234,16 @@ fn a_close_fails_the_messages_in_flight() {
         (1000, Class::Reset),
         (1002, Class::Protocol),
     ];
+    // Right after the 101, before any message: a failed connection, whatever the code (before:
+    // a reset with nothing in flight, which counted nothing).
+    for (code, _) in cases {
+        let mut c = open_with(&st, &[], at);
+        let mut input = Vec::new();
+        write_close(&mut input, Some(code), "bye", None);
+        let e = drive(&mut c, &input, &[]).1.unwrap_err();
+        assert_eq!(e.class, Class::Connect, "{code}");
+        assert!(e.why.contains("before any message"), "{}", e.why);
+    }
     for (code, class) in cases {
         let mut c = Conn::new(&st);
         let mut input = upgrade(&mut c, at);
@@ -263,7 +298,11 @@ fn broken_peers_end_the_connection() {
         c.feed(&long, &mut |_| {}).unwrap_err().class,
         Class::Connect
     );
-    // After the upgrade: a masked frame, a reply with nothing in flight, bad UTF-8.
+    // After the upgrade: a masked frame, a message, bad UTF-8; with a message in flight, with
+    // none after one was answered, and before any message. Only the first fails a message; the
+    // others would count nothing, so they are counted by themselves: a message (or any frame)
+    // that answers nothing is unasked, and a connection that ends before it carried any message
+    // is a failed connection.
     let mut masked = Vec::new();
     write_frame(
         &mut masked,
@@ -272,12 +311,156 @@ fn broken_peers_end_the_connection() {
         b"hello",
         Some([1, 2, 3, 4]),
     );
-    for frames in [masked, s(Opcode::Text, b"hello"), s(Opcode::Text, &[0xc3])] {
-        let mut c = Conn::new(&st);
-        let resp = upgrade(&mut c, at);
-        c.feed(&resp, &mut |_| {}).unwrap();
-        let e = c.feed(&frames, &mut |_| {}).unwrap_err();
-        assert_eq!(e.class, Class::Protocol, "{}", e.why);
+    let msg = s(Opcode::Text, b"hello");
+    let cases = [
+        (&masked, 1, Class::Protocol, Class::Unasked, Class::Connect),
+        (&msg, 1, Class::Protocol, Class::Unasked, Class::Unasked),
+        (
+            &s(Opcode::Text, &[0xc3]),
+            1,
+            Class::Protocol,
+            Class::Unasked,
+            Class::Connect,
+        ),
+    ];
+    for (frames, _, busy, after, before) in cases {
+        for (answered, want) in [(true, after), (false, before)] {
+            let mut c = open_with(&st, &[0], at);
+            if answered {
+                let (ends, res) = drive(&mut c, &msg, &[]);
+                assert_eq!((ends, res), (vec!["0 ok=true".to_string()], Ok(())));
+            } else {
+                // Nothing was sent: the open message above is taken back.
+                c.inflight.clear();
+            }
+            let e = c.feed(frames, &mut |_| {}).unwrap_err();
+            assert_eq!(e.class, want, "answered {answered}: {}", e.why);
+        }
+        if frames != &msg {
+            let mut c = open_with(&st, &[0], at);
+            let e = c.feed(frames, &mut |_| {}).unwrap_err();
+            assert_eq!(e.class, busy, "in flight: {}", e.why);
+        }
+    }
+}
+
+/// Two replies to one message: the first answers it, the second answers nothing and ends the
+/// connection as unasked (before: a protocol error with nothing in flight, so nothing counted).
+/// Checked at every split of the two replies, and for a second reply cut short.
+#[test]
+fn a_second_reply_to_one_message_is_unasked() {
+    let st = setup(1);
+    let at = Instant::now();
+    let mut input = s(Opcode::Text, b"hello");
+    input.extend(s(Opcode::Text, b"hello"));
+    for cut in 0..=input.len() {
+        let mut c = open_with(&st, &[0], at);
+        let (ends, res) = drive(&mut c, &input, &[cut]);
+        assert_eq!(ends, ["0 ok=true"], "cut at {cut}");
+        let e = res.unwrap_err();
+        assert_eq!(e.class, Class::Unasked, "cut at {cut}: {}", e.why);
+        assert!(e.why.contains("none in flight"), "{}", e.why);
+    }
+    // A second reply's header alone, then the end of the stream: still unasked.
+    let mut c = open_with(&st, &[0], at);
+    let mut first = s(Opcode::Text, b"hello");
+    first.extend_from_slice(&[0x81, 5]);
+    let (ends, res) = drive(&mut c, &first, &[]);
+    assert_eq!((ends.len(), res), (1, Ok(())));
+    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, Class::Unasked);
+}
+
+/// Replies checked as they stream against their own messages (an echo), fed cut at every byte
+/// and byte by byte: the same verdicts as comparing each reply whole. Replies come whole, in
+/// fragments with a ping between, short by a byte, a byte too long, with one byte wrong, or
+/// empty; echo checking off takes any reply.
+#[test]
+fn echoes_are_checked_as_they_stream_at_every_split() {
+    let at = Instant::now();
+    let limits = Limits::default();
+    let st = echo_setup(8, limits);
+    let long = st.messages[1].0.clone();
+    let mut frag = Vec::new();
+    write_frame(&mut frag, false, Opcode::Binary, &long[..100], None);
+    write_frame(&mut frag, true, Opcode::Ping, b"", None);
+    write_frame(
+        &mut frag,
+        false,
+        Opcode::Continuation,
+        &long[100..101],
+        None,
+    );
+    write_frame(&mut frag, false, Opcode::Continuation, b"", None);
+    write_frame(&mut frag, true, Opcode::Continuation, &long[101..], None);
+    let mut wrong = long.clone();
+    wrong[299] ^= 1;
+    let replies = [
+        (0, s(Opcode::Text, b"hello"), true),
+        (1, frag, true),
+        (2, s(Opcode::Text, b""), true),
+        (0, s(Opcode::Text, b"hell"), false),
+        (0, s(Opcode::Text, b"hello!"), false),
+        (1, s(Opcode::Binary, &wrong), false),
+        (2, s(Opcode::Binary, b"x"), false),
+        (1, s(Opcode::Binary, &long), true),
+    ];
+    let reqs: Vec<u32> = replies.iter().map(|r| r.0).collect();
+    let input: Vec<u8> = replies.iter().flat_map(|r| r.1.clone()).collect();
+    let checked: Vec<String> = (0..replies.len())
+        .map(|i| format!("{i} ok={}", replies[i].2))
+        .collect();
+    let any: Vec<String> = (0..replies.len()).map(|i| format!("{i} ok=true")).collect();
+    let no_echo = Setup {
+        echo: false,
+        ..echo_setup(8, limits)
+    };
+    for (st, want) in [(&st, &checked), (&no_echo, &any)] {
+        let mut cuts: Vec<Vec<usize>> = (0..=input.len()).map(|k| vec![k]).collect();
+        cuts.push((1..input.len()).collect());
+        for cut in cuts {
+            let mut c = open_with(st, &reqs, at);
+            let (ends, res) = drive(&mut c, &input, &cut);
+            assert_eq!(res, Ok(()), "cuts {cut:?}");
+            assert_eq!(&ends, want, "cuts {cut:?}");
+        }
+    }
+}
+
+/// A reply past the limit ends the connection as message_too_large, the messages behind it
+/// with it, whether one frame passes the limit or the fragments together do; at the limit it
+/// is a reply.
+#[test]
+fn a_reply_past_the_limit_is_message_too_large() {
+    let at = Instant::now();
+    let limits = Limits {
+        max_frame: 300,
+        max_message: 300,
+    };
+    let st = echo_setup(2, limits);
+    let long = st.messages[1].0.clone();
+    let at_limit = s(Opcode::Binary, &long);
+    let mut over = Vec::new();
+    write_frame(&mut over, false, Opcode::Binary, &long, None);
+    write_frame(&mut over, true, Opcode::Continuation, b"x", None);
+    for (input, ok) in [
+        (at_limit, true),
+        (s(Opcode::Binary, &[0; 301]), false),
+        (over, false),
+    ] {
+        let mut c = open_with(&st, &[1, 0], at);
+        let (ends, res) = drive(&mut c, &input, &[]);
+        if ok {
+            assert_eq!((ends, res), (vec!["0 ok=true".to_string()], Ok(())));
+            continue;
+        }
+        assert!(ends.is_empty());
+        let e = res.unwrap_err();
+        assert_eq!(e.class, Class::MessageTooLarge, "{}", e.why);
+        assert!(e.why.contains("over the limit of 300"), "{}", e.why);
+        assert_eq!(close_in(c.out()), Some(1009));
+        let mut lost = Vec::new();
+        c.drain(&mut |t: T| lost.push(t.0));
+        assert_eq!(lost, [0, 1]);
     }
 }
 
@@ -297,6 +480,15 @@ fn timeouts_and_eof() {
     assert_eq!(e.class, Class::Connect, "{}", e.why);
     assert!(e.why.contains("before the 101"), "{}", e.why);
     c.feed(&resp, &mut |_| {}).unwrap();
+    // Open but closed before it carried any message: a failed connection (before: a clean
+    // end, which counted nothing).
+    let e = c.eof(&mut |_| {}).unwrap_err();
+    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert!(e.why.contains("before any message"), "{}", e.why);
+    // After a reply, idle: a clean end.
+    assert!(c.open(0, 0, T(0, at)));
+    let (ends, res) = drive(&mut c, &s(Opcode::Text, b"hello"), &[]);
+    assert_eq!((ends.len(), res), (1, Ok(())));
     assert_eq!(c.eof(&mut |_| {}), Ok(()), "idle and open: a clean end");
     assert!(c.open(0, 0, T(0, at)));
     assert_eq!(c.expire(at, &mut |_| {}), Ok(()));

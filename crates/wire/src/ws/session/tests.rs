@@ -34,6 +34,7 @@ fn show(ev: &Event<'_>) -> String {
         Event::Ping(p) => format!("ping {p:?}"),
         Event::Pong(p) => format!("pong {p:?}"),
         Event::Close { code, reason } => format!("close {code:?} {reason:?}"),
+        Event::Part { .. } => unreachable!("`run` assembles the pieces"),
     }
 }
 
@@ -42,11 +43,14 @@ fn checksum(d: &[u8]) -> u32 {
 }
 
 /// Feeds `parts` in turn (with what was left over carried, as a connection would): the events,
-/// what the session wrote, and the error that ended it.
+/// what the session wrote, and the error that ended it. A streaming session's pieces are put
+/// together here (checked to come in order: `first` on the first, `fin` on the last), so both
+/// kinds of session give the same events.
 fn run(mut sess: Session, parts: &[&[u8]]) -> (Vec<String>, Vec<u8>, Option<WsError>) {
     let mut events = Vec::new();
     let mut out = Vec::new();
     let mut carry: Vec<u8> = Vec::new();
+    let mut pieces: Option<Vec<u8>> = None;
     for p in parts {
         carry.extend_from_slice(p);
         let mut pos = 0;
@@ -55,8 +59,23 @@ fn run(mut sess: Session, parts: &[&[u8]]) -> (Vec<String>, Vec<u8>, Option<WsEr
                 Err(e) => return (events, out, Some(e)),
                 Ok((n, ev)) => {
                     let more = ev.is_some();
-                    if let Some(ev) = ev {
-                        events.push(show(&ev));
+                    match ev {
+                        Some(Event::Part {
+                            text,
+                            data,
+                            first,
+                            fin,
+                        }) => {
+                            assert_eq!(first, pieces.is_none(), "first on the first piece only");
+                            let m = pieces.get_or_insert_with(Vec::new);
+                            m.extend_from_slice(data);
+                            if fin {
+                                let data = &pieces.take().unwrap()[..];
+                                events.push(show(&Event::Message { text, data }));
+                            }
+                        }
+                        Some(ev) => events.push(show(&ev)),
+                        None => {}
                     }
                     pos += n;
                     if !more {
@@ -472,23 +491,23 @@ fn split_at_every_byte_decodes_the_same() {
             b"\x82\xff\x80\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04".to_vec(),
         ],
     ];
+    // Assembled, and streamed in pieces (which `run` puts together): the same events.
+    let sessions = [
+        Session::server(Limits::default()),
+        Session::server(Limits::default()).streaming(),
+    ];
     for frames in &streams {
         let input = &cat(frames);
         let whole = server(input);
         assert!(!whole.0.is_empty());
-        for cut in cuts(frames) {
-            let two = run(
-                Session::server(Limits::default()),
-                &[&input[..cut], &input[cut..]],
-            );
-            assert_eq!(two, whole, "split at {cut}");
+        for sess in &sessions {
+            for cut in cuts(frames) {
+                let two = run(sess.clone(), &[&input[..cut], &input[cut..]]);
+                assert_eq!(two, whole, "split at {cut}, streaming {}", sess.stream);
+            }
+            let bytes: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(run(sess.clone(), &bytes), whole, "byte by byte");
         }
-        let bytes: Vec<&[u8]> = input.chunks(1).collect();
-        assert_eq!(
-            run(Session::server(Limits::default()), &bytes),
-            whole,
-            "byte by byte"
-        );
     }
     // The first stream's events, for the record.
     let (ev, out, err) = server(&cat(&streams[0]));
@@ -507,4 +526,55 @@ fn split_at_every_byte_decodes_the_same() {
     write_header(&mut want, true, Close, 2, None);
     want.extend_from_slice(&1000u16.to_be_bytes());
     assert_eq!(out, want);
+}
+
+/// A streaming session hands each read's part of a frame out as it comes, in place (never
+/// copied, never kept), an empty piece for a frame without payload, and checks the limits on
+/// the frame headers as an assembling one does: what it holds does not grow with the message.
+#[test]
+fn streaming_hands_out_pieces_and_keeps_nothing() {
+    let limits = Limits {
+        max_frame: 1 << 20,
+        max_message: 5 << 19,
+    };
+    let mut sess = Session::client(limits, 1).streaming();
+    let mut out = Vec::new();
+    let mut frames = s(false, Opcode::Binary, &[7; 1 << 20]);
+    frames.extend(s(false, Opcode::Continuation, b""));
+    frames.extend(s(false, Opcode::Continuation, &[8; 1 << 20]));
+    let mut got = Vec::new();
+    for chunk in frames.chunks_mut(64 * 1024) {
+        let range = chunk.as_ptr_range();
+        let mut pos = 0;
+        loop {
+            let (n, ev) = sess.next(&mut chunk[pos..], &mut out).unwrap();
+            pos += n;
+            let Some(Event::Part {
+                data, first, fin, ..
+            }) = ev
+            else {
+                assert_eq!(ev, None);
+                break;
+            };
+            assert!(
+                data.is_empty() || range.contains(&data.as_ptr()),
+                "in place"
+            );
+            assert!(!fin);
+            got.push((data.len(), first));
+        }
+        assert!(chunk.len() - pos <= frame::MAX_HEADER_LEN);
+    }
+    assert_eq!(got[0], (64 * 1024 - 10, true));
+    assert!(got[1..].iter().all(|&(_, first)| !first));
+    assert!(got.contains(&(0, false)), "the empty frame is seen");
+    assert_eq!(got.iter().map(|p| p.0).sum::<usize>(), 2 << 20);
+    assert!(sess.in_message());
+    assert_eq!(sess.asm.capacity(), 0, "nothing assembled");
+    // The next frame would pass the message's limit: refused at its header.
+    let mut more = s(true, Opcode::Continuation, &[9; 1 << 20]);
+    assert_eq!(
+        sess.next(&mut more, &mut out).err(),
+        Some(WsError::MessageTooLarge { limit: 5 << 19 })
+    );
 }
