@@ -138,8 +138,7 @@ fn try_start(bin: &Path, http: &str, listen: &str, server: &str) -> Result<Nginx
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let log = || std::fs::read_to_string(ng.dir.join("error.log")).unwrap_or_default();
-        if matches!(ng.child.try_wait(), Ok(Some(_))) || log().contains("Address already in use")
-        {
+        if matches!(ng.child.try_wait(), Ok(Some(_))) || log().contains("Address already in use") {
             return Err(log());
         }
         if listens(ng.child.id(), port) && TcpStream::connect(("127.0.0.1", port)).is_ok() {
