@@ -7,6 +7,7 @@
 //!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
+//! - [`busy`]: CPU other programs took while a trial was measured, and the study's policy.
 //! - [`network`]: a point's emulated network and what the link emulator did in a trial.
 //! - [`compare`]: the comparison of two results (`barrage.compare/1`): cells paired, tested,
 //!   Holm-corrected, judged against a noise floor; one verdict per row for `barrage compare`,
@@ -19,6 +20,7 @@
 //!
 //! No I/O: the lab writes these values, the report and the CLI read them.
 
+pub mod busy;
 pub mod compare;
 pub mod fields;
 pub mod figure;

@@ -477,6 +477,9 @@ pub fn fold_notes(doc: &Results) -> Vec<NoteLine> {
                 }
                 (WarningKind::Skipped, n) => format!("{n} contenders were skipped."),
                 (WarningKind::FailedTrials, n) => format!("{n} cells have failed trials."),
+                (WarningKind::MachineBusy, n) => format!(
+                    "{n} warnings of a busy machine: other programs took more CPU than the study's bound while trials were measured."
+                ),
                 (k, n) => format!("{n} warnings of kind {k}."),
             };
             NoteLine {
