@@ -63,7 +63,9 @@ pub struct AnswerCell {
     pub text: String,
     /// Every trial of the cell failed.
     pub failed: bool,
-    /// The best value of its column.
+    /// Some trial of the cell failed (its median is of the others): never marked best.
+    pub with_failures: bool,
+    /// The best value of its column among the cells whose every trial succeeded.
     pub best: bool,
 }
 
@@ -290,6 +292,7 @@ fn ranked(doc: &Results, primary: &Metric) -> Answer {
                         value,
                         text,
                         failed: !trials.is_empty() && trials.iter().all(|t| !t.ok),
+                        with_failures: trials.iter().any(|t| !t.ok),
                         best: false,
                     }
                 })
@@ -344,7 +347,9 @@ fn ok_trials(doc: &Results, name: &str) -> usize {
         .count()
 }
 
-/// Marks the best value of every column that holds a metric.
+/// Marks the best value of every column that holds a metric, among the cells whose every trial
+/// succeeded: a median of the trials that survived (the others out of memory, say) is not a
+/// figure to hold up as the best; when no cell of a column qualifies, none is marked.
 fn mark_best(rows: &mut [AnswerRow], metrics: &[Option<&Metric>]) {
     for (i, m) in metrics.iter().enumerate() {
         let Some(m) = m else { continue };
@@ -355,11 +360,19 @@ fn mark_best(rows: &mut [AnswerRow], metrics: &[Option<&Metric>]) {
                 a.min(b)
             }
         };
-        let Some(best) = rows.iter().filter_map(|r| r.cells[i].value).reduce(pick) else {
+        let clean = |c: &AnswerCell| !c.with_failures && !c.failed;
+        let Some(best) = rows
+            .iter()
+            .map(|r| &r.cells[i])
+            .filter(|c| clean(c))
+            .filter_map(|c| c.value)
+            .reduce(pick)
+        else {
             continue;
         };
         for r in rows.iter_mut() {
-            r.cells[i].best = r.cells[i].value == Some(best);
+            let c = &mut r.cells[i];
+            c.best = clean(c) && c.value == Some(best);
         }
     }
 }
