@@ -90,7 +90,7 @@ pub fn answer(doc: &Results) -> Answer {
     a.question = if doc.study.description.is_empty() {
         doc.study.name.clone()
     } else {
-        doc.study.description.clone()
+        fill_params(&doc.study.description, doc)
     };
     a.notes = fold_notes(doc);
     a.network = barrage_model::network::summary_lines(doc);
@@ -460,6 +460,33 @@ pub fn versus(c: &Comparison, b: &str) -> String {
         format!("p = {p}")
     };
     format!("{} than {b} ({p})", c.phrase)
+}
+
+/// A description that names the study's client parameters (`for {seconds} s`) with their
+/// values: the one value when every point has the same ("for 5 s"), else the values in point
+/// order joined by " / " ("{size}" swept over 1KiB and 1MiB: "1KiB / 1MiB"). Other braces are
+/// left as written.
+pub fn fill_params(text: &str, doc: &Results) -> String {
+    let mut out = text.to_string();
+    let names: Vec<&String> = doc
+        .points
+        .iter()
+        .flat_map(|p| p.client_params.keys())
+        .collect();
+    for name in crate::table::dedup(names) {
+        let key = format!("{{{name}}}");
+        if !out.contains(&key) {
+            continue;
+        }
+        let values = crate::table::dedup(
+            doc.points
+                .iter()
+                .filter_map(|p| p.client_params.get(name.as_str()))
+                .map(|v| v.to_string()),
+        );
+        out = out.replace(&key, &values.join(" / "));
+    }
+    out
 }
 
 /// The study's warnings, one line per kind with a count; a message repeated word for word is

@@ -300,3 +300,21 @@ fn a_cell_with_a_failed_trial_is_never_best() {
     let a = answer(&study(&["c=1"], broken));
     assert!(a.rows.iter().all(|r| !r.cells[0].best));
 }
+
+/// The description's placeholders of client parameters are filled: one value as it is, a swept
+/// one as its values; unknown braces stay.
+#[test]
+fn description_placeholders_are_filled() {
+    use barrage_model::units::Param;
+    let mut r = study(&["c=1", "c=10"], vec![trial(0, "a", 0, Some(1.0))]);
+    for (i, p) in r.points.iter_mut().enumerate() {
+        p.client_params.insert("seconds".into(), Param::Int(5));
+        p.client_params
+            .insert("size".into(), Param::Str(["1KiB", "1MiB"][i].into()));
+    }
+    r.study.description = "50 GETs of {size} for {seconds} s, {unknown}".into();
+    assert_eq!(
+        answer(&r).question,
+        "50 GETs of 1KiB / 1MiB for 5 s, {unknown}"
+    );
+}
