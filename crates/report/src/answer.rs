@@ -463,9 +463,8 @@ pub fn versus(c: &Comparison, b: &str) -> String {
 }
 
 /// A description that names the study's client parameters (`for {seconds} s`) with their
-/// values: the one value when every point has the same ("for 5 s"), else the values in point
-/// order joined by " / " ("{size}" swept over 1KiB and 1MiB: "1KiB / 1MiB"). Other braces are
-/// left as written.
+/// values where every point has the same one ("for 5 s"). A swept parameter stays as written:
+/// its values are the points' labels, which the tables show.
 pub fn fill_params(text: &str, doc: &Results) -> String {
     let mut out = text.to_string();
     let names: Vec<&String> = doc
@@ -481,10 +480,11 @@ pub fn fill_params(text: &str, doc: &Results) -> String {
         let values = crate::table::dedup(
             doc.points
                 .iter()
-                .filter_map(|p| p.client_params.get(name.as_str()))
-                .map(|v| v.to_string()),
+                .map(|p| p.client_params.get(name.as_str()).map(|v| v.to_string())),
         );
-        out = out.replace(&key, &values.join(" / "));
+        if let [Some(one)] = values.as_slice() {
+            out = out.replace(&key, one);
+        }
     }
     out
 }
