@@ -11,6 +11,7 @@ mod history;
 mod load;
 mod merge;
 mod metrics;
+mod plan;
 mod report;
 mod run;
 mod serve;
@@ -43,6 +44,9 @@ enum Command {
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
     Run(run::Args),
+    /// Choose a study's trial count by power from a pilot run: the trials each comparison needs
+    /// to detect a ratio (--ratio 1.10) at the study's Holm-corrected level.
+    Plan(plan::Args),
     /// Turn results (a study's results.json, or `barrage load --json` files) into HTML, Markdown, CSV, the terminal summary or summary.csv.
     Report(report::Args),
     /// List the runs recorded with `--history` (by URL, study or metric), or draw each
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve::main(args),
         Some(Command::Run(args)) => run::main(args),
         Some(Command::Report(args)) => report::main(args),
+        Some(Command::Plan(args)) => plan::main(args),
         Some(Command::History(args)) => history::main(args),
         Some(Command::Compare(args)) => compare::main(args),
         None => run::main(run::Args::default()),

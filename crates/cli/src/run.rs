@@ -35,6 +35,16 @@ pub struct Args {
     /// 1 trial, no warmup or cooldown). Results go to ./results/<study>-quick-<timestamp>/.
     #[arg(long, conflicts_with_all = ["resume", "print_default"])]
     pub quick: bool,
+    /// Most CPU other programs may take while a trial is measured, in % of one core (the
+    /// machine's cores less the contender's tree and barrage's own process, averaged over the
+    /// measured window); overrides the study's `busy_limit` (default 10).
+    #[arg(long, value_name = "PCT", conflicts_with = "resume")]
+    pub busy_limit: Option<f64>,
+    /// What a trial over the busy limit means: `warn` (kept, flagged; the default), `retry`
+    /// (run again once the machine is quiet, at most 3 times, then failed) or `fail` (failed as
+    /// machine_busy, not credited); overrides the study's `on_busy`.
+    #[arg(long, value_name = "POLICY", value_parser = ["warn", "retry", "fail"], conflicts_with = "resume")]
+    pub on_busy: Option<String>,
     /// No progress bar (the summary is still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -109,7 +119,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 (study::parse(study::DEFAULT_STUDY, &file, &cwd)?, file)
             }
         };
-        let st = if args.quick { st.quick() } else { st };
+        let mut st = if args.quick { st.quick() } else { st };
+        if let Some(pct) = args.busy_limit {
+            anyhow::ensure!(
+                pct.is_finite() && pct >= 0.0,
+                "--busy-limit is a % of one core, 0 or more, not {pct}"
+            );
+            st.busy_limit_pct = pct;
+        }
+        if let Some(p) = args
+            .on_busy
+            .as_deref()
+            .and_then(barrage_model::busy::OnBusy::parse)
+        {
+            st.on_busy = p;
+        }
         let dir = args.out.clone().unwrap_or_else(|| {
             let quick = if st.quick { "-quick" } else { "" };
             Path::new("results").join(format!(

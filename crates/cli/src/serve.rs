@@ -52,8 +52,10 @@ pub struct Args {
     /// On SIGINT/SIGTERM, how long in-flight responses may take to finish [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub grace: Option<Duration>,
-    /// Request parser: httparse, picohttpparser or http-parser (the C ones need the cargo
-    /// features parser-pico and parser-http-parser, on by default) [default: httparse].
+    /// Request parser: httparse, picohttpparser, http-parser (one-shot over each read's head)
+    /// or http-parser-stream (one http-parser per connection fed each read's new bytes, as
+    /// servers built on it do); the C ones need the cargo features parser-pico and
+    /// parser-http-parser, on by default [default: httparse].
     #[arg(long, value_name = "PARSER")]
     pub parser: Option<Parser>,
     /// HTTP/2 (a connection opening with the h2 preface, h2c with prior knowledge): concurrent
@@ -260,6 +262,7 @@ mod tests {
             ("httparse", Parser::Httparse),
             ("picohttpparser", Parser::Picohttpparser),
             ("http-parser", Parser::HttpParser),
+            ("http-parser-stream", Parser::HttpParserStream),
         ] {
             let args = Args {
                 parser: Some(name.parse().unwrap()),

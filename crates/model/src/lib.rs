@@ -7,6 +7,8 @@
 //!   the figures a study declares beside them.
 //! - [`stats`]: the statistics (summaries, intervals, tests, comparisons); [`summary`]: those of
 //!   a results document, from its trials.
+//! - [`busy`]: CPU other programs took while a trial was measured, and the study's policy.
+//! - [`plan`]: trials per contender by power from a pilot's spread (`barrage plan`).
 //! - [`network`]: a point's emulated network and what the link emulator did in a trial.
 //! - [`compare`]: the comparison of two results (`barrage.compare/1`): cells paired, tested,
 //!   Holm-corrected, judged against a noise floor; one verdict per row for `barrage compare`,
@@ -19,6 +21,7 @@
 //!
 //! No I/O: the lab writes these values, the report and the CLI read them.
 
+pub mod busy;
 pub mod compare;
 pub mod fields;
 pub mod figure;
@@ -27,6 +30,7 @@ pub mod load;
 pub mod merge;
 pub mod metric;
 pub mod network;
+pub mod plan;
 pub mod process;
 pub mod rng;
 pub mod stats;

@@ -431,17 +431,33 @@ pub fn fmt_count(v: f64) -> String {
     }
 }
 
-/// Bytes for people: "1.70 GiB", "48.0 MiB", "12 KiB", "512 B".
+/// Bytes for people: "1.70 GiB", "48.0 MiB", and below 1 MiB the exact count, "1,460 B",
+/// "209,920 B": sizes of that order are buffer and chunk sizes (a TCP segment's 1,448 or 1,460
+/// bytes, a 64 KiB read) whose exact value is the finding, which "1 KiB" would hide.
 pub fn fmt_bytes(v: f64) -> String {
-    if v < 1024.0 {
-        format!("{v:.0} B")
-    } else if v >= (1u64 << 30) as f64 {
+    if v >= (1u64 << 30) as f64 {
         format!("{:.2} GiB", v / (1u64 << 30) as f64)
     } else if v >= (1u64 << 20) as f64 {
         format!("{:.1} MiB", v / (1u64 << 20) as f64)
     } else {
-        format!("{:.0} KiB", v / 1024.0)
+        format!("{} B", thousands(v.round()))
     }
+}
+
+/// A whole number with thousands separators: "1,460", "-12,000".
+fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 {
+        out.insert(0, '-');
+    }
+    out
 }
 
 /// Seconds for people: "2.50 s", "1.25 ms", "3.2 µs".
@@ -458,6 +474,28 @@ pub fn fmt_secs(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_below_a_mebibyte_are_exact() {
+        let cases = [
+            (0.0, "0 B"),
+            (512.0, "512 B"),
+            (1448.0, "1,448 B"),
+            (1460.0, "1,460 B"),
+            (1454.5, "1,455 B"),
+            (65536.0, "65,536 B"),
+            (1_000_000.0, "1,000,000 B"),
+            (1_048_575.0, "1,048,575 B"),
+            (1_048_576.0, "1.0 MiB"),
+            (48.0 * 1_048_576.0, "48.0 MiB"),
+            (1.7 * (1u64 << 30) as f64, "1.70 GiB"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(fmt_bytes(v), want, "{v}");
+        }
+        // Two chunk sizes the old "1 KiB" showed alike now differ.
+        assert_ne!(fmt_bytes(1460.0), fmt_bytes(1448.0));
+    }
 
     #[test]
     fn keys_are_unique_and_found() {

@@ -77,6 +77,11 @@ pub struct Sample {
     pub procs: Vec<ProcSample>,
     /// Machine-wide busy % of each core over the interval (empty when disabled).
     pub cores_busy_pct: Vec<f64>,
+    /// CPU of the sampling process itself over the interval, % of one core: barrage, with its
+    /// load generator or target server, the link emulator and this sampler (with the machine's
+    /// cores; none in files written before it was recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barrage_cpu_pct: Option<f64>,
 }
 
 /// Everything one sampler run recorded.
@@ -136,6 +141,31 @@ impl Samples {
             prev = Some(s.t);
         }
         (Duration::from_secs_f64(user), Duration::from_secs_f64(sys))
+    }
+
+    /// Machine-wide CPU outside the tree and barrage's own process in `[from, to]`, as an average
+    /// % of one core: per interval, the busy time of every core less the tree's CPU and
+    /// barrage's, prorated where an interval straddles the window; negative totals (the two
+    /// clocks' rounding) read as 0. None when the samples lack per-core or barrage figures.
+    ///
+    /// This is what other programs on the machine took while the contender was measured: a
+    /// build beside a study shows here, the contender and the generator do not.
+    pub fn outside_cpu_pct(&self, from: Duration, to: Duration) -> Option<f64> {
+        let mut core_s = 0.0;
+        let mut span_s = 0.0;
+        for w in self.samples.windows(2) {
+            let (p, s) = (&w[0], &w[1]);
+            let (lo, hi) = (p.t.max(from), s.t.min(to));
+            if hi <= lo || s.cores_busy_pct.is_empty() {
+                continue;
+            }
+            let barrage = s.barrage_cpu_pct?;
+            let machine: f64 = s.cores_busy_pct.iter().sum();
+            let overlap = (hi - lo).as_secs_f64();
+            core_s += (machine - s.cpu_user_pct - s.cpu_sys_pct - barrage) / 100.0 * overlap;
+            span_s += overlap;
+        }
+        (span_s > 0.0).then(|| (core_s / span_s * 100.0).max(0.0))
     }
 
     /// Largest tree RSS among the samples in `[from, to]`.
@@ -301,13 +331,29 @@ impl Samples {
             let prev = (a.t - self.samples[n - 3].t).as_secs_f64();
             if last < half && prev > 0.0 {
                 let span = prev + last;
-                let user = (a.cpu_user_pct * prev + b.cpu_user_pct * last) / span;
-                let sys = (a.cpu_sys_pct * prev + b.cpu_sys_pct * last) / span;
+                let mix = |x: f64, y: f64| (x * prev + y * last) / span;
+                let user = mix(a.cpu_user_pct, b.cpu_user_pct);
+                let sys = mix(a.cpu_sys_pct, b.cpu_sys_pct);
+                // The machine's and barrage's figures of a few milliseconds are one clock tick
+                // or none: merged the same way, so the outside CPU stays within reason.
+                let cores: Vec<f64> = if a.cores_busy_pct.len() == b.cores_busy_pct.len() {
+                    (a.cores_busy_pct.iter().zip(&b.cores_busy_pct))
+                        .map(|(x, y)| mix(*x, *y))
+                        .collect()
+                } else {
+                    b.cores_busy_pct.clone()
+                };
+                let barrage = match (a.barrage_cpu_pct, b.barrage_cpu_pct) {
+                    (Some(x), Some(y)) => Some(mix(x, y)),
+                    (_, y) => y,
+                };
                 let last_sample = self.samples.pop().expect("n >= 3");
                 let merged = self.samples.last_mut().expect("n >= 3");
                 *merged = Sample {
                     cpu_user_pct: user,
                     cpu_sys_pct: sys,
+                    cores_busy_pct: cores,
+                    barrage_cpu_pct: barrage,
                     ..last_sample
                 };
             }
@@ -473,5 +519,62 @@ mod tests {
                 assert!((x.cpu_sys_pct * 3.0 - x.cpu_user_pct).abs() < 1e-6, "{x:?}");
             }
         }
+    }
+
+    /// Samples of (ms, tree %, barrage %, per-core busy %).
+    fn machine(points: &[(u64, f64, Option<f64>, &[f64])]) -> Samples {
+        Samples {
+            samples: points
+                .iter()
+                .map(|&(ms, tree, barrage, cores)| Sample {
+                    t: Duration::from_millis(ms),
+                    cpu_user_pct: tree,
+                    cores_busy_pct: cores.to_vec(),
+                    barrage_cpu_pct: barrage,
+                    ..Sample::default()
+                })
+                .collect(),
+            ..Samples::default()
+        }
+    }
+
+    #[test]
+    fn outside_cpu_is_the_machine_less_the_tree_and_barrage() {
+        let ms = Duration::from_millis;
+        // A quiet machine: the cores' busy time is the tree's and barrage's.
+        let quiet = machine(&[
+            (0, 0.0, Some(0.0), &[0.0, 0.0]),
+            (100, 90.0, Some(40.0), &[90.0, 40.0]),
+            (200, 100.0, Some(30.0), &[100.0, 30.0]),
+        ]);
+        assert_eq!(quiet.outside_cpu_pct(ms(0), ms(200)), Some(0.0));
+        // Another program takes 60% of a core in the first interval, 20% in the second: 40% on
+        // average, the first interval alone 60%.
+        let busy = machine(&[
+            (0, 0.0, Some(0.0), &[0.0, 0.0]),
+            (100, 90.0, Some(40.0), &[100.0, 90.0]),
+            (200, 100.0, Some(30.0), &[100.0, 50.0]),
+        ]);
+        let got = busy.outside_cpu_pct(ms(0), ms(200)).unwrap();
+        assert!((got - 40.0).abs() < 1e-9, "{got}");
+        let got = busy.outside_cpu_pct(ms(0), ms(100)).unwrap();
+        assert!((got - 60.0).abs() < 1e-9, "{got}");
+        // A window over the last quarter of the first interval and three quarters of the
+        // second: (60 x 25 + 20 x 75) / 100 = 30.
+        let got = busy.outside_cpu_pct(ms(75), ms(175)).unwrap();
+        assert!((got - 30.0).abs() < 1e-9, "{got}");
+        // Rounding of the two clocks that leaves the total below zero reads as 0.
+        let under = machine(&[
+            (0, 0.0, Some(0.0), &[0.0]),
+            (100, 100.0, Some(5.0), &[100.0]),
+        ]);
+        assert_eq!(under.outside_cpu_pct(ms(0), ms(100)), Some(0.0));
+        // No barrage figure (an older file) or no per-core figures: nothing to say.
+        let old = machine(&[(0, 0.0, None, &[0.0]), (100, 10.0, None, &[50.0])]);
+        assert_eq!(old.outside_cpu_pct(ms(0), ms(100)), None);
+        let none = machine(&[(0, 0.0, Some(0.0), &[]), (100, 10.0, Some(1.0), &[])]);
+        assert_eq!(none.outside_cpu_pct(ms(0), ms(100)), None);
+        // A window outside the samples: none either.
+        assert_eq!(busy.outside_cpu_pct(ms(300), ms(400)), None);
     }
 }

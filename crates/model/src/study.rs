@@ -94,6 +94,12 @@ pub struct StudyInfo {
     /// print and trials record in `metrics.figures`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<crate::figure::Figure>,
+    /// The bound of CPU outside the contender and barrage (`busy_limit`, % of one core) and
+    /// what a trial over it meant (`on_busy`); files before them: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_limit_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_busy: Option<crate::busy::OnBusy>,
     /// The study's `[[threshold]]`s.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::threshold::StudyThreshold>,
@@ -271,6 +277,9 @@ pub struct Trial {
     /// What the emulated link did (points with a network only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<crate::network::NetworkRun>,
+    /// CPU other programs took while it was measured (files before it: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_cpu: Option<crate::busy::OutsideCpu>,
 }
 
 impl ContenderInfo {

@@ -188,6 +188,26 @@ pub fn update(r: &mut Results) {
                     message: format!("{where_}: barrage's generator and the contender were both at their CPU budgets; the contender's figures stand, but it was not pushed past saturation"),
                 });
             }
+            let busy: Vec<&crate::busy::OutsideCpu> = trials
+                .iter()
+                .filter(|t| t.ok)
+                .filter_map(|t| t.outside_cpu.as_ref())
+                .filter(|o| o.busy)
+                .collect();
+            if let Some(worst) = busy.iter().max_by(|a, b| a.cpu_pct.total_cmp(&b.cpu_pct)) {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: WarningKind::MachineBusy,
+                    message: format!(
+                        "{where_}: the machine was busy in {} of {} trials (other programs used up to {:.0}% of a core on average while a trial was measured, bound {:.0}%); their figures may measure the other programs as much as the contender",
+                        busy.len(),
+                        trials.len(),
+                        worst.cpu_pct,
+                        worst.limit_pct
+                    ),
+                });
+            }
             let link: Vec<&str> = trials
                 .iter()
                 .filter_map(|t| t.network.as_ref())
@@ -229,6 +249,31 @@ pub fn update(r: &mut Results) {
                     .collect(),
             });
         }
+    }
+    let discarded: usize = r
+        .trials
+        .iter()
+        .filter_map(|t| t.outside_cpu.as_ref())
+        .map(|o| o.discarded_pct.len())
+        .sum();
+    if discarded > 0 {
+        let rerun = r
+            .trials
+            .iter()
+            .filter(|t| {
+                t.outside_cpu
+                    .as_ref()
+                    .is_some_and(|o| !o.discarded_pct.is_empty())
+            })
+            .count();
+        warnings.push(Warning {
+            point: None,
+            contender: None,
+            kind: WarningKind::MachineBusy,
+            message: format!(
+                "{rerun} trial(s) were run again because the machine was busy ({discarded} busy attempt(s) discarded, on_busy = \"retry\")"
+            ),
+        });
     }
     let fewest = cells.iter().map(|c| c.trials_ok).min().unwrap_or(0);
     let comparisons = comparisons(r, &cells, &metrics);

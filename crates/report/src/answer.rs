@@ -63,7 +63,9 @@ pub struct AnswerCell {
     pub text: String,
     /// Every trial of the cell failed.
     pub failed: bool,
-    /// The best value of its column.
+    /// Some trial of the cell failed (its median is of the others): never marked best.
+    pub with_failures: bool,
+    /// The best value of its column among the cells whose every trial succeeded.
     pub best: bool,
 }
 
@@ -88,7 +90,7 @@ pub fn answer(doc: &Results) -> Answer {
     a.question = if doc.study.description.is_empty() {
         doc.study.name.clone()
     } else {
-        doc.study.description.clone()
+        fill_params(&doc.study.description, doc)
     };
     a.notes = fold_notes(doc);
     a.network = barrage_model::network::summary_lines(doc);
@@ -290,6 +292,7 @@ fn ranked(doc: &Results, primary: &Metric) -> Answer {
                         value,
                         text,
                         failed: !trials.is_empty() && trials.iter().all(|t| !t.ok),
+                        with_failures: trials.iter().any(|t| !t.ok),
                         best: false,
                     }
                 })
@@ -344,7 +347,9 @@ fn ok_trials(doc: &Results, name: &str) -> usize {
         .count()
 }
 
-/// Marks the best value of every column that holds a metric.
+/// Marks the best value of every column that holds a metric, among the cells whose every trial
+/// succeeded: a median of the trials that survived (the others out of memory, say) is not a
+/// figure to hold up as the best; when no cell of a column qualifies, none is marked.
 fn mark_best(rows: &mut [AnswerRow], metrics: &[Option<&Metric>]) {
     for (i, m) in metrics.iter().enumerate() {
         let Some(m) = m else { continue };
@@ -355,11 +360,19 @@ fn mark_best(rows: &mut [AnswerRow], metrics: &[Option<&Metric>]) {
                 a.min(b)
             }
         };
-        let Some(best) = rows.iter().filter_map(|r| r.cells[i].value).reduce(pick) else {
+        let clean = |c: &AnswerCell| !c.with_failures && !c.failed;
+        let Some(best) = rows
+            .iter()
+            .map(|r| &r.cells[i])
+            .filter(|c| clean(c))
+            .filter_map(|c| c.value)
+            .reduce(pick)
+        else {
             continue;
         };
         for r in rows.iter_mut() {
-            r.cells[i].best = r.cells[i].value == Some(best);
+            let c = &mut r.cells[i];
+            c.best = clean(c) && c.value == Some(best);
         }
     }
 }
@@ -449,6 +462,33 @@ pub fn versus(c: &Comparison, b: &str) -> String {
     format!("{} than {b} ({p})", c.phrase)
 }
 
+/// A description that names the study's client parameters (`for {seconds} s`) with their
+/// values where every point has the same one ("for 5 s"). A swept parameter stays as written:
+/// its values are the points' labels, which the tables show.
+pub fn fill_params(text: &str, doc: &Results) -> String {
+    let mut out = text.to_string();
+    let names: Vec<&String> = doc
+        .points
+        .iter()
+        .flat_map(|p| p.client_params.keys())
+        .collect();
+    for name in crate::table::dedup(names) {
+        let key = format!("{{{name}}}");
+        if !out.contains(&key) {
+            continue;
+        }
+        let values = crate::table::dedup(
+            doc.points
+                .iter()
+                .map(|p| p.client_params.get(name.as_str()).map(|v| v.to_string())),
+        );
+        if let [Some(one)] = values.as_slice() {
+            out = out.replace(&key, one);
+        }
+    }
+    out
+}
+
 /// The study's warnings, one line per kind with a count; a message repeated word for word is
 /// shown once.
 pub fn fold_notes(doc: &Results) -> Vec<NoteLine> {
@@ -477,6 +517,9 @@ pub fn fold_notes(doc: &Results) -> Vec<NoteLine> {
                 }
                 (WarningKind::Skipped, n) => format!("{n} contenders were skipped."),
                 (WarningKind::FailedTrials, n) => format!("{n} cells have failed trials."),
+                (WarningKind::MachineBusy, n) => format!(
+                    "{n} warnings of a busy machine: other programs took more CPU than the study's bound while trials were measured."
+                ),
                 (k, n) => format!("{n} warnings of kind {k}."),
             };
             NoteLine {

@@ -29,6 +29,7 @@ table.summary tr.first td { border-top: 2px solid #888; }
 td.best { font-weight: 700; }
 td.failed, tr.failed td { color: #B03A00; }
 p.question { font-size: 16px; margin: 4px 0 10px; color: #333; }
+p.machine { font-size: 13px; margin: 2px 0 8px; color: #555; }
 .answer { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: flex-start; }
 .answer-text { flex: 1 1 560px; min-width: 0; overflow-x: auto; }
 table.ranked { margin-top: 0; }
@@ -88,6 +89,7 @@ h2 { border-bottom-color: #56B4E9; }
 th, td { border-color: #4a4d52; }
 th { background: #262a30; }
 p.question { color: #d0d0d0; }
+p.machine { color: #aaa; }
 p.caption, p.small { color: #b0b0b0; }
 footer { color: #999; }
 nav.toc { background: #1f2630; }
@@ -252,6 +254,9 @@ fn section(s: &mut String, sec: &Section, id: &str, alone: bool) {
         );
     } else if !alone {
         let _ = writeln!(s, "<h2>{}</h2>", esc(&sec.heading));
+    }
+    if let Some(m) = &sec.machine {
+        let _ = writeln!(s, "<p class=\"machine\">Machine: {}</p>", esc(m));
     }
     if let Some(a) = &sec.answer {
         answer(s, a, sec.answer_chart.as_ref());

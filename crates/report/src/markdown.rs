@@ -79,6 +79,9 @@ pub(crate) fn answer_table(s: &mut String, a: &crate::answer::Answer) {
 
 fn section(s: &mut String, sec: &Section) {
     let _ = write!(s, "\n## {}\n\n", cell(&sec.heading));
+    if let Some(m) = &sec.machine {
+        let _ = write!(s, "Machine: {}\n\n", cell(m));
+    }
     if let Some(a) = &sec.answer {
         answer(s, a);
     }
@@ -238,7 +241,17 @@ pub fn comparison_text(t: &Table, r: &crate::table::Row) -> String {
                 .is_some_and(|c| c.reference == r.name())
     });
     if reference && r.vs_best.first().is_some_and(|c| c.is_none()) {
-        parts.push(format!("best {}", t.columns[0].name()));
+        // A median of the trials that survived is the others' reference, not "the best".
+        parts.push(if r.failed > 0 {
+            format!(
+                "highest median {} of its {} successful trials ({} failed)",
+                t.columns[0].name(),
+                r.trials - r.failed,
+                r.failed
+            )
+        } else {
+            format!("best {}", t.columns[0].name())
+        });
     }
     for (i, c) in r.vs_best.iter().enumerate() {
         if let Some(c) = c {

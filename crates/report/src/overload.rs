@@ -99,7 +99,7 @@ pub fn section(studies: &[(String, &Results)]) -> Option<Section> {
                     value: f.after.flatten(),
                     text: after_text(f),
                     failed: f.after == Some(None),
-                    best: false,
+                    ..AnswerCell::default()
                 },
                 AnswerCell {
                     value: f.achieved,

@@ -16,6 +16,8 @@ pub struct Page {
 #[derive(Debug, Clone, Default)]
 pub struct Section {
     pub heading: String,
+    /// The machine the run was on, in one line, shown under the heading (studies).
+    pub machine: Option<String>,
     /// Header facts: study, date, machine, version, pinning, trials, ...
     pub meta: Vec<(String, String)>,
     /// Warnings and facts the reader must not miss (failed trials, no CI possible, ...).

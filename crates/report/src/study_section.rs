@@ -306,6 +306,7 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         .collect();
     Section {
         heading: format!("Study {} ({label})", doc.study.name),
+        machine: Some(machine_text(&doc.machine)),
         meta: meta(label, doc),
         notes,
         failure_groups: failure_groups(doc),
@@ -403,8 +404,9 @@ fn notes(doc: &Results, table: &Table, failed: usize) -> Vec<String> {
     notes
 }
 
-fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
-    let m = &doc.machine;
+/// The machine a run was on, in one line: CPU model, CPUs, memory, kernel, OS, host (what
+/// `results.json` records; "unknown" when it records nothing).
+pub fn machine_text(m: &barrage_model::study::Machine) -> String {
     let mut machine = Vec::new();
     if !m.cpu_model.is_empty() {
         machine.push(m.cpu_model.clone());
@@ -427,6 +429,14 @@ fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
     if !m.hostname.is_empty() {
         machine.push(format!("host {}", m.hostname));
     }
+    if machine.is_empty() {
+        "unknown".into()
+    } else {
+        machine.join(", ")
+    }
+}
+
+fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
     let ok = doc.trials.iter().filter(|t| t.ok).count();
     let date = match &doc.finished_at {
         Some(f) if !doc.started_at.is_empty() => format!("{} to {f}", doc.started_at),
@@ -452,14 +462,7 @@ fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
         ),
         ("date".to_string(), date),
         ("status".to_string(), or_unknown(doc.status.as_str())),
-        (
-            "machine".to_string(),
-            if machine.is_empty() {
-                "unknown".into()
-            } else {
-                machine.join(", ")
-            },
-        ),
+        ("machine".to_string(), machine_text(&doc.machine)),
         (
             "barrage version".to_string(),
             or_unknown(&doc.barrage_version),

@@ -26,7 +26,7 @@ use crate::stream::Stream;
 use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::h2::PREFACE;
-use barrage_wire::{header_slots, BodyDecoder, Framing, RequestHead};
+use barrage_wire::{header_slots, BodyDecoder, Framing, HeadParser, RequestHead};
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -154,6 +154,8 @@ pub(crate) struct Conn {
     h2: Option<Box<h2::H2>>,
     /// WebSocket: the connection's state once `/ws/echo` upgraded it.
     ws: Option<Box<ws::Ws>>,
+    /// The configured request parser with what it keeps across reads (http-parser-stream).
+    head: Option<HeadParser>,
 }
 
 impl Conn {
@@ -172,6 +174,7 @@ impl Conn {
             fresh: true,
             h2: None,
             ws: None,
+            head: None,
         }
     }
 
@@ -363,10 +366,8 @@ impl Conn {
             }
             // The one place a request head is parsed: the configured parser, dispatched here.
             let cfg = ctx.cfg();
-            match cfg
-                .parser
-                .parse_head(&inp[pos..], &mut headers, cfg.header_limit)
-            {
+            let parser = self.head.get_or_insert_with(|| HeadParser::new(cfg.parser));
+            match parser.parse_head(&inp[pos..], &mut headers, cfg.header_limit) {
                 Ok(None) => break,
                 Ok(Some(h)) => {
                     pos += h.head_len;

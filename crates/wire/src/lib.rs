@@ -29,8 +29,8 @@ pub use chunked::ChunkedDecoder;
 pub use encode::RequestSpec;
 pub use error::WireError;
 pub use request::{
-    header_slots, parse_request_head, HeaderSlots, Parser, ParserUnavailable, RequestError,
-    RequestHead, UnknownParser,
+    header_slots, parse_request_head, HeadParser, HeaderSlots, Parser, ParserUnavailable,
+    RequestError, RequestHead, UnknownParser,
 };
 pub use response::{parse_response_head, ResponseHead};
 

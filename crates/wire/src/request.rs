@@ -20,7 +20,7 @@ mod pico;
 #[cfg(test)]
 mod tests;
 
-pub use parser::{Parser, ParserUnavailable, UnknownParser};
+pub use parser::{HeadParser, Parser, ParserUnavailable, UnknownParser};
 
 use crate::body::{connection_has, declared_framing, DeclaredFraming};
 use crate::{Framing, WireError, MAX_HEADERS};

@@ -4,6 +4,7 @@
 //! `results.json` and `summary.csv` atomically. Ctrl-C (see [`crate::supervise`]) ends the
 //! current trial, which is discarded, and leaves a results directory that `resume` finishes.
 
+mod busy;
 mod client;
 pub mod command;
 mod net;
@@ -170,6 +171,8 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             source: study.source.clone(),
             quick: study.quick,
             max_errors: study.max_errors,
+            busy_limit_pct: Some(study.busy_limit_pct),
+            on_busy: Some(study.on_busy),
             thresholds: study.thresholds.clone(),
             figures: study
                 .client
@@ -201,7 +204,14 @@ pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<
     // Whatever version it was read from, it is written in the current one.
     r.schema = results::SCHEMA.into();
     let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
-    let study = if r.study.quick { study.quick() } else { study };
+    let mut study = if r.study.quick { study.quick() } else { study };
+    // The busy policy the run started with (`barrage run --busy-limit/--on-busy` override the file).
+    if let Some(pct) = r.study.busy_limit_pct {
+        study.busy_limit_pct = pct;
+    }
+    if let Some(p) = r.study.on_busy {
+        study.on_busy = p;
+    }
     let points = sweep::points(&study).map_err(RunError::Sweep)?;
     if points != r.points {
         return Err(RunError::Mismatch(dir.to_path_buf(), r.study.name.clone()));
@@ -281,10 +291,10 @@ fn execute(
         progress.trial_point(p.point);
         progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
         let seq = r.trials.len();
-        let trial = match study.kind {
+        let trial = busy::run_policed(&ctx, || match study.kind {
             ContenderRole::Server => server::trial(&ctx, point, c, p.trial, seq),
             ContenderRole::Client => client::trial(&ctx, point, c, p.trial, seq),
-        };
+        });
         last_end = Some(Instant::now());
         let interrupted = trial
             .failure

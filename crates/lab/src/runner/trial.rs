@@ -118,6 +118,7 @@ pub(crate) fn run(
     m.sys_s = Some(ended.exit.rusage.sys.as_secs_f64());
     t.samples = ended.samples;
     t.exit = Some(ended.exit);
+    super::busy::record(ctx, &mut t);
     t
 }
 
@@ -244,6 +245,7 @@ pub(crate) fn blank(
         validation: None,
         metrics: Metrics::default(),
         network: None,
+        outside_cpu: None,
     }
 }
 

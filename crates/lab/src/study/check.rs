@@ -8,6 +8,8 @@ use std::ops::Range;
 use toml::Spanned;
 
 mod figures;
+mod limits;
+use limits::{busy_limit, max_errors, on_busy};
 
 type Err<'a> = &'a dyn Fn(Option<Range<usize>>, String) -> StudyError;
 
@@ -209,6 +211,8 @@ pub(super) fn validate(
         trial_timeout,
         stop_grace: st.stop_grace.map_or(Duration::from_secs(5), Dur::get),
         max_errors: max_errors(st, err)?,
+        busy_limit_pct: busy_limit(st, err)?,
+        on_busy: on_busy(st, err)?,
         thresholds: thresholds(&f, err)?,
         load,
         client,
@@ -326,19 +330,6 @@ fn thresholds(
         });
     }
     Ok(out)
-}
-
-/// `max_errors` of `[study]`: a number of load errors per trial, 0 or more (server studies).
-fn max_errors(st: &raw::StudyTable, err: Err) -> Result<Option<u64>, StudyError> {
-    match &st.max_errors {
-        None => Ok(None),
-        Some(v) => u64::try_from(*v.get_ref()).map(Some).map_err(|_| {
-            err(
-                Some(v.span()),
-                format!("max_errors must be 0 or more, not {}", v.get_ref()),
-            )
-        }),
-    }
 }
 
 fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {

@@ -86,6 +86,11 @@ pub struct Study {
     /// Server studies: a trial with more load errors than this (wrong status or body, timeouts,
     /// dropped connections) fails with kind `errors` and is not credited. `None`: no limit.
     pub max_errors: Option<u64>,
+    /// Most CPU other programs may take while a trial is measured, % of one core (`busy_limit`,
+    /// default [`barrage_model::busy::DEFAULT_LIMIT_PCT`]), and what a trial over it means
+    /// (`on_busy`: warn, retry or fail).
+    pub busy_limit_pct: f64,
+    pub on_busy: barrage_model::busy::OnBusy,
     /// `[[threshold]]`s: expressions each (point, contender) must meet (k6's grammar).
     pub thresholds: Vec<barrage_model::threshold::StudyThreshold>,
     /// Server studies: the load.

@@ -66,6 +66,8 @@ pub struct StudyTable {
     pub trial_timeout: Option<Spanned<Dur>>,
     pub stop_grace: Option<Dur>,
     pub max_errors: Option<Spanned<i64>>,
+    pub busy_limit: Option<Spanned<toml::Value>>,
+    pub on_busy: Option<Spanned<String>>,
 }
 
 /// Calls `$then!` with the study's load fields, `name: type` (each read as one value or a

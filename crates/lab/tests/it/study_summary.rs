@@ -54,6 +54,7 @@ fn trial(seq: usize, point: usize, contender: &str, i: u32, rps: f64) -> Trial {
         generator: None,
         validation: None,
         network: None,
+        outside_cpu: None,
         metrics: Metrics {
             rps: Some(rps),
             requests: Some(rps as u64),
@@ -96,6 +97,7 @@ fn results(
             max_errors: None,
             figures: Vec::new(),
             thresholds: Vec::new(),
+            ..StudyInfo::default()
         },
         machine: Machine::default(),
         pinning: Pinning {

@@ -7,9 +7,11 @@
 //!   ([`mann_whitney_u`]), significance at α = 0.05, and a hyperfine-style phrase ("1.47x faster",
 //!   "108x more memory", or "no significant difference").
 //! - [`outliers`] and [`first_trial_slow`]: the warnings a study prints.
+//! - [`power`]: trials per contender by power, from a pilot's spread.
 
 pub mod dist;
 mod mwu;
+pub mod power;
 pub mod ratio;
 
 use serde::{Deserialize, Serialize};

@@ -102,6 +102,9 @@ names! {
         Errors = "errors",
         /// The emulated network could not be set up.
         Network = "network",
+        /// Other programs took more CPU than the study's bound while it was measured
+        /// (`on_busy = "fail"`, or `"retry"` and every attempt busy).
+        MachineBusy = "machine_busy",
     }
 }
 
@@ -122,6 +125,7 @@ impl FailureKind {
             FailureKind::NoResponses => "no responses",
             FailureKind::Errors => "too many errors",
             FailureKind::Network => "network setup",
+            FailureKind::MachineBusy => "busy machine",
             FailureKind::Other(s) => s,
         }
     }
@@ -136,6 +140,8 @@ names! {
         /// The generator and the contender both near their CPU.
         BothSaturated = "both_saturated",
         NetworkSaturated = "network_saturated",
+        /// Other programs took CPU beyond the study's bound while trials were measured.
+        MachineBusy = "machine_busy",
         FailedTrials = "failed_trials",
         FewTrials = "few_trials",
         Skipped = "skipped",

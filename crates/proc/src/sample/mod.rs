@@ -4,8 +4,10 @@
 //! [`Sample`]: the tree's CPU user and sys as % of one core over the interval (and per process),
 //! RSS summed over the tree (from `/proc/PID/stat`), PSS summed (from `smaps_rollup`, every tick
 //! while those page-table walks cost under 0.05% of a core), process and thread counts, and the
-//! machine-wide busy % of every core (from `/proc/stat`). Times are measured from an `origin`
-//! `Instant` the caller passes in, so samples, load windows and trial marks share one clock.
+//! machine-wide busy % of every core (from `/proc/stat`) with barrage's own CPU beside it (so what
+//! other programs took can be told apart: [`Samples::outside_cpu_pct`]). Times are measured from
+//! an `origin` `Instant` the caller passes in, so samples, load windows and trial marks share one
+//! clock.
 //!
 //! The tree is the leader plus every process whose parent is in the tree or whose process group
 //! is the leader's; once in, a process stays in even if reparented (daemonized children count).
@@ -228,6 +230,7 @@ mod tests {
             threads: 1,
             procs: Vec::new(),
             cores_busy_pct: Vec::new(),
+            barrage_cpu_pct: None,
         }
     }
 

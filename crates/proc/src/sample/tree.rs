@@ -81,6 +81,9 @@ pub(super) struct Tree {
     /// The contender's own cgroup: its processes are members whatever their parentage.
     pub(super) cgroup_procs: Option<std::path::PathBuf>,
     in_cgroup: HashSet<i32>,
+    /// This process's own CPU at the last tick (with the machine's cores: what of their busy
+    /// time was barrage's).
+    self_cpu: Option<Duration>,
 }
 
 impl Tree {
@@ -122,6 +125,7 @@ impl Tree {
             cores_now: Vec::new(),
             cgroup_procs: None,
             in_cgroup: HashSet::new(),
+            self_cpu: None,
         }
     }
 
@@ -393,6 +397,15 @@ impl Tree {
         }
 
         let cores_busy_pct = self.cores();
+        let barrage_cpu_pct = self.proc_stat.is_some().then(|| {
+            let now_cpu = super::self_cpu();
+            let prev = self.self_cpu.replace(now_cpu).unwrap_or(now_cpu);
+            if elapsed > 0.0 {
+                now_cpu.saturating_sub(prev).as_secs_f64() / elapsed * 100.0
+            } else {
+                0.0
+            }
+        });
         Sample {
             t: now.saturating_duration_since(origin),
             cpu_user_pct: pct(d_user),
@@ -403,6 +416,7 @@ impl Tree {
             threads,
             procs,
             cores_busy_pct,
+            barrage_cpu_pct,
         }
     }
 

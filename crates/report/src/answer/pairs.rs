@@ -61,6 +61,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                     ),
                     value,
                     failed: !trials.is_empty() && trials.iter().all(|t| !t.ok),
+                    with_failures: trials.iter().any(|t| !t.ok),
                     best: false,
                 }
             };
@@ -105,6 +106,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                 row.cells.push(AnswerCell {
                     text: value.map_or_else(|| "-".into(), |v| show(f, v)),
                     value,
+                    with_failures: doc.trials_of(point, name).iter().any(|t| !t.ok),
                     ..AnswerCell::default()
                 });
             }

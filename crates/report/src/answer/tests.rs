@@ -229,3 +229,89 @@ fn notes_fold_to_one_line_per_kind() {
     );
     assert_eq!(n[1].text, "only one");
 }
+
+/// A cell with a failed trial is never marked best, whatever its median: "lucky" beats "fast"
+/// on the median of its surviving trials (one of its five ran out of memory), yet "fast" is the
+/// best of the cells whose every trial succeeded. With no such cell, no best at all.
+#[test]
+fn a_cell_with_a_failed_trial_is_never_best() {
+    let mut trials = Vec::new();
+    for k in 0..5u32 {
+        let i = k as usize;
+        trials.push(trial(0, "fast", k, Some(FAST[i])));
+        trials.push(trial(0, "slow", k, Some(SLOW[i])));
+        trials.push(if k == 2 {
+            oom(0, "lucky", k)
+        } else {
+            trial(0, "lucky", k, Some(2.0 * FAST[i]))
+        });
+    }
+    let a = answer(&study(&["c=1"], trials.clone()));
+    let cell = |name: &str| {
+        let row = a.rows.iter().find(|r| r.name == name).unwrap();
+        row.cells[0].clone()
+    };
+    let lucky = cell("lucky");
+    assert_eq!(
+        lucky.value,
+        Some(401.0),
+        "the median of its 4 surviving trials"
+    );
+    assert!(lucky.with_failures && !lucky.failed && !lucky.best);
+    assert!(cell("fast").best);
+    assert!(!cell("slow").best);
+    // The same in the Markdown export: the bold is on fast's figure alone.
+    let page = crate::build(&[(
+        "r".into(),
+        crate::Input::Study(Box::new(study(&["c=1"], trials.clone()))),
+    )])
+    .unwrap();
+    let md = crate::render(&page, crate::Format::Markdown, "t");
+    let line = |name: &str| {
+        md.lines()
+            .find(|l| l.contains(&format!("| {name} |")))
+            .unwrap()
+    };
+    assert!(line("fast").contains("**200**"), "{md}");
+    assert!(!line("lucky").contains("**"), "{md}");
+    assert!(!line("slow").contains("**"), "{md}");
+    // The summary table calls it the reference, not the best.
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| c=1 | lucky |"))
+        .unwrap();
+    assert!(
+        row.contains("highest median throughput of its 4 successful trials (1 failed)"),
+        "{row}"
+    );
+    assert!(!row.contains("best"), "{row}");
+    let html = crate::render(&page, crate::Format::Html, "t");
+    assert_eq!(html.matches("class=\"num best\"").count(), 1, "{html}");
+    // Every cell with a failure: nothing is best.
+    let broken: Vec<Trial> = (0..2u32)
+        .flat_map(|k| {
+            let ok = |name: &str| trial(0, name, k, Some(FAST[k as usize]));
+            [
+                if k == 0 { oom(0, "a", k) } else { ok("a") },
+                if k == 1 { oom(0, "b", k) } else { ok("b") },
+            ]
+        })
+        .collect();
+    let a = answer(&study(&["c=1"], broken));
+    assert!(a.rows.iter().all(|r| !r.cells[0].best));
+}
+
+/// The description's placeholders of client parameters with one value are filled; a swept one
+/// and unknown braces stay as written.
+#[test]
+fn description_placeholders_are_filled() {
+    use barrage_model::units::Param;
+    let mut r = study(&["c=1", "c=10"], vec![trial(0, "a", 0, Some(1.0))]);
+    for (i, p) in r.points.iter_mut().enumerate() {
+        p.client_params.insert("seconds".into(), Param::Int(5));
+        p.client_params
+            .insert("size".into(), Param::Str(["1KiB", "1MiB"][i].into()));
+    }
+    r.study.description = "50 GETs of {size} for {seconds} s, {unknown}".into();
+    assert_eq!(answer(&r).question, "50 GETs of {size} for 5 s, {unknown}");
+}

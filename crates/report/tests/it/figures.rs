@@ -222,7 +222,7 @@ fn paired_contenders_show_the_figure_close_and_keepalive() {
         })
         .collect();
     // Ranked by wall time with keep-alive; 0.2 MiB is shown in KiB.
-    assert_eq!(shown, [("go", "-", "-"), ("ruby", "9.0 MiB", "205 KiB")]);
+    assert_eq!(shown, [("go", "-", "-"), ("ruby", "9.0 MiB", "209,715 B")]);
     // The best of each column (the only value there); an empty cell is never the best.
     assert!(a.rows[1].cells[3].best && a.rows[1].cells[4].best);
     assert!(!a.rows[0].cells[3].best && !a.rows[0].cells[4].best);

@@ -9,5 +9,6 @@ mod common;
 mod compare_schema;
 mod figures;
 mod golden;
+mod machine;
 mod plotted_values;
 mod pss;

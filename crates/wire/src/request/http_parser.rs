@@ -6,6 +6,15 @@
 //! the pieces as offsets, and pauses the parser when the head is complete, leaving the body to
 //! the common body decoder. Its own rules run too: it refuses methods it does not know, targets
 //! outside its URL grammar and a repeated Content-Length, which httparse lets through.
+//!
+//! [`Stream`] drives it as it was made to be driven, and as Minefield (the original's server)
+//! drove it: one parser per connection, kept across reads and fed only the bytes each read
+//! adds, its callbacks joining the pieces of a token that arrive in different reads. The
+//! state it keeps between reads (the parser, the spans found so far, how much was fed) is the
+//! cost the original's author suspected mattered more than the parsing. Unlike Minefield it does
+//! not copy the pieces out: the server keeps a head's bytes until the head is whole, so spans
+//! into them suffice. Both forms give the same tokens ([`Stream::tokens`] is tested on every
+//! split of a request against the one-shot [`tokens`]).
 
 use super::line::{
     has_lone_cr, header_name, header_value, leading_crlfs, request_line, trim_value,
@@ -182,6 +191,20 @@ pub(super) fn tokens<'h, 'b>(
         parser.data = (&mut s as *mut State).cast();
         hp::http_parser_execute(&mut parser, &SETTINGS, head.as_ptr().cast(), head.len())
     };
+    let errno = parser.errno();
+    conclude(errno, &s, head, skip, parsed, slots)
+}
+
+/// The tokens of `head` (the bytes after `skip` leading empty lines) once http-parser stopped
+/// with `errno` after `parsed` bytes of it: the common end of [`tokens`] and [`Stream::tokens`].
+fn conclude<'h, 'b>(
+    errno: c_int,
+    s: &State,
+    head: &'b [u8],
+    skip: usize,
+    parsed: usize,
+    slots: &'h mut [MaybeUninit<httparse::Header<'b>>],
+) -> Result<Step<'h, 'b>, WireError> {
     if s.too_many {
         return Err(WireError::TooManyHeaders { max: MAX_HEADERS });
     }
@@ -190,7 +213,7 @@ pub(super) fn tokens<'h, 'b>(
         return Err(WireError::Head("invalid header name"));
     }
     let fields = &s.fields[..s.n];
-    match parser.errno() {
+    match errno {
         hp::HPE_PAUSED if s.done => {}
         hp::HPE_OK => return Ok(Step::Partial),
         err => return Err(error(err, head, fields)),
@@ -240,6 +263,113 @@ pub(super) fn tokens<'h, 'b>(
         headers: unsafe { written(slots, s.n) },
         head_len: skip + head_len,
     }))
+}
+
+/// http-parser kept across the reads of one connection (see the module doc): fed only the bytes
+/// a read adds to the head in progress, from the state the previous read left.
+pub(super) struct Stream {
+    parser: hp::HttpParser,
+    /// Boxed: a connection keeps it between reads, and the parser's `data` points at it.
+    state: Box<State>,
+    /// Leading empty lines of the head in progress, and its bytes fed so far.
+    skip: usize,
+    fed: usize,
+    /// A head is in progress (its parser initialised, `skip` fixed).
+    live: bool,
+}
+
+// SAFETY: the parser's `data` is the only pointer a Stream holds that is not Send. It is set to
+// the stream's own boxed state right before each `http_parser_execute` and dereferenced only by
+// the callbacks of that call, on the calling thread: moving the Stream between calls moves the
+// box with it, and nothing else ever reads the pointer.
+unsafe impl Send for Stream {}
+
+impl Stream {
+    pub(super) fn new() -> Stream {
+        Stream {
+            parser: hp::HttpParser::zeroed(),
+            state: Box::new(State {
+                base: 0,
+                url: None,
+                fields: [const { MaybeUninit::uninit() }; MAX_HEADERS],
+                n: 0,
+                cap: MAX_HEADERS,
+                last: Last::None,
+                done: false,
+                too_many: false,
+                folded: false,
+            }),
+            skip: 0,
+            fed: 0,
+            live: false,
+        }
+    }
+
+    /// The head at the start of `buf`, which starts where the previous call's `buf` started
+    /// (the head's bytes stay in the caller's buffer until the head is whole) and holds them
+    /// and what has arrived since: only the new bytes are fed. After a complete head or an
+    /// error, the next call starts the next head.
+    pub(super) fn tokens<'h, 'b>(
+        &mut self,
+        buf: &'b [u8],
+        slots: &'h mut [MaybeUninit<httparse::Header<'b>>],
+    ) -> Result<Step<'h, 'b>, WireError> {
+        if self.live && buf.len() < self.skip + self.fed {
+            // Not the head that was in progress: start afresh.
+            self.live = false;
+        }
+        if !self.live {
+            let skip = leading_crlfs(buf);
+            let head = &buf[skip..];
+            // Nothing yet, or a CR that may still become one more empty line.
+            if head.is_empty() || head == b"\r" {
+                return Ok(Step::Partial);
+            }
+            self.skip = skip;
+            self.fed = 0;
+            let s = &mut *self.state;
+            s.url = None;
+            s.n = 0;
+            s.cap = slots.len().min(MAX_HEADERS);
+            s.last = Last::None;
+            s.done = false;
+            s.too_many = false;
+            s.folded = false;
+            // SAFETY: `parser` is plain data owned by self; init only writes it.
+            unsafe { hp::http_parser_init(&mut self.parser, hp::HTTP_REQUEST) };
+            self.live = true;
+        }
+        let head = &buf[self.skip..];
+        let new = &head[self.fed..];
+        if new.is_empty() {
+            // A zero-length execute would mean end of input to http-parser.
+            return Ok(Step::Partial);
+        }
+        // Spans are offsets from the head's first byte, wherever the buffer is now.
+        self.state.base = head.as_ptr() as usize;
+        self.parser.data = (&mut *self.state as *mut State).cast();
+        // SAFETY: `parser` and the boxed state live across the call; the callbacks reach the
+        // state only through `data`, and the pointers they get point into `new`, within `head`,
+        // whose first byte is `base`.
+        let parsed = unsafe {
+            hp::http_parser_execute(&mut self.parser, &SETTINGS, new.as_ptr().cast(), new.len())
+        };
+        let errno = self.parser.errno();
+        if errno == hp::HPE_OK && !self.state.done && !self.state.too_many && !self.state.folded {
+            self.fed += parsed;
+            return Ok(Step::Partial);
+        }
+        // Complete or refused: the next call starts the next head.
+        self.live = false;
+        conclude(
+            errno,
+            &self.state,
+            head,
+            self.skip,
+            self.fed + parsed,
+            slots,
+        )
+    }
 }
 
 /// http-parser's own refusals, as the error httparse's path gives for the same shape where there

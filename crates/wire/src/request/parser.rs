@@ -20,8 +20,14 @@ pub enum Parser {
     /// cargo feature `parser-pico`.
     Picohttpparser,
     /// nodejs/http-parser 2.9.4 (C, event driven; nginx's parser's descendant), vendored in
-    /// `barrage-http-parser-sys`; cargo feature `parser-http-parser`.
+    /// `barrage-http-parser-sys`; cargo feature `parser-http-parser`. One-shot: each read runs
+    /// a fresh parser over the head from its first byte.
     HttpParser,
+    /// The same http-parser driven as it was made to be (and as the original's Minefield drove
+    /// it): one parser per connection, kept across reads and fed only what each read adds, its
+    /// callbacks joining the pieces of a token over reads. Needs a [`HeadParser`] per
+    /// connection to keep that state; [`Parser::parse_head`] alone runs it one-shot.
+    HttpParserStream,
 }
 
 /// A parser that this build does not contain.
@@ -36,12 +42,19 @@ pub struct ParserUnavailable {
 
 /// A parser name that is none of [`Parser::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown request parser `{0}` (one of: httparse, picohttpparser, http-parser)")]
+#[error(
+    "unknown request parser `{0}` (one of: httparse, picohttpparser, http-parser, http-parser-stream)"
+)]
 pub struct UnknownParser(pub String);
 
 impl Parser {
     /// Every parser, compiled in or not.
-    pub const ALL: [Parser; 3] = [Parser::Httparse, Parser::Picohttpparser, Parser::HttpParser];
+    pub const ALL: [Parser; 4] = [
+        Parser::Httparse,
+        Parser::Picohttpparser,
+        Parser::HttpParser,
+        Parser::HttpParserStream,
+    ];
 
     /// The name used by `--parser` and in reports.
     pub fn name(self) -> &'static str {
@@ -49,6 +62,7 @@ impl Parser {
             Parser::Httparse => "httparse",
             Parser::Picohttpparser => "picohttpparser",
             Parser::HttpParser => "http-parser",
+            Parser::HttpParserStream => "http-parser-stream",
         }
     }
 
@@ -57,7 +71,7 @@ impl Parser {
         match self {
             Parser::Httparse => None,
             Parser::Picohttpparser => Some("parser-pico"),
-            Parser::HttpParser => Some("parser-http-parser"),
+            Parser::HttpParser | Parser::HttpParserStream => Some("parser-http-parser"),
         }
     }
 
@@ -66,7 +80,7 @@ impl Parser {
         match self {
             Parser::Httparse => true,
             Parser::Picohttpparser => cfg!(feature = "parser-pico"),
-            Parser::HttpParser => cfg!(feature = "parser-http-parser"),
+            Parser::HttpParser | Parser::HttpParserStream => cfg!(feature = "parser-http-parser"),
         }
     }
 
@@ -111,6 +125,11 @@ impl Parser {
                     limit,
                 )
             }
+            // Without a connection to keep its state, a fresh stream fed the whole buffer.
+            #[cfg(feature = "parser-http-parser")]
+            Parser::HttpParserStream => {
+                return HeadParser::new(self).parse_head(buf, headers, limit);
+            }
             #[allow(unreachable_patterns)]
             other => {
                 return Err(ParserUnavailable {
@@ -121,6 +140,46 @@ impl Parser {
             }
         };
         finish(buf, step, limit)
+    }
+}
+
+/// A connection's request-head parser: the stateless parsers as they are, `http-parser-stream`
+/// with its parser kept across the connection's reads. A server holds one per connection and
+/// calls [`HeadParser::parse_head`] with the unconsumed bytes from the head's first byte on,
+/// as it would call [`Parser::parse_head`].
+pub struct HeadParser {
+    parser: Parser,
+    #[cfg(feature = "parser-http-parser")]
+    stream: Option<super::http_parser::Stream>,
+}
+
+impl HeadParser {
+    pub fn new(parser: Parser) -> HeadParser {
+        HeadParser {
+            parser,
+            #[cfg(feature = "parser-http-parser")]
+            stream: None,
+        }
+    }
+
+    /// [`Parser::parse_head`], with the state of a stateful parser kept for the next call.
+    #[inline]
+    pub fn parse_head<'h, 'b>(
+        &mut self,
+        buf: &'b [u8],
+        headers: &'h mut [MaybeUninit<httparse::Header<'b>>],
+        limit: usize,
+    ) -> Result<Option<RequestHead<'h, 'b>>, RequestError> {
+        match self.parser {
+            #[cfg(feature = "parser-http-parser")]
+            Parser::HttpParserStream => {
+                let stream = self
+                    .stream
+                    .get_or_insert_with(super::http_parser::Stream::new);
+                super::refuse_like_httparse(buf, stream.tokens(buf, headers), limit)
+            }
+            other => other.parse_head(buf, headers, limit),
+        }
     }
 }
 
@@ -140,6 +199,7 @@ impl FromStr for Parser {
             "httparse" => Ok(Parser::Httparse),
             "picohttpparser" | "pico" => Ok(Parser::Picohttpparser),
             "http-parser" | "http_parser" | "httpparser" => Ok(Parser::HttpParser),
+            "http-parser-stream" | "http_parser_stream" => Ok(Parser::HttpParserStream),
             _ => Err(UnknownParser(s.to_string())),
         }
     }

@@ -17,6 +17,9 @@ struct Summary {
     headers: Vec<(String, Vec<u8>)>,
 }
 
+#[cfg(feature = "parser-http-parser")]
+mod stream;
+
 fn parse_with(parser: Parser, buf: &[u8], limit: usize) -> Result<Option<Summary>, RequestError> {
     let mut headers = header_slots();
     Ok(parser
@@ -248,7 +251,9 @@ fn agree(buf: &[u8], limit: usize) -> Result<(), String> {
         let same = match (&reference, &other) {
             (Err(a), Err(b)) => a.status() == b.status(),
             (Err(_), Ok(None)) => true,
-            (Ok(Some(head)), Err(e)) if parser == Parser::HttpParser => {
+            (Ok(Some(head)), Err(e))
+                if matches!(parser, Parser::HttpParser | Parser::HttpParserStream) =>
+            {
                 http_parser_refuses(head, e)
             }
             (a, b) => a == b,
