@@ -8,8 +8,10 @@
 //!   "108x more memory", or "no significant difference").
 //! - [`outliers`] and [`first_trial_slow`]: the warnings a study prints.
 
+pub mod blocks;
 pub mod dist;
 mod mwu;
+pub mod order;
 pub mod ratio;
 
 use serde::{Deserialize, Serialize};
