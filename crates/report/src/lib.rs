@@ -34,7 +34,7 @@ use thiserror::Error;
 pub enum ReportError {
     #[error("not a results document: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1 or barrage.load/1)")]
+    #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1, barrage.load/2 or barrage.load/1)")]
     Schema(String),
     #[error("nothing to report")]
     Empty,
@@ -72,7 +72,9 @@ pub fn parse(text: &str) -> Result<Input, ReportError> {
             barrage_model::summary::update(&mut r);
             Ok(Input::Study(Box::new(r)))
         }
-        "barrage.load/1" => Ok(Input::Load(Box::new(serde_json::from_value(v)?))),
+        "barrage.load/2" | "barrage.load/1" => {
+            Ok(Input::Load(Box::new(serde_json::from_value(v)?)))
+        }
         _ => Err(ReportError::Schema(schema)),
     }
 }
