@@ -125,7 +125,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         Latency::default()
     });
     out.rate = merged_rate(docs, &mut notes)?;
-    out.series = merged_series(docs);
+    out.series = merged_series(docs)?;
     if docs
         .iter()
         .any(|(_, d)| d.series.iter().any(|s| s.responses > 0 && s.mean_us == 0.0))
@@ -252,12 +252,32 @@ fn merged_rate(
     }))
 }
 
-/// The series added second by second (warmup seconds first, as each document orders them).
-fn merged_series(docs: &[(String, LoadDoc)]) -> Vec<Second> {
+/// The series added second by second (warmup seconds first, as each document orders them); a
+/// second's histograms merge exactly, and a second any run has no histogram for has none.
+fn merged_series(docs: &[(String, LoadDoc)]) -> Result<Vec<Second>, MergeError> {
     let mut by: BTreeMap<(u8, u64), Second> = BTreeMap::new();
-    for (_, d) in docs {
+    let mut hists: BTreeMap<(u8, u64), Option<hdrhistogram::Histogram<u64>>> = BTreeMap::new();
+    for (name, d) in docs {
         for s in &d.series {
             let key = (u8::from(s.phase != crate::load::Phase::Warmup), s.second);
+            let h = match &s.hdr {
+                Some(b) => Some(
+                    crate::hdr::decode(b).map_err(|e| MergeError::Histogram(name.clone(), e))?,
+                ),
+                None => None,
+            };
+            let slot = hists.entry(key).or_insert_with(|| {
+                let mut e = hdrhistogram::Histogram::<u64>::new(2).ok()?;
+                e.auto(true);
+                Some(e)
+            });
+            match (slot.as_mut(), h) {
+                (Some(m), Some(h)) => {
+                    let _ = m.add(&h);
+                }
+                (Some(_), None) if s.responses > 0 => *slot = None,
+                _ => {}
+            }
             let m = by.entry(key).or_insert_with(|| Second {
                 second: s.second,
                 phase: s.phase,
@@ -281,7 +301,17 @@ fn merged_series(docs: &[(String, LoadDoc)]) -> Vec<Second> {
             }
         }
     }
-    by.into_values().collect()
+    Ok(by
+        .into_iter()
+        .map(|(key, mut s)| {
+            s.hdr = hists
+                .get(&key)
+                .and_then(|h| h.as_ref())
+                .filter(|h| !h.is_empty())
+                .map(crate::hdr::encode_coarse);
+            s
+        })
+        .collect())
 }
 
 fn merged_http2(docs: &[(String, LoadDoc)]) -> Option<Http2> {

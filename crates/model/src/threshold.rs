@@ -301,10 +301,9 @@ impl Measured for LoadDoc {
         let figure = |m: &metric::Metric| i.of(m).map(|b| (b, None));
         match q {
             Quantity::Latency(q) if q > 0.0 && q < 1.0 => {
-                let h = self.histogram().filter(|h| !h.is_empty())?;
-                let n = i.effective_responses as f64;
-                let b = crate::stats::order::hdr_interval(&h, q, i.level, n)?;
-                Some((Bound { lo: b.lo, hi: b.hi }, Some(i.effective_responses)))
+                let h = self.histogram();
+                let b = crate::load::intervals::percentiles(self, h.as_ref(), &[q]);
+                Some((b[0], Some(i.responses)))
             }
             Quantity::Latency(q) if q < 0.0 => figure(&metric::LATENCY_MEAN),
             Quantity::Rps => figure(&metric::RPS),

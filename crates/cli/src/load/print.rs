@@ -94,7 +94,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
     let _ = writeln!(o, "  {label}");
     distribution(&mut o, lat);
     if let Some(i) = &r.intervals {
-        intervals(&mut o, r, i);
+        intervals(&mut o, i);
     }
     if let Some(u) = &r.latency_uncorrected_us {
         let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
@@ -319,20 +319,22 @@ fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
 
 /// The intervals of the run's figures, and what they rest on: the responses a percentile's ranks
 /// count (fewer than the responses when they moved together) and the seconds the bootstrap drew.
-fn intervals(o: &mut String, r: &LoadDoc, i: &Intervals) {
+fn intervals(o: &mut String, i: &Intervals) {
     use barrage_model::metric::{self, Format};
     let seconds = if i.seconds >= barrage_model::stats::blocks::MIN_SECONDS {
         format!("{} seconds in blocks of {} s", i.seconds, i.block_s)
     } else {
-        format!("{} seconds: too few to bound them", i.seconds)
+        format!("{} seconds: too few to bound any figure", i.seconds)
     };
+    // The responses beyond a percentile: what its value is read among.
+    let tail = |n: u64, p: f64| ((n as f64) * (1.0 - p)).floor() as u64;
     let _ = writeln!(
         o,
-        "  Intervals ({}, from this run's own data): percentiles on {} effective responses of {} (design effect {:.2}); throughput, mean and error rate over {seconds}",
+        "  Intervals ({}, from this run's own data): percentiles of {} responses (p99 rests on the slowest {}, p99.9 on {}) and how they moved over {seconds}",
         barrage_model::stats::format_level(i.level),
-        i.effective_responses,
-        r.latency_us.count,
-        i.design_effect
+        i.responses,
+        tail(i.responses, 0.99),
+        tail(i.responses, 0.999),
     );
     let mut cells = Vec::new();
     for m in barrage_model::load::intervals::judged() {
@@ -344,7 +346,7 @@ fn intervals(o: &mut String, r: &LoadDoc, i: &Intervals) {
         };
         let lo = b.lo.map_or("below the fastest".into(), show);
         let hi = b.hi.map_or("beyond the slowest".into(), show);
-        let text = if b.lo.is_none() && b.hi.is_none() && m.merged_quantile.is_none() {
+        let text = if b.lo.is_none() && b.hi.is_none() {
             "not enough data".to_string()
         } else {
             format!("[{lo}, {hi}]")

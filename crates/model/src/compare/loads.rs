@@ -178,10 +178,10 @@ pub fn loads(
     let mut notes = Vec::new();
     match (ib, inn) {
         (Some(ib), Some(inn)) => notes.push(format!(
-            "Single runs: each figure is tested against both runs' {} intervals (throughput, mean and error rate from the run's seconds, by a block bootstrap; percentiles by order statistics, on {} and {} effective responses), Holm-corrected over the {} figures tested; a change is called only beyond the ±{} noise floor. Each interval shown is at the level its corrected p is judged at.",
+            "Single runs: each figure is tested against both runs' {} intervals (throughput, mean and error rate from the run's seconds, by a block bootstrap; percentiles by order statistics of {} and {} responses, widened to how they moved over the seconds), Holm-corrected over the {} figures tested; a change is called only beyond the ±{} noise floor. Each interval shown is at the level its corrected p is judged at.",
             stats::format_level(ib.level),
-            ib.effective_responses,
-            inn.effective_responses,
+            ib.responses,
+            inn.responses,
             family.len(),
             percent(options.noise)
         )),

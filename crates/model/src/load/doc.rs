@@ -288,6 +288,10 @@ pub struct Second {
     /// Mean latency of the second's valid responses, µs (0 in `barrage.load/1` documents).
     #[serde(deserialize_with = "lenient")]
     pub mean_us: f64,
+    /// The second's latency histogram (HdrHistogram V2 compressed, base64; 2 significant
+    /// figures, so a long run stays small): how the percentiles moved while the run went on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdr: Option<String>,
     /// Open loop: the rate the schedule asked for over this second (requests/s), beside what
     /// the responses achieved.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -4,27 +4,29 @@
 //! - throughput, mean latency and the error rate: a block bootstrap over the measured seconds
 //!   (`stats::blocks`; responses over seconds, summed latency over responses, errors over
 //!   attempts), from a fixed seed;
-//! - the latency percentiles: order statistics of the run's HDR histogram (`stats::order`), the
-//!   binomial ranks of the responses, counted as `responses / design_effect` independent ones.
+//! - the latency percentiles: the wider of two intervals. Order statistics of the run's HDR
+//!   histogram (`stats::order`: the binomial ranks of its responses) bound what independent
+//!   responses allow, and say when there are too few for a tail (p99.9 of 1,600 may be beyond
+//!   the slowest). Responses are not independent, though: a stall of the server or the machine
+//!   slows many at once. The block bootstrap of the seconds with their own histograms
+//!   (`stats::seconds`) measures how the percentile moved while the run went on.
 //!
-//! Responses are not independent: a stall of the server, or of the machine, slows many at
-//! once. The design effect (Kish) measures that on the one figure both ways can see: the
-//! bootstrap variance of the mean latency over its variance were the responses independent
-//! (stdev² / n), at least 1. Percentile ranks then rest on the effective number of responses,
-//! so a run whose seconds differ gets wider percentile intervals too. A run too short for the
-//! bootstrap (under `stats::blocks::MIN_SECONDS` seconds) has no interval for its ratio figures
-//! and a design effect of 1 (its percentiles as if responses were independent).
+//! A run under `stats::blocks::MIN_SECONDS` measured seconds cannot show how its figures vary
+//! in time: its intervals are open ("not enough data"), percentiles included, since their ranks
+//! alone would claim a precision clustered responses do not have.
 
 use super::{LoadDoc, Phase};
 use crate::metric::{self, Metric};
-use crate::stats::{blocks, order};
+use crate::stats::{blocks, order, seconds};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The confidence level of a document's intervals.
 pub const LEVEL: f64 = 0.95;
-/// Bootstrap resamples, and their seed ("barrage!").
+/// Bootstrap resamples, and their seed ("barrage!"); percentiles resample whole histograms,
+/// which costs more, and take fewer.
 pub const RESAMPLES: usize = 10_000;
+pub const PERCENTILE_RESAMPLES: usize = 2_000;
 pub const SEED: u64 = 0x6261_7272_6167_6521;
 
 /// An interval whose ends may be open: `None` is an end the run's data cannot bound (p99.9 of
@@ -54,10 +56,8 @@ pub struct Intervals {
     pub block_s: usize,
     pub resamples: usize,
     pub seed: u64,
-    /// How much more the mean latency varies than independent responses would make it (≥ 1).
-    pub design_effect: f64,
-    /// Responses / design effect: what a percentile's ranks rest on.
-    pub effective_responses: u64,
+    /// Valid responses the percentiles rest on.
+    pub responses: u64,
     /// By the metric registry's key (`rps`, `latency_p99_us`, `error_pct`), in its units.
     pub figures: BTreeMap<String, Bound>,
 }
@@ -99,12 +99,9 @@ impl Intervals {
         if n == 0 && d.errors.total == 0 {
             return None;
         }
-        let iid_var = l.stdev * l.stdev / n.max(1) as f64;
-        let design_effect = match mean {
-            Some(b) if iid_var > 0.0 => (b.se * b.se / iid_var).max(1.0),
-            _ => 1.0,
-        };
-        let n_eff = n as f64 / design_effect;
+        let qs: Vec<f64> = judged().filter_map(|m| m.merged_quantile).collect();
+        let percentiles: Vec<(f64, Bound)> =
+            qs.iter().copied().zip(percentiles(d, h, &qs)).collect();
         // The document's figure rescales the bootstrap's interval: the seconds' sums and the
         // run's totals may differ by a sliver (a second cut short at the stop).
         let scaled = |b: Option<blocks::BlockInterval>, value: Option<f64>| match (b, value) {
@@ -125,9 +122,10 @@ impl Intervals {
                 continue;
             }
             let bound = if let Some(q) = m.merged_quantile {
-                h.filter(|h| !h.is_empty())
-                    .and_then(|h| order::hdr_interval(h, q, LEVEL, n_eff))
-                    .map_or_else(Bound::default, |b| Bound { lo: b.lo, hi: b.hi })
+                percentiles
+                    .iter()
+                    .find(|(p, _)| *p == q)
+                    .map_or_else(Bound::default, |(_, b)| *b)
             } else if m.key == metric::RPS.key {
                 scaled(rps, value)
             } else if m.key == metric::LATENCY_MEAN.key {
@@ -153,9 +151,48 @@ impl Intervals {
             block_s: any.map_or(0, |b| b.block),
             resamples: RESAMPLES,
             seed: SEED,
-            design_effect,
-            effective_responses: n_eff.floor() as u64,
+            responses: n,
             figures,
         })
     }
+}
+
+/// The bound of each quantile of `qs` in `d` (whose latency histogram is `h`): the hull of its
+/// order-statistic interval and its seconds' bootstrap interval; open where either is (too few
+/// responses, or too few seconds).
+pub fn percentiles(
+    d: &LoadDoc,
+    h: Option<&hdrhistogram::Histogram<u64>>,
+    qs: &[f64],
+) -> Vec<Bound> {
+    let open = vec![Bound::default(); qs.len()];
+    let Some(h) = h.filter(|h| !h.is_empty()) else {
+        return open;
+    };
+    // Seconds without a histogram (a `barrage.load/1` document) cannot be resampled.
+    let hists: Option<Vec<_>> = d
+        .series
+        .iter()
+        .filter(|s| s.phase == Phase::Measure && s.responses > 0)
+        .map(|s| crate::hdr::decode(s.hdr.as_deref()?).ok())
+        .collect();
+    let values: Vec<f64> = qs.iter().map(|&q| h.value_at_quantile(q) as f64).collect();
+    let time = hists.and_then(|hs| {
+        seconds::quantile_intervals(&hs, qs, &values, LEVEL, PERCENTILE_RESAMPLES, SEED)
+    });
+    let Some(time) = time else {
+        return open;
+    };
+    qs.iter()
+        .zip(time)
+        .map(
+            |(&q, t)| match (order::hdr_interval(h, q, LEVEL, h.len() as f64), t) {
+                (Some(r), Some(t)) => Bound {
+                    lo: r.lo.map(|lo| lo.min(t.lo)),
+                    hi: r.hi.map(|hi| hi.max(t.hi)),
+                },
+                _ => Bound::default(),
+            },
+        )
+        .collect()
 }

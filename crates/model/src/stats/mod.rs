@@ -13,6 +13,7 @@ pub mod dist;
 mod mwu;
 pub mod order;
 pub mod ratio;
+pub mod seconds;
 
 use serde::{Deserialize, Serialize};
 
