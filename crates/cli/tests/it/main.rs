@@ -14,3 +14,4 @@ mod report_compare;
 mod serve;
 mod serve_tls;
 mod thresholds;
+mod verdicts;
