@@ -154,6 +154,22 @@ pub fn build_with(
         sec.folded = fold;
         page.sections.push(sec);
     }
+    // Load runs after the first are compared with it, as `barrage compare` does (one engine).
+    if let Some((base_label, base)) = loads.first() {
+        for (label, other) in loads.iter().skip(1) {
+            let options = barrage_model::compare::Options::default();
+            if let Ok(cmp) =
+                barrage_model::compare::loads((base_label, base), (label, other), &options)
+            {
+                page.sections.push(page::Section {
+                    heading: format!("Comparison: {label} vs baseline {base_label}"),
+                    notes: cmp.notes.clone(),
+                    comparison: Some(cmp),
+                    ..page::Section::default()
+                });
+            }
+        }
+    }
     if !loads.is_empty() {
         page.sections.push(load_section::section(&loads));
     }
