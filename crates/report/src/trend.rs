@@ -133,7 +133,7 @@ mod tests {
                 Series {
                     name: "http://a/".into(),
                     points: vec![(1, 1500.0), (3, 2500.0)],
-                    band: vec![(1, 1400.0, 1700.0), (3, 2200.0, 2600.0)],
+                    band: vec![(1, 1250.0, 1750.0), (3, 2250.0, 2500.0)],
                 },
                 Series {
                     name: "http://b/".into(),
@@ -148,7 +148,7 @@ mod tests {
         // Stored µs, drawn in ms.
         assert_eq!(c.lines[0].points, [(1.0, 1.5), (3.0, 2.5)]);
         // Each run's interval, in ms too, as the band around its line.
-        assert_eq!(c.lines[0].band, [(1.0, 1.4, 1.7), (3.0, 2.2, 2.6)]);
+        assert_eq!(c.lines[0].band, [(1.0, 1.25, 1.75), (3.0, 2.25, 2.5)]);
         assert!(c.lines[1].band.is_empty());
         assert_eq!(c.lines[1].points, [(2.0, 0.5)]);
         assert_eq!(

@@ -16,8 +16,8 @@
 //! `binom.sf`). If the method is right, then, it fails by chance with probability under 1% even
 //! at a true rate of exactly 5%; the rates it is built for are far lower (Holm keeps the
 //! family-wise rate at 5% before the noise floor, which must then be exceeded too; the model's
-//! tests call 0 of 60 simulated pairs, three runs of this one 0 of 48), and at a true rate of 1% the chance of 4 or more of 16
-//! is 1.7e-5 per count, 5e-5 for the three counts together. What it catches: the floor-only
+//! tests call 0 of 60 simulated pairs, three runs of this one 0 of 48), and at a true rate of
+//! 1% the chance of 4 or more of 16 is 1.7e-5 per count, 5e-5 for the three counts together. What it catches: the floor-only
 //! verdicts this replaced cried wolf on 5 of 8 pairs (~60%: 4 or more of 16 with probability
 //! 0.999); a rate of 20% fails it with probability 0.65.
 
