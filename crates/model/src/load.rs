@@ -4,8 +4,7 @@
 //! rule and axis here, its flag in `barrage load`, its line in the study grammar and its use in
 //! the engine; `cli/src/load/declared.rs` fails when the flag or the study field is missing.
 //!
-//! The `barrage.load/2` document a load run writes is [`doc`]'s (re-exported here), the
-//! intervals of its figures [`intervals`]'.
+//! The `barrage.load/2` document is [`doc`]'s (re-exported), its figures' intervals [`intervals`]'.
 
 pub mod doc;
 pub mod intervals;
