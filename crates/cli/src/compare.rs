@@ -1,10 +1,13 @@
 //! `barrage compare BASE NEW`: reads two results of the same kind (two `barrage load --json`
-//! documents, or two studies' results), has the report library compare them metric by metric
-//! against the noise floor, writes the comparison as a terminal table, Markdown or JSON, and
-//! exits 1 on a regression when asked to (`--fail-on regression`), for CI.
+//! documents, or two studies' results), has the model compare them metric by metric (single
+//! load runs by each figure's intervals, studies by their trials), writes the comparison as a
+//! terminal table, Markdown or JSON, and exits 1 on a regression when asked to
+//! (`--fail-on regression`), for CI. Several load runs a side (`A1 A2 -- B1 B2`, or two folders
+//! of them) are compared as trials.
 
 use anyhow::Context;
 use barrage_model::compare::{Comparison, DocKind, Options};
+use barrage_model::load::LoadDoc;
 use barrage_report::diff::{self, render};
 use barrage_report::Input;
 use std::path::{Path, PathBuf};
@@ -34,13 +37,14 @@ pub enum FailOn {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The baseline: a `barrage load --json` file, or a study's results.json or the directory
-    /// holding it.
-    #[arg(value_name = "BASE")]
-    pub base: String,
-    /// The result judged against the baseline, of the same kind.
-    #[arg(value_name = "NEW")]
-    pub new: String,
+    /// BASE and NEW: each a `barrage load --json` file, a study's results.json or the directory
+    /// holding it, or a directory of load documents (several runs, compared as trials). With
+    /// `--`, the runs before it are the baseline's and those after it the new result's.
+    #[arg(value_name = "BASE NEW", required = true)]
+    pub sides: Vec<String>,
+    /// Runs of the new result, after `--` (`barrage compare a1.json a2.json -- b1.json b2.json`).
+    #[arg(last = true, value_name = "NEW_RUNS")]
+    pub new_runs: Vec<String>,
     /// The noise floor: a change within ± this is not called a change, however significant
     /// ("5%", "2.5%"; a bare number is a percentage too).
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_noise)]
@@ -112,17 +116,108 @@ pub fn read_side(spec: &str, history: Option<&Path>) -> anyhow::Result<Side> {
     })
 }
 
-pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let db = args.history.as_deref();
-    let (base, new) = (read_side(&args.base, db)?, read_side(&args.new, db)?);
-    // Two files of one name (main/load.json, pr/load.json) are told apart by their paths.
-    let (bl, nl) = if base.label == new.label && args.base != args.new {
-        (args.base.clone(), args.new.clone())
-    } else {
-        (base.label, new.label)
+/// A directory that holds load documents rather than a study's results.json: its `*.json`
+/// files, in name order.
+fn runs_in(dir: &Path) -> anyhow::Result<Option<Vec<PathBuf>>> {
+    if !dir.is_dir() || dir.join("results.json").exists() {
+        return Ok(None);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    anyhow::ensure!(
+        !files.is_empty(),
+        "{}: neither a results.json nor load documents (*.json) in it",
+        dir.display()
+    );
+    Ok(Some(files))
+}
+
+/// The inputs of one side: each spec read (a directory of load documents gives each of them),
+/// and how the side is named.
+fn read_many(specs: &[String], db: Option<&Path>) -> anyhow::Result<(String, Vec<Input>)> {
+    let mut inputs = Vec::new();
+    for spec in specs {
+        match runs_in(Path::new(spec))? {
+            Some(files) => {
+                for f in files {
+                    inputs.push(read_side(&f.display().to_string(), db)?.input);
+                }
+            }
+            None => inputs.push(read_side(spec, db)?.input),
+        }
+    }
+    let label = match specs {
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} .. {last}"),
+        [] => String::new(),
     };
+    Ok((label, inputs))
+}
+
+/// Several load runs a side: their documents, or the error naming a side that holds a study.
+fn loads_of(label: &str, inputs: Vec<Input>) -> anyhow::Result<Vec<LoadDoc>> {
+    inputs
+        .into_iter()
+        .map(|i| match i {
+            Input::Load(d) => Ok(*d),
+            Input::Study(_) => anyhow::bail!(
+                "{label}: several results a side are load runs (barrage load --json); a study's trials are already in its results"
+            ),
+        })
+        .collect()
+}
+
+/// The comparison the arguments ask for: two results, or runs a side as trials.
+fn comparison(args: &Args, options: &Options) -> anyhow::Result<Comparison> {
+    let db = args.history.as_deref();
+    let (base_specs, new_specs) = if args.new_runs.is_empty() {
+        anyhow::ensure!(
+            args.sides.len() == 2,
+            "give BASE and NEW, or several runs a side separated by -- (got {} results and no --)",
+            args.sides.len()
+        );
+        (&args.sides[..1], &args.sides[1..])
+    } else {
+        (&args.sides[..], &args.new_runs[..])
+    };
+    let one_file = |specs: &[String]| {
+        specs.len() == 1 && !Path::new(&specs[0]).is_dir()
+            || specs.len() == 1 && Path::new(&specs[0]).join("results.json").exists()
+    };
+    if one_file(base_specs) && one_file(new_specs) {
+        let (base, new) = (
+            read_side(&base_specs[0], db)?,
+            read_side(&new_specs[0], db)?,
+        );
+        // Two files of one name (main/load.json, pr/load.json) are told apart by their paths.
+        let (bl, nl) = if base.label == new.label && base_specs[0] != new_specs[0] {
+            (base_specs[0].clone(), new_specs[0].clone())
+        } else {
+            (base.label, new.label)
+        };
+        return Ok(diff::compare(
+            (&bl, &base.input),
+            (&nl, &new.input),
+            options,
+        )?);
+    }
+    let (bl, base) = read_many(base_specs, db)?;
+    let (nl, new) = read_many(new_specs, db)?;
+    let (base, new) = (loads_of(&bl, base)?, loads_of(&nl, new)?);
+    Ok(barrage_model::compare::load_trials(
+        (&bl, &base),
+        (&nl, &new),
+        options,
+    )?)
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let options = Options { noise: args.noise };
-    let d = diff::compare((&bl, &base.input), (&nl, &new.input), &options)?;
+    let d = comparison(&args, &options)?;
     let format = args.format.unwrap_or_else(|| {
         match args
             .output
@@ -167,14 +262,14 @@ fn regression_lines(d: &Comparison) -> Vec<String> {
     d.regressed()
         .map(|r| {
             let why = match (&d.kind, &r.test) {
-                (DocKind::Load, _) => {
-                    format!("beyond the {floor}; single runs: no test possible, judged by the floor alone")
+                (DocKind::Load, None) => {
+                    format!("beyond the {floor}; no intervals to test it (a barrage.load/1 document), judged by the floor alone")
                 }
-                (DocKind::Study, Some(t)) if t.testable => format!(
+                (_, Some(t)) if t.testable => format!(
                     "beyond the {floor}, adjusted {}",
                     barrage_report::table::p_text(t.p_adjusted.unwrap_or(t.p))
                 ),
-                (DocKind::Study, Some(_)) => {
+                (_, Some(_)) => {
                     format!("beyond the {floor}; too few trials to test, judged by the floor alone")
                 }
                 (DocKind::Study, None) => "every trial failed on one side (see the notes)".into(),

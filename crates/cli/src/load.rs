@@ -475,7 +475,7 @@ mod tests {
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(doc["schema"], "barrage.load/1");
+        assert_eq!(doc["schema"], "barrage.load/2");
         assert_eq!(doc["requests"], 50);
         assert_eq!(doc["errors"]["total"], 0);
     }

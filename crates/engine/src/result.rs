@@ -1,4 +1,4 @@
-//! The run's result: the `barrage.load/1` document (`barrage_model::load::LoadDoc`, built here,
+//! The run's result: the `barrage.load/2` document (`barrage_model::load::LoadDoc`, built here,
 //! declared once in the model) plus, for Rust callers, the typed config and target, the merged
 //! histograms and the instants of the run's phases.
 
@@ -141,7 +141,7 @@ pub struct Timing {
     pub measure_end: Instant,
 }
 
-/// The result of a run: its `barrage.load/1` document (also reachable through `Deref`, so
+/// The result of a run: its `barrage.load/2` document (also reachable through `Deref`, so
 /// `r.requests` reads the document) and what only Rust callers need. Serialized, it is the
 /// document.
 #[derive(Debug, Clone)]
@@ -274,7 +274,11 @@ impl RunResult {
             started_unix,
             hdr_connect: Some(encode_hdr(&rec.connect)),
             merged: None,
+            intervals: None,
         };
+        let intervals =
+            barrage_model::load::intervals::Intervals::compute(&doc, Some(&rec.latency));
+        let doc = LoadDoc { intervals, ..doc };
         RunResult {
             doc,
             config: cfg,

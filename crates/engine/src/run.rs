@@ -326,6 +326,8 @@ fn collect(
             bytes_read: p.interval.bytes_read,
             p50_us: q(0.5),
             p99_us: q(0.99),
+            mean_us: if h.is_empty() { 0.0 } else { h.mean() },
+            hdr: (!h.is_empty()).then(|| barrage_model::hdr::encode_coarse(h)),
             target_rps: schedule.target(key.0 == 1, key.1, p.span),
             span_s: p.span.as_secs_f64(),
         };

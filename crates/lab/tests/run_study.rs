@@ -157,7 +157,7 @@ ready = "tcp"
         assert!(s.samples.len() >= 5, "{} samples", s.samples.len());
         assert!(s.peak_rss_bytes > 1 << 20, "peak RSS {}", s.peak_rss_bytes);
         assert_eq!(t.phases.len(), 1);
-        assert_eq!(t.phases[0].load.schema, "barrage.load/1");
+        assert_eq!(t.phases[0].load.schema, "barrage.load/2");
         assert!(t.phases[0]
             .load
             .hdr

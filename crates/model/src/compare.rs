@@ -4,8 +4,9 @@
 //! status), the comparison section of `barrage report A B` and its answer block all render this
 //! one value, so the same two files get the same verdict wherever they are compared.
 //!
-//! - Two `barrage load --json` documents are single runs: there are no trials, so no interval
-//!   and no test; a change beyond the noise floor is called on the floor alone ([`loads`]).
+//! - Two `barrage load --json` documents are single runs: each figure is tested against both
+//!   runs' own intervals (the document's `intervals`), Holm-corrected over the figures; where an
+//!   interval is open the figure is "not enough data" ([`loads`]).
 //! - Two study results are compared per (point, contender) present in both ([`studies`]), on
 //!   every metric the lab compares contenders on (the registry's `compared` metrics and the
 //!   study's figures, plus the error rate): the medians of each side's successful trials, and
@@ -19,18 +20,20 @@
 //! significant, where a test is possible: a significant 1% slowdown is noise for CI purposes,
 //! and a 30% slowdown the test cannot confirm is not called a regression either.
 
+mod loads;
 mod studies;
 #[cfg(test)]
 mod tests;
 
 use crate::load::LoadDoc;
-use crate::metric::{self, Better, Metric};
+use crate::metric::{Better, Metric};
 use crate::stats::{self, Interval, TestMethod};
 use crate::study::Results;
 pub use crate::DocKind;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use loads::{load_trials, loads};
 pub use studies::{shared_cells, studies};
 
 /// Schema name and version of the comparison document.
@@ -105,6 +108,9 @@ pub enum Verdict {
     /// One side has no value (a study contender that failed every trial on one side is a
     /// regression or an improvement instead).
     Missing,
+    /// Single load runs: a run's interval of the figure is open (p99.9 of a short run may lie
+    /// beyond its slowest response): its data cannot tell a change from chance.
+    NotEnoughData,
 }
 
 impl Verdict {
@@ -130,9 +136,16 @@ pub struct Test {
     /// Successful trials with a value on each side.
     pub trials_old: usize,
     pub trials_new: usize,
-    /// 95% interval of the ratio new/old (of the geometric means, Welch on logs); `None` with
-    /// fewer than 2 trials on a side or a value of 0.
+    /// 95% interval of the ratio new/old (studies: of the geometric means, Welch on logs;
+    /// load runs: from both runs' intervals); `None` with fewer than 2 trials on a side or a
+    /// value of 0.
     pub ratio_ci95: Option<Interval>,
+    /// The same at the level the corrected p is judged at (`stats::holm_level`), and that
+    /// level: it excludes 1 exactly when the row is significant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci: Option<Interval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_level: Option<f64>,
     /// Two-sided p-value, and the same Holm-corrected over the comparison's tests (the one
     /// judged against α).
     pub p: f64,
@@ -146,6 +159,15 @@ impl Test {
     /// The p-value judged: the corrected one where the test was part of the family.
     pub fn p_judged(&self) -> f64 {
         self.p_adjusted.unwrap_or(self.p)
+    }
+
+    /// The interval to show beside the judged p, and its level: the corrected one where there
+    /// is one, else the 95% one.
+    pub fn shown_interval(&self) -> Option<(Interval, f64)> {
+        match (self.ratio_ci, self.ci_level) {
+            (Some(i), Some(l)) => Some((i, l)),
+            _ => self.ratio_ci95.map(|i| (i, 0.95)),
+        }
     }
 }
 
@@ -286,51 +308,6 @@ pub fn percent(f: f64) -> String {
     format!("{s}%")
 }
 
-/// Two load runs: every figure of [`metric::LOAD`] the documents have, judged by the noise
-/// floor alone (single runs have no trials to test).
-pub fn loads(
-    base: (&str, &LoadDoc),
-    new: (&str, &LoadDoc),
-    options: &Options,
-) -> Result<Comparison, CompareError> {
-    check(options)?;
-    let (b, n) = (base.1, new.1);
-    let rows: Vec<Row> = metric::LOAD
-        .iter()
-        .filter_map(|m| {
-            let (old, new) = (metric::load_value(m, b), metric::load_value(m, n));
-            (old.is_some() || new.is_some()).then(|| {
-                let mut r = row(m, old, new);
-                r.verdict = verdict(m, old, new, Evidence::Untested, options.noise);
-                r
-            })
-        })
-        .collect();
-    let mut notes = vec![format!(
-        "Single runs: no trials, so no confidence interval and no significance test; a change beyond the ±{} noise floor is called on the floor alone.",
-        percent(options.noise)
-    )];
-    let (cb, cn) = (b.config_summary(), n.config_summary());
-    if cb != cn {
-        notes.push(format!(
-            "The runs differ in their load: {} ran {cb}; {} ran {cn}.",
-            base.0, new.0
-        ));
-    }
-    for (label, d) in [(base.0, b), (new.0, n)] {
-        if d.cancelled {
-            notes.push(format!(
-                "{label} was cancelled after {:.2} s: its figures cover a shorter run.",
-                d.duration_s
-            ));
-        }
-        if d.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
-            notes.push(format!("{label}: barrage's load generator could not keep the schedule; its figures measure barrage as much as the server."));
-        }
-    }
-    Ok(finish(DocKind::Load, base.0, new.0, options, rows, notes))
-}
-
 /// Two samples of trial values of one metric to judge: a row of a comparison before its test.
 #[derive(Debug, Clone)]
 pub struct Sample {
@@ -387,6 +364,8 @@ pub fn judge_samples(samples: Vec<Sample>, noise: f64) -> Vec<Row> {
                 trials_old: c.n_b,
                 trials_new: c.n_a,
                 ratio_ci95: c.ratio_ci95,
+                ratio_ci: c.ratio_ci,
+                ci_level: c.ci_level,
                 p: c.p_value,
                 p_adjusted: c.p_adjusted,
                 testable: c.testable,

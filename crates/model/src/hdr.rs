@@ -13,6 +13,17 @@ pub fn encode(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+/// Encodes a histogram at 2 significant figures (values within 1% share a bucket): the
+/// per-second histograms of a run, which are many.
+pub fn encode_coarse(h: &Histogram<u64>) -> String {
+    let mut c = Histogram::<u64>::new_with_bounds(1, h.high().max(2), 2).expect("valid bounds");
+    c.auto(true);
+    for v in h.iter_recorded() {
+        let _ = c.record_n(v.value_iterated_to().max(1), v.count_at_value());
+    }
+    encode(&c)
+}
+
 /// Decodes a base64 V2 (plain or deflate-compressed) histogram.
 pub fn decode(b64: &str) -> Result<Histogram<u64>, String> {
     let bytes = base64::engine::general_purpose::STANDARD

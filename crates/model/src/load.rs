@@ -4,9 +4,10 @@
 //! rule and axis here, its flag in `barrage load`, its line in the study grammar and its use in
 //! the engine; `cli/src/load/declared.rs` fails when the flag or the study field is missing.
 //!
-//! The `barrage.load/1` document a load run writes is [`doc`]'s (re-exported here).
+//! The `barrage.load/2` document is [`doc`]'s (re-exported), its figures' intervals [`intervals`]'.
 
 pub mod doc;
+pub mod intervals;
 mod names;
 mod protocol;
 

@@ -19,7 +19,7 @@ use thiserror::Error;
 pub enum MergeError {
     #[error("nothing to merge: give two or more barrage load --json documents")]
     Empty,
-    #[error("{0}: not a barrage.load/1 document (schema {1:?})")]
+    #[error("{0}: not a barrage.load/2 or /1 document (schema {1:?})")]
     Schema(String, String),
     #[error("{a} and {b} are not runs of the same load: their {what} differ")]
     Different { a: String, b: String, what: String },
@@ -51,7 +51,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         return Err(MergeError::Empty);
     };
     for (name, d) in docs {
-        if d.schema != crate::load::SCHEMA {
+        if !crate::load::SCHEMAS.contains(&d.schema.as_str()) {
             return Err(MergeError::Schema(name.clone(), d.schema.clone()));
         }
         for (what, differ) in [
@@ -125,11 +125,19 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         Latency::default()
     });
     out.rate = merged_rate(docs, &mut notes)?;
-    out.series = merged_series(docs);
+    out.series = merged_series(docs)?;
+    if docs
+        .iter()
+        .any(|(_, d)| d.series.iter().any(|s| s.responses > 0 && s.mean_us == 0.0))
+    {
+        // A barrage.load/1 shard: its seconds have no mean, so the merged ones cannot either.
+        out.series.iter_mut().for_each(|s| s.mean_us = 0.0);
+    }
     out.http2 = merged_http2(docs);
     out.ws = merged_ws(docs);
     out.http3 = merged_http3(docs);
     out.targets = merged_targets(docs, &mut notes)?;
+    out = out.with_intervals();
     // The thresholds the runs were given, judged again on the whole.
     let thresholds = first
         .thresholds
@@ -246,17 +254,43 @@ fn merged_rate(
     }))
 }
 
-/// The series added second by second (warmup seconds first, as each document orders them).
-fn merged_series(docs: &[(String, LoadDoc)]) -> Vec<Second> {
+/// The series added second by second (warmup seconds first, as each document orders them); a
+/// second's histograms merge exactly, and a second any run has no histogram for has none.
+fn merged_series(docs: &[(String, LoadDoc)]) -> Result<Vec<Second>, MergeError> {
     let mut by: BTreeMap<(u8, u64), Second> = BTreeMap::new();
-    for (_, d) in docs {
+    let mut hists: BTreeMap<(u8, u64), Option<hdrhistogram::Histogram<u64>>> = BTreeMap::new();
+    for (name, d) in docs {
         for s in &d.series {
             let key = (u8::from(s.phase != crate::load::Phase::Warmup), s.second);
+            let h = match &s.hdr {
+                Some(b) => Some(
+                    crate::hdr::decode(b).map_err(|e| MergeError::Histogram(name.clone(), e))?,
+                ),
+                None => None,
+            };
+            let slot = hists.entry(key).or_insert_with(|| {
+                let mut e = hdrhistogram::Histogram::<u64>::new(2).ok()?;
+                e.auto(true);
+                Some(e)
+            });
+            match (slot.as_mut(), h) {
+                (Some(m), Some(h)) => {
+                    let _ = m.add(&h);
+                }
+                (Some(_), None) if s.responses > 0 => *slot = None,
+                _ => {}
+            }
             let m = by.entry(key).or_insert_with(|| Second {
                 second: s.second,
                 phase: s.phase,
                 ..Second::default()
             });
+            // The mean of the second over every run's responses, weighted by their count.
+            let all = m.responses + s.responses;
+            if all > 0 {
+                m.mean_us =
+                    (m.mean_us * m.responses as f64 + s.mean_us * s.responses as f64) / all as f64;
+            }
             m.responses += s.responses;
             m.errors += s.errors;
             m.requests_written += s.requests_written;
@@ -269,7 +303,17 @@ fn merged_series(docs: &[(String, LoadDoc)]) -> Vec<Second> {
             }
         }
     }
-    by.into_values().collect()
+    Ok(by
+        .into_iter()
+        .map(|(key, mut s)| {
+            s.hdr = hists
+                .get(&key)
+                .and_then(|h| h.as_ref())
+                .filter(|h| !h.is_empty())
+                .map(crate::hdr::encode_coarse);
+            s
+        })
+        .collect())
 }
 
 fn merged_http2(docs: &[(String, LoadDoc)]) -> Option<Http2> {

@@ -10,7 +10,9 @@
 //! successful trials, `rps` the trials' median, `errors` their sum; status classes are load
 //! runs' only.
 
+use crate::load::intervals::Bound;
 use crate::load::LoadDoc;
+use crate::metric;
 use crate::study::Cell;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -73,7 +75,7 @@ pub struct Threshold {
 }
 
 /// A threshold and what was measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub expr: String,
     /// The measured value, in the bound's unit (µs, req/s, a count or a percent); None when the
@@ -87,12 +89,55 @@ pub struct Outcome {
     pub point: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contender: Option<String>,
+    /// Load runs: the measured value's interval from the run's own data (an end the data
+    /// cannot bound is `null`), at the document's level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Bound>,
+    /// Whether that interval lies wholly on one side of the bound, so the verdict holds with
+    /// confidence; `false`: the run cannot tell whether the bound holds (a verdict on the
+    /// measured value alone). `None` without an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confident: Option<bool>,
+    /// How many responses a percentile rests on (the run's effective responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<u64>,
+}
+
+impl Outcome {
+    /// The caveat of a verdict the run cannot make with confidence: "the 95% interval is
+    /// 8.10ms to beyond the slowest response: 1,600 responses cannot judge it with confidence".
+    pub fn caveat(&self, q: Quantity) -> Option<String> {
+        if self.confident != Some(false) {
+            return None;
+        }
+        let b = self.interval?;
+        let end = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| show(q, v));
+        let on = match self.responses {
+            Some(n) => format!("{n} responses"),
+            None => "the run".into(),
+        };
+        Some(format!(
+            "{} interval {} to {}: {on} cannot judge it with confidence",
+            crate::stats::format_level(crate::load::intervals::LEVEL),
+            end(b.lo, "below the fastest response"),
+            end(b.hi, "beyond the slowest response"),
+        ))
+    }
 }
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mark = if self.pass { "ok  " } else { "FAIL" };
-        write!(f, "{mark} {} (measured {})", self.expr, self.shown)?;
+        let mark = match (self.pass, self.confident) {
+            (true, Some(false)) => "ok? ",
+            (false, Some(false)) => "FAIL?",
+            (true, _) => "ok  ",
+            (false, _) => "FAIL",
+        };
+        let caveat = parse(&self.expr)
+            .ok()
+            .and_then(|t| self.caveat(t.quantity))
+            .map_or(String::new(), |c| format!("; {c}"));
+        write!(f, "{mark} {} (measured {}{caveat})", self.expr, self.shown)?;
         match (&self.point, &self.contender) {
             (Some(p), Some(c)) if !p.is_empty() => write!(f, " at {p}, {c}"),
             (_, Some(c)) => write!(f, " for {c}"),
@@ -214,6 +259,11 @@ pub trait Measured {
     fn attempts(&self) -> f64;
     /// Responses of status class `c`xx, and all responses with a status.
     fn status(&self, c: u16) -> Option<(f64, f64)>;
+    /// The interval of `q` from the data's own spread, and the responses a percentile rests
+    /// on, where known.
+    fn interval(&self, _q: Quantity) -> Option<(Bound, Option<u64>)> {
+        None
+    }
 }
 
 impl Measured for LoadDoc {
@@ -245,6 +295,21 @@ impl Measured for LoadDoc {
     }
     fn attempts(&self) -> f64 {
         (self.requests + self.errors.total) as f64
+    }
+    fn interval(&self, q: Quantity) -> Option<(Bound, Option<u64>)> {
+        let i = self.intervals.as_ref()?;
+        let figure = |m: &metric::Metric| i.of(m).map(|b| (b, None));
+        match q {
+            Quantity::Latency(q) if q > 0.0 && q < 1.0 => {
+                let h = self.histogram();
+                let b = crate::load::intervals::percentiles(self, h.as_ref(), &[q]);
+                Some((b[0], Some(i.responses)))
+            }
+            Quantity::Latency(q) if q < 0.0 => figure(&metric::LATENCY_MEAN),
+            Quantity::Rps => figure(&metric::RPS),
+            Quantity::ErrorPct => figure(&metric::ERROR_PCT),
+            _ => None,
+        }
     }
     fn status(&self, c: u16) -> Option<(f64, f64)> {
         let mut of_class = 0;
@@ -310,6 +375,14 @@ pub fn evaluate(t: &Threshold, m: &dyn Measured) -> Outcome {
         Quantity::Status(c) => m.status(c).map(|(n, _)| n),
         Quantity::StatusPct(c) => m.status(c).map(|(n, all)| share(n, all)),
     };
+    let known = measured.and(m.interval(t.quantity));
+    // Confident when every value the interval allows is on the measured value's side of the
+    // bound; an open end allows any value beyond it.
+    let confident = known.map(|(b, _)| {
+        let holds = |v: Option<f64>| v.map(|v| t.op.holds(v, t.bound));
+        let (lo, hi) = (holds(b.lo), holds(b.hi));
+        lo.is_some() && lo == hi
+    });
     Outcome {
         expr: t.expr.clone(),
         measured,
@@ -317,6 +390,9 @@ pub fn evaluate(t: &Threshold, m: &dyn Measured) -> Outcome {
         pass: measured.is_some_and(|v| t.op.holds(v, t.bound)),
         point: None,
         contender: None,
+        interval: known.map(|(b, _)| b),
+        confident,
+        responses: known.and_then(|(_, n)| n),
     }
 }
 
@@ -374,8 +450,7 @@ pub fn evaluate_study(ts: &[StudyThreshold], cells: &[Cell]) -> Vec<Outcome> {
                         measured: None,
                         shown: "no successful trial".into(),
                         pass: false,
-                        point: None,
-                        contender: None,
+                        ..Outcome::default()
                     },
                     Ok(th) => evaluate(&th, cell),
                     Err(why) => Outcome {
@@ -383,8 +458,7 @@ pub fn evaluate_study(ts: &[StudyThreshold], cells: &[Cell]) -> Vec<Outcome> {
                         measured: None,
                         shown: why,
                         pass: false,
-                        point: None,
-                        contender: None,
+                        ..Outcome::default()
                     },
                 };
                 o.point = Some(cell.label.clone());

@@ -34,7 +34,7 @@ use thiserror::Error;
 pub enum ReportError {
     #[error("not a results document: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1 or barrage.load/1)")]
+    #[error("unknown schema {0:?} (expected barrage.study/2, barrage.study/1, barrage.load/2 or barrage.load/1)")]
     Schema(String),
     #[error("nothing to report")]
     Empty,
@@ -72,7 +72,9 @@ pub fn parse(text: &str) -> Result<Input, ReportError> {
             barrage_model::summary::update(&mut r);
             Ok(Input::Study(Box::new(r)))
         }
-        "barrage.load/1" => Ok(Input::Load(Box::new(serde_json::from_value(v)?))),
+        "barrage.load/2" | "barrage.load/1" => {
+            Ok(Input::Load(Box::new(serde_json::from_value(v)?)))
+        }
         _ => Err(ReportError::Schema(schema)),
     }
 }
@@ -151,6 +153,22 @@ pub fn build_with(
         let mut sec = study_section::section(label, s, &options.hdr_points);
         sec.folded = fold;
         page.sections.push(sec);
+    }
+    // Load runs after the first are compared with it, as `barrage compare` does (one engine).
+    if let Some((base_label, base)) = loads.first() {
+        for (label, other) in loads.iter().skip(1) {
+            let options = barrage_model::compare::Options::default();
+            if let Ok(cmp) =
+                barrage_model::compare::loads((base_label, base), (label, other), &options)
+            {
+                page.sections.push(page::Section {
+                    heading: format!("Comparison: {label} vs baseline {base_label}"),
+                    notes: cmp.notes.clone(),
+                    comparison: Some(cmp),
+                    ..page::Section::default()
+                });
+            }
+        }
     }
     if !loads.is_empty() {
         page.sections.push(load_section::section(&loads));

@@ -70,11 +70,12 @@ fn figure(d: &LoadDoc, m: &Metric) -> f64 {
 
 /// Builds the section for the documents (label, document).
 pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
-    let mut table = Table {
+    // No test between the rows here: two runs are compared by the comparison section
+    // (`comparison`), the model's, as `barrage compare` judges them.
+    let table = Table {
         columns: columns(),
         rows: docs.iter().map(|(l, d)| row(l, d)).collect(),
     };
-    table.compare();
     let mut meta = Vec::new();
     for (l, d) in docs {
         meta.push((
@@ -90,8 +91,11 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
         ));
     }
     let mut notes = vec![
-        "Each document is a single run: the run's own figures have no confidence interval; throughput per second is the median of its measured seconds, and comparisons test those per-second rates (Welch's t-test on their logs), which are not independent trials.".to_string(),
+        "Each document is a single run; throughput per second is the median of its measured seconds. Each figure's 95% interval is from the run's own data (barrage.load/2: order statistics and the seconds for percentiles, a block bootstrap of the seconds for throughput and mean; docs/compare.md).".to_string(),
     ];
+    for (l, d) in docs {
+        notes.push(intervals_note(l, d));
+    }
     for (l, d) in docs {
         if d.errors.total > 0 {
             let by_class: Vec<String> = d
@@ -119,6 +123,37 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
         plots,
         ..Section::default()
     }
+}
+
+/// A run's intervals in words: "a.json: 95% intervals: throughput [702, 741] req/s, mean
+/// [5.41 ms, 5.52 ms], p99.9 [9.12 ms, beyond the slowest response] ...", or why it has none.
+pub fn intervals_note(label: &str, d: &LoadDoc) -> String {
+    let Some(i) = &d.intervals else {
+        return format!("{label}: no intervals (a barrage.load/1 document).");
+    };
+    let figures: Vec<String> = barrage_model::load::intervals::judged()
+        .filter_map(|m| {
+            let b = i.of(m)?;
+            let end = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| m.show(v));
+            Some(if b.lo.is_none() && b.hi.is_none() {
+                format!("{} not enough data", m.label)
+            } else {
+                format!(
+                    "{} [{}, {}]",
+                    m.label,
+                    end(b.lo, "below the fastest response"),
+                    end(b.hi, "beyond the slowest response")
+                )
+            })
+        })
+        .collect();
+    format!(
+        "{label}: {} intervals over {} responses and {} measured seconds: {}.",
+        barrage_model::stats::format_level(i.level),
+        i.responses,
+        i.seconds,
+        figures.join(", ")
+    )
 }
 
 /// What each run achieved, as the terminal says it: the rate (against its target for an open

@@ -15,11 +15,14 @@ pub struct Trend {
     pub series: Vec<Series>,
 }
 
-/// One line: what the values belong to, and (run id, value in the metric's stored units).
+/// One line: what the values belong to, (run id, value in the metric's stored units), and
+/// where known each run's interval of it, (run id, low, high), drawn as a band around the line
+/// (a load run's own interval, `barrage.load/2`'s `intervals`).
 #[derive(Debug, Clone, Default)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(i64, f64)>,
+    pub band: Vec<(i64, f64, f64)>,
 }
 
 /// At most this many run ids are written under the x axis; with more runs, every k-th.
@@ -73,6 +76,11 @@ pub fn chart(t: &Trend) -> LineChart {
                 .map(|&(id, v)| (id as f64, v * m.scale))
                 .collect(),
             markers: true,
+            band: s
+                .band
+                .iter()
+                .map(|&(id, lo, hi)| (id as f64, lo * m.scale, hi * m.scale))
+                .collect(),
             provenance: s
                 .points
                 .iter()
@@ -102,7 +110,7 @@ pub fn page(
             plots: vec![PlotGroup {
                 heading: "Each metric over the runs".into(),
                 notes: vec![
-                    "One dot per run; a study has one line per contender and point (the median of its trials)."
+                    "One dot per run; a study has one line per contender and point (the median of its trials). The shaded band is a load run's own 95% interval of the figure, where its document has one (barrage.load/2)."
                         .into(),
                 ],
                 plots,
@@ -125,10 +133,12 @@ mod tests {
                 Series {
                     name: "http://a/".into(),
                     points: vec![(1, 1500.0), (3, 2500.0)],
+                    band: vec![(1, 1250.0, 1750.0), (3, 2250.0, 2500.0)],
                 },
                 Series {
                     name: "http://b/".into(),
                     points: vec![(2, 500.0)],
+                    band: Vec::new(),
                 },
             ],
         };
@@ -137,6 +147,9 @@ mod tests {
         assert_eq!(c.y.label, "p99 (ms)");
         // Stored µs, drawn in ms.
         assert_eq!(c.lines[0].points, [(1.0, 1.5), (3.0, 2.5)]);
+        // Each run's interval, in ms too, as the band around its line.
+        assert_eq!(c.lines[0].band, [(1.0, 1.25, 1.75), (3.0, 2.25, 2.5)]);
+        assert!(c.lines[1].band.is_empty());
         assert_eq!(c.lines[1].points, [(2.0, 0.5)]);
         assert_eq!(
             c.lines[1].provenance,
@@ -154,6 +167,7 @@ mod tests {
             series: vec![Series {
                 name: "x".into(),
                 points: (1..=30).map(|i| (i, 100.0 * i as f64)).collect(),
+                band: Vec::new(),
             }],
         };
         let ticks = chart(&t).x.ticks.unwrap();

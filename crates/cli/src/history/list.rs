@@ -3,6 +3,7 @@
 
 use barrage_history::figures::describe;
 use barrage_history::{DocKind, Filter, History, MetricRow, RunRow};
+use barrage_model::load::LoadDoc;
 use barrage_model::metric::Better;
 use barrage_report::page::Page;
 use barrage_report::trend::{Series, Trend};
@@ -138,22 +139,38 @@ pub fn trends(history: &History, filter: &Filter, runs: &[RunRow]) -> anyhow::Re
         None => history.metric_keys(filter)?,
     };
     let mut trends = Vec::new();
+    // Load runs' documents, read once each for their intervals.
+    let mut docs: std::collections::HashMap<i64, Option<LoadDoc>> = Default::default();
     for key in keys {
+        let m = describe(&key);
         let mut series: Vec<Series> = Vec::new();
         for p in history.trend(&key, filter)? {
             let name = p.series.label();
-            match series.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.points.push((p.id, p.value)),
-                None => series.push(Series {
-                    name,
-                    points: vec![(p.id, p.value)],
-                }),
-            }
+            let band = if p.series.kind == DocKind::Load {
+                let doc = docs.entry(p.id).or_insert_with(|| {
+                    let stored = history.document(barrage_history::Which::Id(p.id)).ok()?;
+                    serde_json::from_str::<LoadDoc>(&stored.document).ok()
+                });
+                doc.as_ref()
+                    .and_then(|d| d.intervals.as_ref()?.of(&m))
+                    .and_then(|b| Some((p.id, b.lo?, b.hi?)))
+            } else {
+                None
+            };
+            let s = match series.iter_mut().position(|s| s.name == name) {
+                Some(i) => &mut series[i],
+                None => {
+                    series.push(Series {
+                        name,
+                        ..Series::default()
+                    });
+                    series.last_mut().expect("pushed")
+                }
+            };
+            s.points.push((p.id, p.value));
+            s.band.extend(band);
         }
-        trends.push(Trend {
-            metric: describe(&key),
-            series,
-        });
+        trends.push(Trend { metric: m, series });
     }
     let path = history.path().display().to_string();
     let span = match (runs.first(), runs.last()) {

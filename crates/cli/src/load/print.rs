@@ -2,6 +2,7 @@
 //! `r:<responses> w:<written> e:<errors> t:<mean ms>ms`.
 
 use barrage_engine::{Config, LatencySummary, RunResult};
+use barrage_model::load::intervals::Intervals;
 use barrage_model::load::{LoadDoc, Protocol};
 use barrage_model::metric::{fmt_bytes, fmt_secs};
 use std::fmt::Write;
@@ -92,6 +93,9 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
     };
     let _ = writeln!(o, "  {label}");
     distribution(&mut o, lat);
+    if let Some(i) = &r.intervals {
+        intervals(&mut o, i);
+    }
     if let Some(u) = &r.latency_uncorrected_us {
         let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
         distribution(&mut o, u);
@@ -321,6 +325,52 @@ fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
             "  {} requests sent again: the server did not process them (refused, or above a GOAWAY)",
             h.retried
         );
+    }
+}
+
+/// The intervals of the run's figures, and what they rest on: the responses a percentile's ranks
+/// count (fewer than the responses when they moved together) and the seconds the bootstrap drew.
+fn intervals(o: &mut String, i: &Intervals) {
+    use barrage_model::metric::{self, Format};
+    let seconds = if i.seconds >= barrage_model::stats::blocks::MIN_SECONDS {
+        format!("{} seconds in blocks of {} s", i.seconds, i.block_s)
+    } else {
+        format!("{} seconds: too few to bound any figure", i.seconds)
+    };
+    // The responses beyond a percentile: what its value is read among.
+    let tail = |n: u64, p: f64| ((n as f64) * (1.0 - p)).floor() as u64;
+    let _ = writeln!(
+        o,
+        "  Intervals ({}, from this run's own data): percentiles of {} responses (p99 rests on the slowest {}, p99.9 on {}) and how they moved over {seconds}",
+        barrage_model::stats::format_level(i.level),
+        i.responses,
+        tail(i.responses, 0.99),
+        tail(i.responses, 0.999),
+    );
+    let mut cells = Vec::new();
+    for m in barrage_model::load::intervals::judged() {
+        let Some(b) = i.of(m) else { continue };
+        let show = |v: f64| match m.format {
+            Format::Micros => ms(v),
+            Format::Percent => format!("{v:.3}%"),
+            _ => format!("{} req/s", num(v)),
+        };
+        let lo = b.lo.map_or("below the fastest".into(), show);
+        let hi = b.hi.map_or("beyond the slowest".into(), show);
+        let text = if b.lo.is_none() && b.hi.is_none() {
+            "not enough data".to_string()
+        } else {
+            format!("[{lo}, {hi}]")
+        };
+        let label = if m.key == metric::ERROR_PCT.key {
+            "error rate".to_string()
+        } else {
+            m.label.to_string()
+        };
+        cells.push(format!("{label} {text}"));
+    }
+    for chunk in cells.chunks(3) {
+        let _ = writeln!(o, "    {}", chunk.join("  "));
     }
 }
 

@@ -97,6 +97,9 @@ pub fn lines(outcomes: &[Outcome], aborted: Option<&str>) -> String {
     for t in outcomes {
         o.push_str(&format!("  {t}\n"));
     }
+    if outcomes.iter().any(|t| t.confident == Some(false)) {
+        o.push_str("  ?: the run's own data cannot tell whether that bound holds (its interval straddles it); a longer run can. The exit status follows the measured value.\n");
+    }
     if let Some(expr) = aborted {
         o.push_str(&format!(
             "  run stopped early: {expr} could no longer pass (--abort-on-fail)\n"

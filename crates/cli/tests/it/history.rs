@@ -212,6 +212,58 @@ fn two_loads_at_once_are_listed_and_trended() {
 }
 
 #[test]
+fn a_load_runs_interval_is_the_band_around_its_trend() {
+    let server = Server::start();
+    let dir = TempDir::new("history-band");
+    let db = dir.join("runs.db");
+    let json = dir.join("run.json");
+    let url = format!("http://{}/", server.addr);
+    // 3 seconds: the fewest with intervals.
+    let out = barrage(&[
+        "load",
+        &url,
+        "-d",
+        "3s",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        "--history",
+        db.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = dir.join("trend.html");
+    let out = barrage(&[
+        "history",
+        db.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&report).unwrap();
+    for (title, key, scale) in [
+        ("throughput [rps] by run", "rps", 1.0),
+        ("p50 [latency_p50_us] by run", "latency_p50_us", 1e-3),
+    ] {
+        let data = chart_data(&html, title);
+        let band = &data["lines"][0]["band"][0];
+        let want = &doc["intervals"]["figures"][key];
+        let close = |a: &serde_json::Value, b: &serde_json::Value| {
+            (a.as_f64().unwrap() - b.as_f64().unwrap() * scale).abs() < 1e-9
+        };
+        assert_eq!(band[0], 1.0, "{title}: run 1");
+        assert!(
+            close(&band[1], &want["lo"]) && close(&band[2], &want["hi"]),
+            "{title}: {band} vs {want}"
+        );
+    }
+}
+
+#[test]
 fn a_file_that_is_not_a_history_is_refused_before_the_load() {
     let dir = TempDir::new("history-foreign");
     let notes = dir.join("notes.txt");

@@ -15,3 +15,4 @@ mod run_kill;
 mod serve;
 mod serve_tls;
 mod thresholds;
+mod verdicts;

@@ -102,14 +102,60 @@ fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
         err.contains("barrage: threshold failed: p50 < 2ms"),
         "{err}"
     );
+    // 200 requests take a fraction of a second: too short to bound p50 (under 3 seconds), so
+    // the summary marks the verdict as one the run cannot make with confidence.
     assert!(
-        err.contains("FAIL p50 < 2ms (measured"),
+        err.contains("FAIL? p50 < 2ms (measured"),
         "the summary lists it: {err}"
     );
     let got = outcomes(&doc);
     assert!(!got[0].1 && got[0].2 >= 5_000.0, "{got:?}");
     // The run itself completed: 200 answers, all counted.
     assert_eq!(doc["requests"], 200);
+}
+
+#[test]
+fn a_run_too_short_for_a_percentile_says_it_cannot_judge_it() {
+    let s = serve();
+    let url = format!("http://{}/sleep/5", s.addr);
+    // About 1,500 responses in 4 s: p99.9 is among the 2 slowest, and nothing bounds it above;
+    // p50 is bounded on both sides.
+    let (out, doc) = load(&[
+        &url,
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "-d",
+        "4s",
+        "--threshold",
+        "p99.9 < 1s",
+        "--threshold",
+        "p50 < 1s",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the measured values hold: {err}"
+    );
+    let n = doc["requests"].as_u64().unwrap();
+    assert!((500..3000).contains(&n), "{n} responses");
+    let t = &doc["thresholds"];
+    assert_eq!(t[0]["confident"], false, "{t}");
+    assert!(t[0]["interval"]["hi"].is_null(), "{t}");
+    assert_eq!(t[0]["responses"], n);
+    assert_eq!(t[1]["confident"], true, "{t}");
+    assert!(
+        err.contains(&format!(
+            "ok?  p99.9 < 1s (measured {}; 95% interval ",
+            t[0]["shown"].as_str().unwrap()
+        )) && err.contains(&format!(
+            "to beyond the slowest response: {n} responses cannot judge it with confidence)"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("\n  ok   p50 < 1s (measured "), "{err}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The `barrage.load/1` document of real runs validates against docs/schema/load.schema.json,
+//! The `barrage.load/2` document of real runs validates against docs/schema/load.schema.json,
 //! and the schema rejects documents that break it.
 
 use crate::common;
@@ -49,7 +49,8 @@ fn real_runs_validate() {
     };
     let closed = document(base.clone());
     assert_valid(&v, &closed);
-    assert_eq!(closed["schema"], "barrage.load/1");
+    assert_eq!(closed["schema"], "barrage.load/2");
+    assert!(closed["intervals"]["figures"]["latency_p50_us"].is_object());
     assert!(closed["requests"].as_u64().unwrap() > 0);
     assert!(closed["series"].as_array().unwrap().len() >= 2);
     assert!(closed["rate"].is_null());
@@ -90,7 +91,7 @@ fn real_runs_validate() {
     assert!(!v.is_valid(&broken));
 
     let mut broken = closed.clone();
-    broken["schema"] = "barrage.load/2".into();
+    broken["schema"] = "barrage.load/3".into();
     assert!(!v.is_valid(&broken));
     let mut broken = closed.clone();
     broken.as_object_mut().unwrap().remove("latency_us");

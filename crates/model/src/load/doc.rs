@@ -1,5 +1,7 @@
-//! The `barrage.load/1` document: what `barrage load --json` writes and what each phase of a
-//! server trial carries in the study results. Every struct reads missing fields as defaults and
+//! The `barrage.load/2` document: what `barrage load --json` writes and what each phase of a
+//! server trial carries in the study results. Version 2 added each figure's interval
+//! (`intervals`) and each second's mean latency (`series[].mean_us`); version 1 documents read
+//! as they are, without them. Every struct reads missing fields as defaults and
 //! non-finite numbers (written as `null`) as 0, so documents from older engines still read.
 //!
 //! The JSON Schema is `docs/schema/load.schema.json`.
@@ -11,7 +13,9 @@ use std::collections::BTreeMap;
 use super::Stage;
 
 /// Schema name and version of the document.
-pub const SCHEMA: &str = "barrage.load/1";
+pub const SCHEMA: &str = "barrage.load/2";
+/// The versions readers take: this one, and the one before intervals.
+pub const SCHEMAS: [&str; 2] = [SCHEMA, "barrage.load/1"];
 
 /// One load run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,6 +80,9 @@ pub struct LoadDoc {
     /// A document `barrage merge` made: what it holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+    /// Each compared figure's interval from the run's own data (`barrage.load/2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<super::intervals::Intervals>,
 }
 
 /// What a merged document holds.
@@ -288,6 +295,13 @@ pub struct Second {
     pub bytes_read: u64,
     pub p50_us: u64,
     pub p99_us: u64,
+    /// Mean latency of the second's valid responses, µs (0 in `barrage.load/1` documents).
+    #[serde(deserialize_with = "lenient")]
+    pub mean_us: f64,
+    /// The second's latency histogram (HdrHistogram V2 compressed, base64; 2 significant
+    /// figures, so a long run stays small): how the percentiles moved while the run went on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdr: Option<String>,
     /// Open loop: the rate the schedule asked for over this second (requests/s), beside what
     /// the responses achieved.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -381,6 +395,12 @@ impl LoadDoc {
                 (x, s)
             })
             .collect()
+    }
+
+    /// The document with its figures' intervals computed from its seconds and histogram.
+    pub fn with_intervals(mut self) -> LoadDoc {
+        self.intervals = super::intervals::Intervals::compute(&self, self.histogram().as_ref());
+        self
     }
 
     /// The latency histogram, decoded (`None` when absent or undecodable).

@@ -175,3 +175,67 @@ fn http3_figures_add_up_and_their_means_are_weighted() {
     b.1.http3 = None;
     assert_eq!(merge(&[a, b], 1.0).unwrap().http3, None);
 }
+
+/// A shard of 4 seconds whose second `s` answered `values` shifted by `s` (µs), each second
+/// with its own histogram and mean, as `barrage.load/2` writes them.
+fn timed_shard(i: u32, values: &[u64]) -> (String, LoadDoc) {
+    let (name, mut d) = shard(i, 2, values, 100.0);
+    let mut all = hist(&[]);
+    d.series = (0..4)
+        .map(|s| {
+            let h = hist(&values.iter().map(|v| v + s).collect::<Vec<_>>());
+            all.add(&h).unwrap();
+            Second {
+                second: s,
+                phase: Phase::Measure,
+                responses: h.len(),
+                mean_us: h.mean(),
+                hdr: Some(hdr::encode_coarse(&h)),
+                span_s: 1.0,
+                ..Second::default()
+            }
+        })
+        .collect();
+    d.requests = all.len();
+    d.hdr = Some(hdr::encode(&all));
+    d.latency_us = Latency::of(&all);
+    (name, d.with_intervals())
+}
+
+#[test]
+fn merged_shards_get_intervals_from_their_seconds_together() {
+    let a: Vec<u64> = (1..=400).map(|v| 1000 + v).collect();
+    let b: Vec<u64> = (1..=200).map(|v| 3000 + 5 * v).collect();
+    let docs = vec![timed_shard(1, &a), timed_shard(2, &b)];
+    let m = merge(&docs, 1.0).unwrap();
+    // Each second's histogram is both shards' (exact at 2 digits), its mean weighted by count.
+    for s in &m.series {
+        let h = hdr::decode(s.hdr.as_deref().unwrap()).unwrap();
+        assert_eq!(h.len(), 600);
+        let want = (a
+            .iter()
+            .chain(&b)
+            .map(|v| (v + s.second) as f64)
+            .sum::<f64>())
+            / 600.0;
+        assert!((s.mean_us - want).abs() < 1.0, "{} vs {want}", s.mean_us);
+    }
+    // The merged document's intervals are those of its own seconds and histogram, and the
+    // percentile ranks are of all 2,400 responses.
+    let i = m.intervals.as_ref().unwrap();
+    assert_eq!((i.responses, i.seconds), (2400, 4));
+    let again = crate::load::intervals::Intervals::compute(&m, m.histogram().as_ref()).unwrap();
+    assert_eq!(*i, again);
+    let p50 = i.of(&crate::metric::P50).unwrap();
+    let v = m.latency_us.p50 as f64;
+    assert!(p50.lo.unwrap() <= v && v <= p50.hi.unwrap(), "{p50:?} {v}");
+    // A shard without per-second histograms (barrage.load/1) leaves the seconds without one.
+    let (n, mut old) = timed_shard(2, &b);
+    old.series.iter_mut().for_each(|s| s.hdr = None);
+    let m = merge(&[timed_shard(1, &a), (n, old)], 1.0).unwrap();
+    assert!(m.series.iter().all(|s| s.hdr.is_none()));
+    assert_eq!(
+        m.intervals.unwrap().of(&crate::metric::P50).unwrap().hi,
+        None
+    );
+}

@@ -9,10 +9,13 @@
 //! - [`outliers`] and [`first_trial_slow`]: the warnings a study prints.
 //! - [`power`]: trials per contender by power, from a pilot's spread.
 
+pub mod blocks;
 pub mod dist;
 mod mwu;
+pub mod order;
 pub mod power;
 pub mod ratio;
+pub mod seconds;
 
 use serde::{Deserialize, Serialize};
 
@@ -220,6 +223,17 @@ pub struct Comparison {
     pub n_a: usize,
     #[serde(default)]
     pub n_b: usize,
+    /// The interval of the ratio at the level its corrected p-value is judged at (see
+    /// [`holm_level`]), and that level; set by [`adjust`]. An interval at 95% beside a p-value
+    /// corrected for many tests could exclude 1 where the test does not reject, and a reader
+    /// would take "not significant" beside it for a contradiction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci: Option<Interval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_level: Option<f64>,
+    /// Welch's test behind `ratio_ci95`, to make intervals at other levels.
+    #[serde(skip)]
+    pub welch: Option<ratio::WelchLog>,
 }
 
 fn yes() -> bool {
@@ -311,6 +325,9 @@ pub fn compare_worded(
         p_adjusted: None,
         n_a: a.len(),
         n_b: b.len(),
+        ratio_ci: None,
+        ci_level: None,
+        welch: welch.filter(|_| test == TestMethod::WelchLog),
     };
     c.significant = c.testable && p < ALPHA && ma != mb;
     c.phrase = phrase(&c, wording);
@@ -332,12 +349,47 @@ pub fn mwu_min_p(n: usize, m: usize) -> f64 {
 pub fn adjust(cs: &mut [(&mut Comparison, Wording)]) {
     let idx: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].0.testable).collect();
     let ps: Vec<f64> = idx.iter().map(|&i| cs[i].0.p_value).collect();
+    let m = ps.len();
     for (k, adj) in idx.iter().zip(ratio::holm(&ps)) {
         let (c, wording) = &mut cs[*k];
         c.p_adjusted = Some(adj);
         c.significant = adj < ALPHA && c.median_a != c.median_b;
+        if let Some(w) = &c.welch {
+            let level = holm_level(c.p_value, adj, m);
+            c.ratio_ci = Some(w.ci(level));
+            c.ci_level = Some(level);
+        }
         c.phrase = phrase(c, wording);
     }
+}
+
+/// The confidence level that matches a Holm-corrected test: 1 − α·p/p_adjusted, the level at
+/// which the test's own interval excludes "no difference" exactly when the corrected p is below
+/// α (p < α·p/p_adj ⇔ p_adj < α). It is Holm's step-down level α/(m − i + 1) for the i-th
+/// smallest p (smaller where the step-down carried a larger one forward); with p = 0, Bonferroni's
+/// 1 − α/m.
+pub fn holm_level(p: f64, p_adjusted: f64, m: usize) -> f64 {
+    let gamma = if p_adjusted > 0.0 && p > 0.0 {
+        ALPHA * p / p_adjusted
+    } else {
+        ALPHA / m.max(1) as f64
+    };
+    1.0 - gamma.min(ALPHA)
+}
+
+/// A confidence level for people: "95%", "99.2%", "99.95%".
+pub fn format_level(level: f64) -> String {
+    let gamma = 1.0 - level;
+    let digits = if gamma >= 0.01 {
+        1
+    } else if gamma >= 0.001 {
+        2
+    } else {
+        3
+    };
+    let s = format!("{:.*}", digits, 100.0 * level);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
 }
 
 /// The words of a comparison: "1.47x faster [1.41, 1.53]" when significant; "no significant
@@ -376,15 +428,25 @@ pub fn amount_text(c: &Comparison, wording: &Wording) -> String {
 }
 
 /// The ratio's interval in the factor's direction (A/B when A is larger, else B/A), as
-/// " [1.41, 1.53]"; empty without one.
+/// " [1.41, 1.53]", at the level its corrected p is judged at when that is not 95%:
+/// " [1.38, 1.57] at 99.2%"; empty without one.
 pub fn interval_text(c: &Comparison) -> String {
-    c.ratio_ci95.map_or(String::new(), |i| {
+    let (ci, level) = match (c.ratio_ci, c.ci_level) {
+        (Some(i), Some(l)) => (Some(i), l),
+        _ => (c.ratio_ci95, 0.95),
+    };
+    ci.map_or(String::new(), |i| {
         let (lo, hi) = if c.ratio >= 1.0 {
             (i.lo, i.hi)
         } else {
             (1.0 / i.hi, 1.0 / i.lo)
         };
-        format!(" [{}, {}]", format_factor(lo), format_factor(hi))
+        let at = if (level - 0.95).abs() > 1e-9 {
+            format!(" at {}", format_level(level))
+        } else {
+            String::new()
+        };
+        format!(" [{}, {}]{at}", format_factor(lo), format_factor(hi))
     })
 }
 

@@ -24,6 +24,8 @@ pub enum Method {
     WelchLog,
     /// Too few trials for any test to reach significance.
     Untested,
+    /// Two single load runs: each figure against both runs' own intervals (`compare::loads`).
+    Intervals,
 }
 
 /// Result of the test.

@@ -25,6 +25,20 @@ pub struct WelchLog {
     pub p: f64,
     /// Welch-Satterthwaite degrees of freedom (infinite when both variances are 0).
     pub df: f64,
+    /// Standard error of the difference of the log means.
+    pub se: f64,
+}
+
+impl WelchLog {
+    /// The interval of the ratio at confidence `level` (the 95% one is `ci95`).
+    pub fn ci(&self, level: f64) -> Interval {
+        let h = t_quantile(1.0 - (1.0 - level) / 2.0, self.df) * self.se;
+        let d = self.ratio.ln();
+        Interval {
+            lo: (d - h).exp(),
+            hi: (d + h).exp(),
+        }
+    }
 }
 
 fn mean_var(xs: &[f64]) -> (f64, f64) {
@@ -55,6 +69,7 @@ pub fn welch_log(a: &[f64], b: &[f64]) -> Option<WelchLog> {
             ci95: Interval { lo: r, hi: r },
             p,
             df: f64::INFINITY,
+            se: 0.0,
         });
     }
     let df =
@@ -70,6 +85,7 @@ pub fn welch_log(a: &[f64], b: &[f64]) -> Option<WelchLog> {
         },
         p,
         df,
+        se,
     })
 }
 

@@ -230,9 +230,11 @@ fn comparison_table() {
     let mut fam = vec![(&mut a, Wording::Speed), (&mut b, Wording::Speed)];
     adjust(&mut fam);
     assert_eq!((a.p_adjusted, a.significant), (Some(0.06), false));
-    assert!(a
-        .phrase
-        .starts_with("no significant difference (2.00x [1.63, 2.47], p = 0.06"));
+    // Its interval is at the level the corrected p is judged at: 1 − 0.05 · 0.03/0.06.
+    assert_eq!(
+        a.phrase,
+        "no significant difference (2.00x [1.52, 2.64] at 97.5%, p = 0.06)"
+    );
     assert!(compare(&[], &[1.0], true).is_none());
 }
 
@@ -302,4 +304,49 @@ fn infinite_ratio_round_trips_through_json() {
     assert!(json.contains("\"ratio\":null"), "{json}");
     let back: Comparison = serde_json::from_str(&json).unwrap();
     assert_eq!(back, c);
+}
+
+/// The case issue 43 found in the committed study reports (pingpong-bots, c=1000: "no significant
+/// difference (1.22x [1.09, 1.72], p = 0.25)"), built again: one comparison whose own Welch p is
+/// 0.033 (scipy: `ttest_ind(log a, log b, equal_var=False)`), corrected with seven others that
+/// show nothing. Holm makes it 8 · 0.033 = 0.26: not significant. Its 95% interval excludes 1,
+/// the contradiction a reader saw; the interval printed is at the level its corrected p is
+/// judged at, 1 − 0.05 · 0.033/0.26 = 99.38%, and includes 1.
+#[test]
+fn an_interval_beside_a_corrected_p_is_corrected_alike() {
+    let (a, b) = ([1.30, 1.12, 1.25], [1.0, 1.03, 0.97]);
+    let mut cs = vec![compare(&a, &b, true).unwrap()];
+    assert!((cs[0].p_value - 0.033115).abs() < 1e-4, "{}", cs[0].p_value);
+    let ci95 = cs[0].ratio_ci95.unwrap();
+    assert!(ci95.lo > 1.0, "the 95% interval excludes 1: {ci95:?}");
+    for _ in 0..7 {
+        cs.push(compare(&[1.0, 1.2, 0.9], &[1.1, 0.95, 1.05], true).unwrap());
+    }
+    let mut family: Vec<(&mut Comparison, Wording)> =
+        cs.iter_mut().map(|c| (c, Wording::Speed)).collect();
+    adjust(&mut family);
+    let c = &cs[0];
+    let p_adj = c.p_adjusted.unwrap();
+    assert!((p_adj - 8.0 * c.p_value).abs() < 1e-12 && p_adj > ALPHA);
+    assert!(!c.significant);
+    let level = c.ci_level.unwrap();
+    assert!((level - (1.0 - ALPHA * c.p_value / p_adj)).abs() < 1e-12);
+    assert!((level - 0.99375).abs() < 1e-9, "{level}");
+    let ci = c.ratio_ci.unwrap();
+    assert!(ci.lo < 1.0 && ci.hi > 1.0, "{ci:?}");
+    assert!(
+        c.phrase == "no significant difference (1.25x [0.82, 1.81] at 99.38%, p = 0.26)",
+        "{}",
+        c.phrase
+    );
+    // Where the corrected p rejects, the matching interval excludes 1 (both sides of the rule).
+    let mut strong = vec![compare(&[2.0, 2.1, 1.9], &[1.0, 1.02, 0.98], true).unwrap()];
+    strong.push(compare(&[1.0, 1.2, 0.9], &[1.1, 0.95, 1.05], true).unwrap());
+    let mut family: Vec<(&mut Comparison, Wording)> =
+        strong.iter_mut().map(|c| (c, Wording::Speed)).collect();
+    adjust(&mut family);
+    assert!(strong[0].significant && strong[0].ratio_ci.unwrap().lo > 1.0);
+    assert_eq!(format_level(0.95), "95%");
+    assert_eq!(format_level(0.99375), "99.38%");
+    assert_eq!(format_level(0.9995), "99.95%");
 }

@@ -200,18 +200,26 @@ fn speedup_cell(j: &Judged, m: &Metric) -> AnswerCell {
     let flip = |x: f64| if m.higher_is_better() { x } else { 1.0 / x };
     let speedup = flip(ratio);
     let test = j.test.as_ref();
-    let ci = test.and_then(|t| t.ratio_ci95).map_or(String::new(), |i| {
-        let (lo, hi) = if m.higher_is_better() {
-            (i.lo, i.hi)
-        } else {
-            (1.0 / i.hi, 1.0 / i.lo)
-        };
-        format!(
-            " [{}, {}]",
-            stats::format_factor(lo),
-            stats::format_factor(hi)
-        )
-    });
+    // The interval at the level its corrected p is judged at (said when not 95%).
+    let ci = test
+        .and_then(|t| t.shown_interval())
+        .map_or(String::new(), |(i, level)| {
+            let (lo, hi) = if m.higher_is_better() {
+                (i.lo, i.hi)
+            } else {
+                (1.0 / i.hi, 1.0 / i.lo)
+            };
+            let at = if (level - 0.95).abs() > 1e-9 {
+                format!(" at {}", stats::format_level(level))
+            } else {
+                String::new()
+            };
+            format!(
+                " [{}, {}]{at}",
+                stats::format_factor(lo),
+                stats::format_factor(hi)
+            )
+        });
     let text = match test {
         Some(_) if called(j) => format!("{}x{ci}", stats::format_factor(speedup)),
         Some(t) if t.testable => format!(

@@ -137,7 +137,11 @@ fn verdicts_are_the_model_comparisons_with_interval_and_p() {
         first.starts_with("fast has the highest throughput at c=10: 2.00x faster ["),
         "{first}"
     );
-    assert!(first.contains("] than slow, the runner-up (p "), "{first}");
+    // The interval at the level its corrected p is judged at, said beside it.
+    assert!(
+        first.contains("] at 97.5% than slow, the runner-up (p "),
+        "{first}"
+    );
     // At c=1 the order is the other way round.
     assert!(
         a.verdicts

@@ -33,14 +33,20 @@ pub fn change_text(r: &Row) -> String {
     }
 }
 
-/// The 95% interval of the change (the ratio's, less 1): "[-51.2%, -48.8%]", or "-".
+/// The interval of the change (the ratio's, less 1) at the level its corrected p is judged at,
+/// the level said when it is not 95%: "[-51.2%, -48.8%]", "[+2.1%, +9.8%] at 99.2%", or "-".
 pub fn ci_text(r: &Row) -> String {
     r.test
         .as_ref()
-        .and_then(|t| t.ratio_ci95)
-        .map_or("-".into(), |i| {
+        .and_then(|t| t.shown_interval())
+        .map_or("-".into(), |(i, level)| {
+            let at = if (level - 0.95).abs() > 1e-9 {
+                format!(" at {}", barrage_model::stats::format_level(level))
+            } else {
+                String::new()
+            };
             format!(
-                "[{}, {}]",
+                "[{}, {}]{at}",
                 signed_percent(i.lo - 1.0),
                 signed_percent(i.hi - 1.0)
             )
@@ -73,6 +79,7 @@ pub fn verdict_text(r: &Row) -> String {
         Verdict::WithinNoise => "within noise".into(),
         Verdict::NotJudged => "not judged".into(),
         Verdict::Missing => "missing".into(),
+        Verdict::NotEnoughData => "not enough data".into(),
     }
 }
 
@@ -136,10 +143,11 @@ fn what(d: &Comparison) -> &'static str {
 }
 
 /// The table's header and rows as text cells: studies with the contender (and the point, when
-/// the study has several), the interval and p; load runs without them.
+/// the study has several); the interval and p wherever a row was tested.
 pub fn cells(d: &Comparison, rows: &[&Row]) -> Vec<Vec<String>> {
     let points = rows.iter().any(|r| !r.point.is_empty());
     let study = d.kind == DocKind::Study;
+    let tested = study || d.rows.iter().any(|r| r.test.is_some());
     let mut head: Vec<&str> = Vec::new();
     if points {
         head.push("point");
@@ -148,8 +156,8 @@ pub fn cells(d: &Comparison, rows: &[&Row]) -> Vec<Vec<String>> {
         head.push("contender");
     }
     head.extend(["metric", "old", "new", "change"]);
-    if study {
-        head.extend(["95% CI", "p"]);
+    if tested {
+        head.extend(["CI", "p"]);
     }
     head.push("verdict");
     let mut out = vec![head.iter().map(|s| s.to_string()).collect()];
@@ -167,7 +175,7 @@ pub fn cells(d: &Comparison, rows: &[&Row]) -> Vec<Vec<String>> {
             r.new_text.clone(),
             change_text(r),
         ]);
-        if study {
+        if tested {
             line.extend([ci_text(r), p_text(r)]);
         }
         line.push(verdict_text(r));
@@ -219,6 +227,7 @@ pub fn markdown(d: &Comparison) -> String {
                     Verdict::Regression
                         | Verdict::Improvement
                         | Verdict::NotSignificant
+                        | Verdict::NotEnoughData
                         | Verdict::Missing
                 )
             })
@@ -259,7 +268,7 @@ pub fn md_table(s: &mut String, d: &Comparison, rows: &[&Row]) {
     let rule: Vec<&str> = head
         .iter()
         .map(|h| match h.as_str() {
-            "old" | "new" | "change" | "95% CI" | "p" => "--:",
+            "old" | "new" | "change" | "CI" | "p" => "--:",
             _ => "---",
         })
         .collect();

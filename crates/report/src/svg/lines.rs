@@ -289,7 +289,8 @@ impl LineChart {
     }
 
     /// The chart's `data-series` JSON: the x range as drawn (scale space), the plot's rectangle
-    /// (left, top, width, height), the units, and each line's drawn points.
+    /// (left, top, width, height), the units, and each line's drawn points and its band as
+    /// given ([x, low, high], in the axes' units).
     fn data(&self, xr: &Resolved, drawn: &[Vec<(f64, f64)>], plot: [f64; 4]) -> String {
         let (lo, hi) = xr.range();
         serde_json::json!({
@@ -305,6 +306,7 @@ impl LineChart {
             "lines": self.lines.iter().zip(drawn).map(|(l, pts)| serde_json::json!({
                 "name": l.name,
                 "points": pts.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+                "band": l.band.iter().map(|&(x, lo, hi)| [x, lo, hi]).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         })
         .to_string()

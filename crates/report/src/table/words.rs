@@ -53,6 +53,10 @@ fn turned(c: &stats::Comparison) -> stats::Comparison {
             lo: inv(i.hi),
             hi: inv(i.lo),
         }),
+        ratio_ci: c.ratio_ci.map(|i| Interval {
+            lo: inv(i.hi),
+            hi: inv(i.lo),
+        }),
         n_a: c.n_b,
         n_b: c.n_a,
         ..c.clone()

@@ -1,0 +1,299 @@
+//! Load runs compared: two single runs, each figure tested against both runs' own intervals
+//! ([`loads`]), or several runs a side taken as trials, as studies are ([`load_trials`]).
+//!
+//! A single run's figure has an interval from its own data (`load::intervals`: order statistics
+//! and a block bootstrap of the seconds for percentiles, the block bootstrap for throughput,
+//! mean and error rate). A figure changed when the two runs' intervals lie apart: each
+//! interval's half facing the other value, over the normal quantile of its level, is that run's
+//! standard error, and the change (of logarithms: the noise of times and rates is
+//! multiplicative) must exceed the two errors *added*, times the quantile of the level asked.
+//! That is the test "the runs' intervals at that level do not overlap", and its p-value is the
+//! level at which they would just touch. It is stricter than the usual combination of two
+//! independent errors (their root sum of squares, Altman & Bland 2011) by up to √2 in z, on
+//! purpose: a single run's interval sees only how the run moved while it went on, not how the
+//! machine differed between the two runs, and on a busy machine the tails of identical runs
+//! differ by more than either run shows (the real-run test in `cli/tests/it/verdicts.rs` called
+//! 5 of 64 identical pairs a regression on p99 or p99.9 with the root sum of squares). Facing
+//! halves keep the asymmetry of a percentile's interval. The p-values of the figures are
+//! Holm-corrected together, the interval of the ratio is shown at the level each corrected p is
+//! judged at, and the noise floor still decides what change is worth a verdict.
+//!
+//! A figure whose interval is open on the side facing the other run (p99.9 of 1,600 responses
+//! may be beyond the slowest; a run under 3 seconds cannot say how its throughput varies) has no
+//! test: "not enough data", whatever its change.
+
+use super::{finish, judge, percent, row, verdict, Evidence, Options, Row, Test, Verdict};
+use super::{judge_samples, CompareError, Comparison, DocKind, Sample};
+use crate::load::intervals::Bound;
+use crate::load::LoadDoc;
+use crate::metric::{self, Metric};
+use crate::stats::{self, dist, ratio::holm, Interval, TestMethod};
+
+/// One figure's test from two intervals: the difference `d` (of logs, or of values where a
+/// value or bound is 0), the sum of the two runs' standard errors (apart at a level when `d`
+/// exceeds it times that level's quantile), and the scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Gap {
+    d: f64,
+    se: f64,
+    log: bool,
+    old: f64,
+}
+
+impl Gap {
+    /// From the values and each run's interval at `level`; `None` when a facing end is open.
+    fn of(old: f64, new: f64, bo: Bound, bn: Bound, level: f64) -> Option<Gap> {
+        // The ends facing the other run.
+        let (o_end, n_end) = if new >= old {
+            (bo.hi?, bn.lo?)
+        } else {
+            (bo.lo?, bn.hi?)
+        };
+        let log = [old, new, o_end, n_end].iter().all(|v| *v > 0.0);
+        let f = |v: f64| if log { v.ln() } else { v };
+        let z = dist::t_quantile(1.0 - (1.0 - level) / 2.0, f64::INFINITY);
+        let (so, sn) = ((f(o_end) - f(old)).abs() / z, (f(new) - f(n_end)).abs() / z);
+        Some(Gap {
+            d: f(new) - f(old),
+            se: so + sn,
+            log,
+            old,
+        })
+    }
+
+    /// Two-sided p-value of no change.
+    fn p(&self) -> f64 {
+        if self.se == 0.0 {
+            return if self.d == 0.0 { 1.0 } else { 0.0 };
+        }
+        (2.0 * (1.0 - dist::normal_cdf((self.d / self.se).abs()))).clamp(0.0, 1.0)
+    }
+
+    /// The interval of the ratio new/old at `level`; `None` on the linear scale from 0.
+    fn ratio(&self, level: f64) -> Option<Interval> {
+        let h = dist::t_quantile(1.0 - (1.0 - level) / 2.0, f64::INFINITY) * self.se;
+        if self.log {
+            Some(Interval {
+                lo: (self.d - h).exp(),
+                hi: (self.d + h).exp(),
+            })
+        } else {
+            (self.old > 0.0).then(|| Interval {
+                lo: 1.0 + (self.d - h) / self.old,
+                hi: 1.0 + (self.d + h) / self.old,
+            })
+        }
+    }
+}
+
+/// What a figure of two runs came to before the correction.
+enum Judging {
+    /// Shown, not judged; or a side has no value.
+    Shown,
+    /// A side has no intervals at all (a `barrage.load/1` document): the floor alone.
+    Floor,
+    /// An interval is open where it faces the other run.
+    NotEnough,
+    Tested(Gap),
+}
+
+/// Two single load runs: every figure of [`metric::LOAD`] the documents have, each compared
+/// with its intervals, the tests Holm-corrected together.
+pub fn loads(
+    base: (&str, &LoadDoc),
+    new: (&str, &LoadDoc),
+    options: &Options,
+) -> Result<Comparison, CompareError> {
+    super::check(options)?;
+    let (b, n) = (base.1, new.1);
+    let (ib, inn) = (b.intervals.as_ref(), n.intervals.as_ref());
+    let mut pending: Vec<(Row, Judging)> = Vec::new();
+    for m in metric::LOAD {
+        let (old, new) = (metric::load_value(m, b), metric::load_value(m, n));
+        if old.is_none() && new.is_none() {
+            continue;
+        }
+        let r = row(m, old, new);
+        let judging = match (old, new, ib, inn) {
+            (Some(o), Some(v), Some(ib), Some(inn)) if m.compared => match (ib.of(m), inn.of(m)) {
+                (Some(bo), Some(bn)) => {
+                    Gap::of(o, v, bo, bn, ib.level).map_or(Judging::NotEnough, Judging::Tested)
+                }
+                _ => Judging::NotEnough,
+            },
+            (Some(_), Some(_), _, _) if m.compared => Judging::Floor,
+            _ => Judging::Shown,
+        };
+        pending.push((r, judging));
+    }
+    // The family: every tested figure but those with no difference and no spread at all (no
+    // errors before or after): nothing could be found there.
+    let family: Vec<usize> = (0..pending.len())
+        .filter(|&i| matches!(pending[i].1, Judging::Tested(g) if g.se > 0.0 || g.d != 0.0))
+        .collect();
+    let ps: Vec<f64> = family
+        .iter()
+        .map(|&i| match &pending[i].1 {
+            Judging::Tested(g) => g.p(),
+            _ => 1.0,
+        })
+        .collect();
+    let adjusted = holm(&ps);
+    let mut rows = Vec::new();
+    let mut short = Vec::new();
+    for (i, (mut r, judging)) in pending.into_iter().enumerate() {
+        let m = metric::LOAD
+            .iter()
+            .find(|m| m.key == r.metric)
+            .expect("a LOAD figure");
+        r.verdict = match judging {
+            Judging::Shown => verdict(m, r.old, r.new, Evidence::Untested, options.noise),
+            Judging::Floor => verdict(m, r.old, r.new, Evidence::Untested, options.noise),
+            Judging::NotEnough => {
+                short.push(r.label.clone());
+                Verdict::NotEnoughData
+            }
+            Judging::Tested(g) => {
+                let at = family.iter().position(|&f| f == i);
+                let p = g.p();
+                let p_adj = at.map(|k| adjusted[k]);
+                let significant = p_adj.is_some_and(|a| a < stats::ALPHA);
+                let level = p_adj.map(|a| stats::holm_level(p, a, family.len()));
+                r.test = Some(Test {
+                    method: TestMethod::Intervals,
+                    trials_old: 1,
+                    trials_new: 1,
+                    ratio_ci95: g.ratio(0.95),
+                    ratio_ci: level.and_then(|l| g.ratio(l)),
+                    ci_level: level,
+                    p,
+                    p_adjusted: p_adj,
+                    testable: true,
+                    significant,
+                });
+                let evidence = if significant {
+                    Evidence::Significant
+                } else {
+                    Evidence::NotSignificant
+                };
+                let change = stats_change(&r);
+                judge(change, m.better, options.noise, evidence)
+            }
+        };
+        rows.push(r);
+    }
+    let mut notes = Vec::new();
+    match (ib, inn) {
+        (Some(ib), Some(inn)) => notes.push(format!(
+            "Single runs: each figure is tested against both runs' {} intervals (throughput, mean and error rate from the run's seconds, by a block bootstrap; percentiles by order statistics of {} and {} responses, widened to how they moved over the seconds), Holm-corrected over the {} figures tested; a change is called only beyond the ±{} noise floor. Each interval shown is at the level its corrected p is judged at.",
+            stats::format_level(ib.level),
+            ib.responses,
+            inn.responses,
+            family.len(),
+            percent(options.noise)
+        )),
+        _ => {
+            for (label, i) in [(base.0, ib), (new.0, inn)] {
+                if i.is_none() {
+                    notes.push(format!("{label} has no intervals (a barrage.load/1 document): its figures are judged by the ±{} noise floor alone, without a test.", percent(options.noise)));
+                }
+            }
+        }
+    }
+    if !short.is_empty() {
+        notes.push(format!(
+            "Not enough data for {}: a run's interval is open on the side facing the other run (too few responses for that percentile, or too few seconds to see how the figure varies); a longer run can judge it.",
+            short.join(", ")
+        ));
+    }
+    notes.extend(load_notes((base.0, b), (new.0, n)));
+    Ok(finish(DocKind::Load, base.0, new.0, options, rows, notes))
+}
+
+/// The row's change, from its values (`relative`, which says infinite from 0).
+fn stats_change(r: &Row) -> f64 {
+    match (r.old, r.new) {
+        (Some(o), Some(n)) => super::relative(o, n),
+        _ => f64::NAN,
+    }
+}
+
+/// What a reader of two load runs should know besides the verdicts: loads that differ, runs
+/// cancelled early, a generator that could not keep its schedule.
+fn load_notes(base: (&str, &LoadDoc), new: (&str, &LoadDoc)) -> Vec<String> {
+    let (b, n) = (base.1, new.1);
+    let mut notes = Vec::new();
+    let (cb, cn) = (b.config_summary(), n.config_summary());
+    if cb != cn {
+        notes.push(format!(
+            "The runs differ in their load: {} ran {cb}; {} ran {cn}.",
+            base.0, new.0
+        ));
+    }
+    for (label, d) in [base, new] {
+        if d.cancelled {
+            notes.push(format!(
+                "{label} was cancelled after {:.2} s: its figures cover a shorter run.",
+                d.duration_s
+            ));
+        }
+        if d.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
+            notes.push(format!("{label}: barrage's load generator could not keep the schedule; its figures measure barrage as much as the server."));
+        }
+    }
+    notes
+}
+
+/// Several load runs a side, as trials: each figure's runs tested as a study's trials are
+/// (`judge_samples`: Welch on logs, Holm over the figures), old and new the medians of the
+/// runs' figures. The runs' own intervals are not used: the spread between runs is the
+/// measure, and it includes what one run cannot see of itself (the machine's state when it
+/// ran).
+pub fn load_trials(
+    base: (&str, &[LoadDoc]),
+    new: (&str, &[LoadDoc]),
+    options: &Options,
+) -> Result<Comparison, CompareError> {
+    super::check(options)?;
+    let samples: Vec<Sample> = metric::LOAD
+        .iter()
+        .map(|m: &Metric| {
+            let values = |ds: &[LoadDoc]| -> Vec<f64> {
+                ds.iter().filter_map(|d| metric::load_value(m, d)).collect()
+            };
+            Sample {
+                point: String::new(),
+                contender: String::new(),
+                metric: m.clone(),
+                old: values(base.1),
+                new: values(new.1),
+                failed: None,
+            }
+        })
+        .filter(|s| !s.old.is_empty() || !s.new.is_empty())
+        .collect();
+    let rows = judge_samples(samples, options.noise);
+    let untested = rows.iter().filter(|r| r.untested()).count();
+    let mut notes = vec![format!(
+        "{} runs against {} runs, as trials: each figure tested across runs (Welch's t-test on logs), Holm-corrected over the figures; a change is called only beyond the ±{} noise floor.",
+        base.1.len(),
+        new.1.len(),
+        percent(options.noise)
+    )];
+    if untested > 0 {
+        notes.push(format!(
+            "{untested} figures could not be tested (fewer than 2 runs with a value on a side): judged by the floor alone."
+        ));
+    }
+    for (b, n) in base.1.iter().zip(new.1) {
+        for note in load_notes((base.0, b), (new.0, n)) {
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    Ok(finish(DocKind::Load, base.0, new.0, options, rows, notes))
+}
+
+#[cfg(test)]
+mod tests;
