@@ -239,22 +239,6 @@ fn contender_leader_dies_when_barrage_is_sigkilled() {
     );
 }
 
-/// Live processes whose environment holds `token` (how a test finds what a contender started,
-/// whatever it named itself or whichever process group it moved to).
-fn with_token(token: &str) -> Vec<i32> {
-    let needle = token.as_bytes();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
-        .filter(|&pid| !dead(pid))
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle))
-        })
-        .collect()
-}
-
 /// A pre-forking server with a sidecar that double-forks out of its group and session.
 const PREFORK: &str = "trap '' TERM; sleep 300 & sleep 300 & \
     (setsid sh -c 'sleep 301 & sleep 302 & wait' &) ; \
@@ -272,7 +256,7 @@ fn token_spec(token: &str) -> Spec {
 fn await_token(token: &str, n: usize) -> Vec<i32> {
     let end = Instant::now() + Duration::from_secs(20);
     loop {
-        let found = with_token(token);
+        let found = barrage_testkit::processes_with_env(token);
         if found.len() >= n || Instant::now() >= end {
             return found;
         }
@@ -305,17 +289,17 @@ fn nothing_a_contender_started_outlives_barrage_killed_with_sigkill() {
         "nothing_a_contender_started_outlives_barrage_killed_with_sigkill",
         "kill9",
     );
-    let before = with_token(&token);
+    let before = barrage_testkit::processes_with_env(&token);
     // sh, two workers, the sidecar's sh and its two sleeps, the double-forked sleep.
     assert!(before.len() >= 7, "{before:?}");
     let child_pid = child.id();
     child.kill().unwrap(); // SIGKILL: no cleanup code of barrage's runs
     child.wait().unwrap();
     let end = Instant::now() + Duration::from_secs(10);
-    let mut left = with_token(&token);
+    let mut left = barrage_testkit::processes_with_env(&token);
     while !left.is_empty() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(20));
-        left = with_token(&token);
+        left = barrage_testkit::processes_with_env(&token);
     }
     assert!(left.is_empty(), "survived barrage's SIGKILL: {left:?}");
     // Its cgroups stay (directories) until the next run sweeps them, and only them.
@@ -394,10 +378,10 @@ fn a_second_ctrl_c_kills_everything_at_once_and_the_runner_still_returns() {
     assert!(status.success(), "{status:?}: {rest}");
     assert!(rest.contains("OUTCOME Interrupted"), "{rest}");
     let end = Instant::now() + Duration::from_secs(10);
-    let mut left = with_token(&token);
+    let mut left = barrage_testkit::processes_with_env(&token);
     while !left.is_empty() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(20));
-        left = with_token(&token);
+        left = barrage_testkit::processes_with_env(&token);
     }
     assert!(left.is_empty(), "survived two Ctrl-C: {left:?}");
 }

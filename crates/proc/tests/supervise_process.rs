@@ -448,7 +448,7 @@ fn a_double_forking_contender_leaves_nothing_behind_and_its_cpu_is_counted() {
             "{role:?}: {exit:?}"
         );
         eventually("the daemon is gone", Duration::from_secs(5), || {
-            with_token(&token).is_empty()
+            barrage_testkit::processes_with_env(&token).is_empty()
         });
         assert!(
             exit.stop.stragglers_killed >= 1,
@@ -469,21 +469,6 @@ fn a_double_forking_contender_leaves_nothing_behind_and_its_cpu_is_counted() {
             );
         }
     }
-}
-
-/// Live processes whose environment holds `token`.
-fn with_token(token: &str) -> Vec<i32> {
-    let needle = token.as_bytes();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
-        .filter(|&pid| !dead(pid))
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle))
-        })
-        .collect()
 }
 
 /// The pid (as barrage sees it) of the process numbered `ns_pid` in the PID namespace whose

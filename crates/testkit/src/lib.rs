@@ -88,6 +88,32 @@ pub fn go(min: (u32, u32)) -> Option<PathBuf> {
     found
 }
 
+/// Live (not zombie) processes whose environment holds `token`: how a test finds what a process
+/// it started went on to start, whatever those named themselves, whichever group or session or
+/// PID namespace they moved to.
+pub fn processes_with_env(token: &str) -> Vec<i32> {
+    let needle = token.as_bytes();
+    let alive = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            let state = s
+                .rsplit_once(')')
+                .and_then(|(_, r)| r.trim_start().bytes().next());
+            !matches!(state, Some(b'Z') | Some(b'X'))
+        })
+    };
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter(|&pid| alive(pid))
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

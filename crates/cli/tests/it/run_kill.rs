@@ -44,30 +44,6 @@ start = "trap '' TERM; sleep 300 & sleep 300 & (setsid sh -c 'sleep 301 & wait' 
     file
 }
 
-fn dead(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
-        let state = s
-            .rsplit_once(')')
-            .map(|(_, r)| r.trim_start().as_bytes()[0]);
-        matches!(state, Some(b'Z') | Some(b'X'))
-    })
-}
-
-/// Live processes whose environment holds `token`.
-fn with_token(token: &str) -> Vec<i32> {
-    let needle = token.as_bytes();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
-        .filter(|&pid| !dead(pid))
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle))
-        })
-        .collect()
-}
-
 fn wait_for(what: &str, max: Duration, mut f: impl FnMut() -> bool) {
     let end = Instant::now() + max;
     while !f() {
@@ -122,16 +98,16 @@ fn kill_9_of_barrage_run_leaves_no_process_and_the_next_run_sweeps_its_cgroups()
     wait_for(
         "the contender's 5 processes",
         Duration::from_secs(60),
-        || with_token(&token).len() >= 5,
+        || barrage_testkit::processes_with_env(&token).len() >= 5,
     );
     let pid = run.id();
     run.kill().unwrap(); // SIGKILL: none of barrage's cleanup runs
     run.wait().unwrap();
     let end = Instant::now() + Duration::from_secs(10);
-    let mut left = with_token(&token);
+    let mut left = barrage_testkit::processes_with_env(&token);
     while !left.is_empty() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(20));
-        left = with_token(&token);
+        left = barrage_testkit::processes_with_env(&token);
     }
     assert!(left.is_empty(), "survived kill -9 of barrage run: {left:?}");
     // Its cgroups are still there, named after it; the next run removes them and says so.
@@ -180,7 +156,7 @@ fn ctrl_c_twice_ends_at_once_and_keeps_the_results() {
         .spawn()
         .unwrap();
     wait_for("the contender's processes", Duration::from_secs(60), || {
-        with_token(&token).len() >= 5
+        barrage_testkit::processes_with_env(&token).len() >= 5
     });
     let pid = run.id() as i32;
     let t0 = Instant::now();
@@ -197,7 +173,7 @@ fn ctrl_c_twice_ends_at_once_and_keeps_the_results() {
         serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(doc["status"], "interrupted");
     wait_for("no process left", Duration::from_secs(10), || {
-        with_token(&token).is_empty()
+        barrage_testkit::processes_with_env(&token).is_empty()
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
