@@ -331,7 +331,9 @@ impl Samples {
             let prev = (a.t - self.samples[n - 3].t).as_secs_f64();
             if last < half && prev > 0.0 {
                 let span = prev + last;
-                let mix = |x: f64, y: f64| (x * prev + y * last) / span;
+                // A weighted mean lies between its values; clamped so rounding cannot put two
+                // fully busy intervals at 100.00000000000001%.
+                let mix = |x: f64, y: f64| ((x * prev + y * last) / span).clamp(x.min(y), x.max(y));
                 let user = mix(a.cpu_user_pct, b.cpu_user_pct);
                 let sys = mix(a.cpu_sys_pct, b.cpu_sys_pct);
                 // The machine's and barrage's figures of a few milliseconds are one clock tick
@@ -576,5 +578,25 @@ mod tests {
         assert_eq!(none.outside_cpu_pct(ms(0), ms(100)), None);
         // A window outside the samples: none either.
         assert_eq!(busy.outside_cpu_pct(ms(300), ms(400)), None);
+    }
+
+    #[test]
+    fn a_merged_last_sliver_stays_within_its_values() {
+        // The last interval (7 ms) is shorter than half of one: merged into the one before by a
+        // weighted mean, which rounding would put at 100.00000000000001% for two busy cores.
+        for (prev, last) in [(100, 7), (130, 3), (97, 11), (250, 1)] {
+            let mut s = machine(&[
+                (0, 0.0, Some(0.0), &[0.0, 0.0]),
+                (prev, 100.0, Some(100.0), &[100.0, 100.0]),
+                (prev + last, 100.0, Some(100.0), &[100.0, 100.0]),
+            ]);
+            s.config.interval = Duration::from_millis(100);
+            s.bound_cpu(2);
+            assert_eq!(s.samples.len(), 2);
+            let m = &s.samples[1];
+            assert_eq!(m.cores_busy_pct, vec![100.0, 100.0], "{prev} + {last} ms");
+            assert_eq!(m.barrage_cpu_pct, Some(100.0));
+            assert_eq!(m.cpu_user_pct, 100.0);
+        }
     }
 }

@@ -152,14 +152,29 @@ impl Pending {
     }
 
     /// After the spawn: the thread is back in its own namespace; the report's read end stays.
+    /// Returns once the init has named itself and started the command (its "S" line), so that
+    /// whatever looks at the contender from now on (the sampler) sees the init as the init and
+    /// the command as its child, never the instant before.
     pub(super) fn spawned(self) -> Report {
-        // SAFETY: the read end is ours; non-blocking, so a read after the init's exit never
-        // waits for a writer (the contender's processes never hold the write end).
-        unsafe { libc::fcntl(self.report_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-        Report {
+        let mut report = Report {
             fd: self.report_r,
             text: Vec::new(),
-        }
+        };
+        drop(self.report_w);
+        // Bounded: the init forks at once; it writes "S" or exits (then the pipe hangs up,
+        // since the command's process closed its copy and nobody else holds one).
+        let mut p = libc::pollfd {
+            fd: report.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polling one live descriptor.
+        unsafe { libc::poll(&mut p, 1, 10_000) };
+        // SAFETY: the read end is ours; non-blocking, so a read after the init's exit never
+        // waits for a writer (the contender's processes never hold the write end).
+        unsafe { libc::fcntl(report.fd.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        report.fill();
+        report
     }
 }
 
@@ -212,13 +227,16 @@ impl Report {
     }
 }
 
-/// Parses "WAIT_STATUS\nLEFT\n" as far as it was written.
+/// Parses "S\nWAIT_STATUS\nLEFT\n" as far as it was written.
 fn parse(text: &[u8]) -> (Option<Termination>, Option<u32>) {
     let Ok(text) = std::str::from_utf8(text) else {
         return (None, None);
     };
-    // Only whole lines.
+    // Only whole lines, after the "started" line.
     let mut lines = text.split_inclusive('\n').filter(|l| l.ends_with('\n'));
+    if lines.next() != Some("S\n") {
+        return (None, None);
+    }
     let status = lines.next().and_then(|l| l.trim().parse::<i32>().ok());
     let left = lines.next().and_then(|l| l.trim().parse::<u32>().ok());
     let termination = status.map(|status| {
@@ -244,18 +262,21 @@ mod tests {
     fn reports_parse_into_exact_terminations() {
         // Raw wait statuses: exit code in bits 8-15, the signal in the low 7, core in bit 7.
         let exited = Termination::Exited { code: 3 };
-        assert_eq!(parse(b"768\n0\n"), (Some(exited), Some(0)));
+        assert_eq!(parse(b"S\n768\n0\n"), (Some(exited), Some(0)));
         let segv = Termination::Signaled {
             signal: 11,
             core_dumped: true,
         };
-        assert_eq!(parse(b"139\n2\n"), (Some(segv), Some(2)));
-        // As it is written: the status first, the count half a second later.
-        assert_eq!(parse(b"768\n"), (Some(exited), None));
-        assert_eq!(parse(b"768\n1"), (Some(exited), None));
-        assert_eq!(parse(b"76"), (None, None));
+        assert_eq!(parse(b"S\n139\n2\n"), (Some(segv), Some(2)));
+        // As it is written: started, the status, the count half a second later.
+        assert_eq!(parse(b"S\n768\n"), (Some(exited), None));
+        assert_eq!(parse(b"S\n768\n1"), (Some(exited), None));
+        assert_eq!(parse(b"S\n76"), (None, None));
+        assert_eq!(parse(b"S\n"), (None, None));
         assert_eq!(parse(b""), (None, None));
-        assert_eq!(parse(b"x\n1\n"), (None, None));
+        assert_eq!(parse(b"S\nx\n1\n"), (None, None));
+        // Never started: no "S" line, nothing to believe.
+        assert_eq!(parse(b"768\n0\n"), (None, None));
     }
 
     #[test]

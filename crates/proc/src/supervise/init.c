@@ -3,7 +3,9 @@
  * argv: barrage-init REPORT_FD PROGRAM ARG...
  *
  * barrage starts this program as its own child in a new PID namespace; it runs PROGRAM (the
- * contender's `sh -c`) as its child and reaps every process of the namespace. When PROGRAM
+ * contender's `sh -c`) as its child and reaps every process of the namespace. It writes "S\n" to
+ * REPORT_FD once PROGRAM's process exists (barrage's spawn returns then, so a sampler started
+ * after it sees this init named and its child in the tree). When PROGRAM
  * ends it writes "WAIT_STATUS\n" to REPORT_FD at once (barrage's "the command ended"), gives
  * what PROGRAM left 500 ms to end on its own, counts what is still running, kills and reaps it,
  * writes "LEFT\n" and exits with PROGRAM's exit code (128 + N for a signal N: an init cannot
@@ -88,6 +90,7 @@ int main(int argc, char **argv) {
     execv(argv[2], argv + 2);
     _exit(127);
   }
+  if (write(report, "S\n", 2) < 0) { /* barrage is gone: nothing to tell */ }
   /* Hold none of the contender's pipes: their readers see the end when its processes end. */
   int null = open("/dev/null", O_RDWR);
   if (null >= 0) {
