@@ -206,6 +206,13 @@ impl<'r, T> Conn<'r, T> {
                 Ok(r) => r,
                 Err(e) => {
                     ws.fail(wbuf, &e);
+                    // A data message's text fault with nothing in flight: the message is
+                    // unasked whatever its bytes. Reads cut otherwise would have handed out its
+                    // valid first piece (unasked) before the fault; the class must not depend
+                    // on how reads cut the bytes.
+                    if inflight.is_empty() && e == WsError::InvalidUtf8 {
+                        return Err(ConnError::new(Class::Unasked, UNASKED));
+                    }
                     let busy = match e {
                         WsError::FrameTooLarge { .. } | WsError::MessageTooLarge { .. } => {
                             Class::MessageTooLarge
@@ -223,10 +230,7 @@ impl<'r, T> Conn<'r, T> {
                 None => return Ok(pos),
                 Some(Event::Part { data, fin, .. }) => {
                     let Some(&(tag, req)) = inflight.front() else {
-                        return Err(ConnError::new(
-                            Class::Unasked,
-                            "a message from the server with none in flight (a reply to no message)",
-                        ));
+                        return Err(ConnError::new(Class::Unasked, UNASKED));
                     };
                     let want = setup.want(req);
                     reply.piece(want, data);
@@ -274,6 +278,9 @@ impl<'r, T> Conn<'r, T> {
         }
     }
 }
+
+/// Why a message from the server is [`Class::Unasked`].
+const UNASKED: &str = "a message from the server with none in flight (a reply to no message)";
 
 /// The class of an end of the connection (`busy` while messages are in flight, which it fails).
 /// With none in flight nothing else would count it: before the connection carried any message

@@ -71,6 +71,8 @@ pub enum WsError {
     ExpectedContinuation,
     #[error("text that is not valid UTF-8")]
     InvalidUtf8,
+    #[error("close reason that is not valid UTF-8")]
+    InvalidCloseReason,
     #[error("close frame with a one-byte payload")]
     CloseTooShort,
     #[error("close code {0} is not allowed on the wire")]
@@ -86,7 +88,7 @@ impl WsError {
     /// text or a close reason that is not UTF-8, 1009 for what is over a limit, 1002 else.
     pub fn close_code(&self) -> u16 {
         match self {
-            WsError::InvalidUtf8 => code::INVALID_PAYLOAD,
+            WsError::InvalidUtf8 | WsError::InvalidCloseReason => code::INVALID_PAYLOAD,
             WsError::FrameTooLarge { .. } | WsError::MessageTooLarge { .. } => {
                 code::MESSAGE_TOO_BIG
             }

@@ -407,7 +407,7 @@ impl Session {
                             return Err(WsError::InvalidCloseCode(c));
                         }
                         if std::str::from_utf8(&self.ctrl[2..n]).is_err() {
-                            return Err(WsError::InvalidUtf8);
+                            return Err(WsError::InvalidCloseReason);
                         }
                         Some(c)
                     }

@@ -206,7 +206,7 @@ fn server_table() {
         (
             c(true, Close, &close_payload(1000, b"\xff")),
             vec![],
-            Some(WsError::InvalidUtf8),
+            Some(WsError::InvalidCloseReason),
         ),
         (
             b"\x81\x7f\x80\x00\x00\x00\x00\x00\x00\x00".to_vec(),
@@ -357,6 +357,7 @@ fn limits() {
     assert_eq!(run_l(&v), None);
     assert_eq!(WsError::MessageTooLarge { limit: 1 }.close_code(), 1009);
     assert_eq!(WsError::InvalidUtf8.close_code(), 1007);
+    assert_eq!(WsError::InvalidCloseReason.close_code(), 1007);
     assert_eq!(WsError::Unmasked.close_code(), 1002);
     // The control frame limit is the RFC's, whatever the session's.
     assert_eq!(
