@@ -64,8 +64,8 @@ struct Run<'s> {
     live: Vec<u32>,
     /// What the session wrote after its upgrade request.
     wrote: Vec<u8>,
-    /// The session ended with a farewell (its Close), written last.
-    farewell: bool,
+    /// The session ended with a last word (its Close), written last.
+    last_word: bool,
 }
 
 impl Run<'_> {
@@ -118,14 +118,14 @@ impl Run<'_> {
             Err(e) => {
                 self.log
                     .push(Log::Error(format!("{:?} {}", e.class, e.why)));
-                // The worker writes a farewell before it closes: it must be this side's Close,
+                // The worker writes a last word before it closes: it must be this side's Close,
                 // the last frame written (check_written decodes it).
                 if self.c.out().last_word {
                     let out = self.c.out().bytes.to_vec();
                     self.c.wrote(start(), out.len());
                     assert!(!self.c.out().last_word, "written, nothing is left to say");
                     self.wrote.extend_from_slice(&out);
-                    self.farewell = true;
+                    self.last_word = true;
                 }
                 false
             }
@@ -169,7 +169,7 @@ impl Run<'_> {
                 None => break,
             }
         }
-        assert!(!self.farewell || closed, "a farewell is a Close");
+        assert!(!self.last_word || closed, "a last word is a Close");
         assert_eq!(messages, self.opened, "every message opened went out, once");
     }
 }
@@ -182,7 +182,7 @@ fn run_once(setup: &Setup, chunks: &[&[u8]], how: Feed) -> Vec<Log> {
         opened: 0,
         live: Vec::new(),
         wrote: Vec::new(),
-        farewell: false,
+        last_word: false,
     };
     r.c.start_with(start(), NONCE, 7);
     let n = r.c.out().bytes.len();

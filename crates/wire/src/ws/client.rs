@@ -166,7 +166,7 @@ impl<'r, T> Conn<'r, T> {
     }
 
     /// Starts the connection with this nonce (its key) and masking seed: [`ClientSession::start`]
-    /// takes both from the system's random source; tests give their own.
+    /// takes both from the system's random source (or the setup's `seed`); tests give their own.
     pub fn start_with(&mut self, since: Instant, nonce: [u8; 16], seed: u64) {
         self.state = State::Upgrading;
         self.since = Some(since);
