@@ -74,16 +74,20 @@ impl Run<'_> {
         for p in self.cursor..self.cursor + k {
             let req = self.order.request_at(p);
             let tag = self.opened;
-            assert!(self.c.open(p, req, T(tag)), "room() promised {k}");
+            assert!(self.c.open(start(), p, req, T(tag)), "room() promised {k}");
             want.extend_from_slice(REQUESTS[req as usize]);
             self.opened += 1;
             self.live.push(tag);
             self.log.push(Log::Opened(tag));
         }
         self.cursor = (self.cursor + k) % self.order.round();
-        assert_eq!(self.c.out(), &want[..], "the opened requests, in order");
-        let n = self.c.out().len();
-        self.c.wrote(n);
+        assert_eq!(
+            self.c.out().bytes,
+            &want[..],
+            "the opened requests, in order"
+        );
+        let n = self.c.out().bytes.len();
+        self.c.wrote(start(), n);
         assert!(self.c.out().is_empty());
     }
 
@@ -97,7 +101,7 @@ impl Run<'_> {
     /// Feeds `carry`; false when the connection ended.
     fn feed(&mut self, carry: &mut Vec<u8>) -> bool {
         let mut ends = Vec::new();
-        let r = self.c.feed(carry, &mut |e| ends.push(e));
+        let r = self.c.feed(start(), carry, &mut |e| ends.push(e));
         for e in ends {
             let End::Response { tag, .. } = e else {
                 panic!("HTTP/1.1 ends requests only with responses: {e:?}");
@@ -144,7 +148,7 @@ fn run_once(setup: &Setup, order: &Order, chunks: &[&[u8]], how: Feed) -> Vec<Lo
         cursor: 0,
         live: Vec::new(),
     };
-    r.c.start(start());
+    r.c.start(start(), start());
     r.fill();
     let mut carry = Vec::new();
     let mut seed = match how {

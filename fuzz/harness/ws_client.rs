@@ -64,8 +64,8 @@ struct Run<'s> {
     live: Vec<u32>,
     /// What the session wrote after its upgrade request.
     wrote: Vec<u8>,
-    /// The session ended with a farewell (its Close), written last.
-    farewell: bool,
+    /// The session ended with a last word (its Close), written last.
+    last_word: bool,
 }
 
 impl Run<'_> {
@@ -75,13 +75,13 @@ impl Run<'_> {
         for p in 0..k {
             let req = self.opened % 2;
             let tag = self.opened;
-            assert!(self.c.open(p, req, T(tag)), "room() promised {k}");
+            assert!(self.c.open(start(), p, req, T(tag)), "room() promised {k}");
             self.opened += 1;
             self.live.push(tag);
             self.log.push(Log::Opened(tag));
         }
-        let out = self.c.out().to_vec();
-        self.c.wrote(out.len());
+        let out = self.c.out().bytes.to_vec();
+        self.c.wrote(start(), out.len());
         assert!(self.c.out().is_empty());
         self.wrote.extend_from_slice(&out);
     }
@@ -96,7 +96,7 @@ impl Run<'_> {
     /// Feeds `carry`; false when the connection ended.
     fn feed(&mut self, carry: &mut Vec<u8>) -> bool {
         let mut ends = Vec::new();
-        let r = self.c.feed(carry, &mut |e| ends.push(e));
+        let r = self.c.feed(start(), carry, &mut |e| ends.push(e));
         for e in ends {
             let End::Response { tag, .. } = e else {
                 panic!("WebSocket ends messages only with replies: {e:?}");
@@ -118,14 +118,14 @@ impl Run<'_> {
             Err(e) => {
                 self.log
                     .push(Log::Error(format!("{:?} {}", e.class, e.why)));
-                // The worker writes a farewell before it closes: it must be this side's Close,
+                // The worker writes a last word before it closes: it must be this side's Close,
                 // the last frame written (check_written decodes it).
-                if self.c.farewell() {
-                    let out = self.c.out().to_vec();
-                    self.c.wrote(out.len());
-                    assert!(!self.c.farewell(), "written, nothing is left to say");
+                if self.c.out().last_word {
+                    let out = self.c.out().bytes.to_vec();
+                    self.c.wrote(start(), out.len());
+                    assert!(!self.c.out().last_word, "written, nothing is left to say");
                     self.wrote.extend_from_slice(&out);
-                    self.farewell = true;
+                    self.last_word = true;
                 }
                 false
             }
@@ -169,7 +169,7 @@ impl Run<'_> {
                 None => break,
             }
         }
-        assert!(!self.farewell || closed, "a farewell is a Close");
+        assert!(!self.last_word || closed, "a last word is a Close");
         assert_eq!(messages, self.opened, "every message opened went out, once");
     }
 }
@@ -182,11 +182,11 @@ fn run_once(setup: &Setup, chunks: &[&[u8]], how: Feed) -> Vec<Log> {
         opened: 0,
         live: Vec::new(),
         wrote: Vec::new(),
-        farewell: false,
+        last_word: false,
     };
     r.c.start_with(start(), NONCE, 7);
-    let n = r.c.out().len();
-    r.c.wrote(n);
+    let n = r.c.out().bytes.len();
+    r.c.wrote(start(), n);
     r.fill();
     let mut carry = Vec::new();
     let mut seed = match how {
@@ -261,6 +261,7 @@ pub fn run(data: &[u8]) {
             Limits::default()
         },
         headers: Vec::new(),
+        seed: 7.into(),
     };
     let mut stream = Vec::new();
     if c0 & 8 != 0 {

@@ -153,5 +153,16 @@ pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
             max_message,
         },
         headers: c.headers.clone(),
+        // Only if the system's random source fails: keys that differ from run to run.
+        seed: wall_seed().into(),
     }
+}
+
+/// The wall clock's nanoseconds and the process id: a seed that differs between runs (the
+/// engine reads the clock; wire's sessions never do).
+fn wall_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ u64::from(std::process::id()).rotate_left(32)
 }

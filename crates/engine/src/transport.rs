@@ -172,7 +172,7 @@ impl Transport {
     /// Writes a session's output: bytes for TCP (for TLS encrypted into rustls' buffer, as many
     /// as fit, and as much as possible sent, the rest on [`Transport::flush`]); for UDP,
     /// datagrams of `seg` bytes each but the last (0: one datagram;
-    /// [`ClientSession::segment`](barrage_wire::client::ClientSession::segment)).
+    /// [`Transmit::segment`](barrage_wire::client::Transmit::segment)).
     pub fn write(&mut self, buf: &[u8], seg: usize) -> io::Result<usize> {
         match self {
             Transport::Plain(s) => s.write(buf),

@@ -5,19 +5,24 @@
 //! one variant in [`Protocol`] and [`Session`], and one line in [`dispatch!`]: the loop, the
 //! pacer, the recorder and the report stay as they are.
 //!
-//! Sans I/O like the codecs: the caller opens requests (each with a tag of its own, handed back
-//! when the request ends), writes [`ClientSession::out`], feeds what it read, and calls
-//! [`ClientSession::expire`] on its tick. A session reports each finished request as an [`End`]
-//! with its tag, and the end of the connection as a [`ConnError`] or [`Fed::close`].
+//! Sans I/O like the codecs, on bytes and on time: the caller opens requests (each with a tag of
+//! its own, handed back when the request ends), writes [`ClientSession::out`], feeds what it
+//! read, and calls [`ClientSession::expire`] on its tick. Every call that may move a protocol's
+//! clock takes the caller's `now` (as quinn-proto's do): a session never reads the clock, so a
+//! test drives it with instants of its own making. A session reports each finished request as
+//! an [`End`] with its tag, and the end of the connection as a [`ConnError`] or [`Fed::close`].
 //!
 //! Dispatch is a `match` over an enum, not a trait object: the worker's calls (one `open` per
 //! request, one `feed` per read) are static and inlinable, and a run speaks one protocol, so the
 //! branch is always predicted. Datagram transports (HTTP/3) use the same calls:
 //! [`ClientSession::feed`] takes one read's bytes, which for QUIC is one datagram (the session
 //! uses it whole, so the caller keeps no carry); [`ClientSession::out`] is then the next
-//! datagram, whole, and [`ClientSession::wrote`] after one send drops it and makes the next (a
-//! datagram socket sends all or nothing); [`ClientSession::timer`] says when a session must be
-//! called ([`ClientSession::expire`]) without input.
+//! datagram, whole (or several of one size, its [`Transmit::segment`], for one GSO send), and
+//! [`ClientSession::wrote`] after one send drops it and makes the next (a datagram socket sends
+//! all or nothing); [`ClientSession::timer`] says when a session must be called
+//! ([`ClientSession::expire`]) without input. What a write needs to know beyond the bytes is in
+//! the one [`Transmit`] `out` returns, so a protocol with its own needs adds a field there, not
+//! a method to the interface.
 //!
 //! [`h1::client::Conn`]: crate::h1::client::Conn
 //! [`h2::client::Conn`]: crate::h2::client::Conn
@@ -199,11 +204,47 @@ impl Order {
     }
 }
 
-/// One connection's client side, of any protocol.
+/// What a session has to write now ([`ClientSession::out`]), in the spirit of quinn-proto's
+/// `Transmit`: the bytes, and what the caller must know to write them. Two scalars beside a
+/// slice, returned by value on every write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transmit<'a> {
+    /// Bytes to write, in order; for a datagram session (HTTP/3), the next datagram, whole, or
+    /// several of `segment` bytes each (the last one shorter), for one GSO send.
+    pub bytes: &'a [u8],
+    /// For a datagram session: the size of each datagram in `bytes` but the last; 0 when it
+    /// holds one (and always for a byte stream).
+    pub segment: usize,
+    /// `bytes` is a last word for the peer after the session ended the connection with an
+    /// error (WebSocket's Close, RFC 6455 §5.5.1 and §7.1.7; QUIC's CONNECTION_CLOSE): the
+    /// caller writes it, as far as the socket takes it at once, before closing the socket.
+    pub last_word: bool,
+}
+
+impl<'a> Transmit<'a> {
+    /// Bytes of a byte stream, with nothing more to say about them.
+    #[inline]
+    pub fn stream(bytes: &'a [u8]) -> Transmit<'a> {
+        Transmit {
+            bytes,
+            segment: 0,
+            last_word: false,
+        }
+    }
+
+    /// Nothing to write.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// One connection's client side, of any protocol. `now` is the caller's clock, read once per
+/// turn of its loop: sessions never read one (see the module's notes).
 pub trait ClientSession<T: Tag> {
-    /// A new connection is up (its connect began at `since`): begin afresh (a preface, if the
-    /// protocol has one, goes to [`ClientSession::out`]).
-    fn start(&mut self, since: Instant);
+    /// A new connection is up (its connect began at `since`; it is `now`): begin afresh (a
+    /// preface, if the protocol has one, goes to [`ClientSession::out`]).
+    fn start(&mut self, now: Instant, since: Instant);
     /// Requests [`ClientSession::open`] takes now (HTTP/1.1: the pipeline's free places, 0
     /// until a whole batch is answered in the closed loop; HTTP/2: streams under the limits).
     fn room(&self) -> usize;
@@ -211,27 +252,21 @@ pub trait ClientSession<T: Tag> {
     /// for HTTP/3, until the QUIC handshake ends or the server's stream credit catches up (a
     /// caller keeps its slot then, rather than giving it up).
     fn held_by_output(&self) -> bool;
-    /// Sends the request at position `pos` of the run's [`Order`] (request `req`); false when
-    /// it cannot (no room). Requests opened together have consecutive positions.
-    fn open(&mut self, pos: usize, req: u32, tag: T) -> bool;
-    /// Bytes to write, in order; for a datagram session (HTTP/3), the next datagram, whole, or
-    /// several of [`ClientSession::segment`] bytes each (the last one shorter), for one GSO send.
-    fn out(&self) -> &[u8];
-    /// For a datagram session: the size of each datagram [`ClientSession::out`] holds but the
-    /// last; 0 when it holds one (and always for a byte stream).
-    fn segment(&self) -> usize {
-        0
-    }
-    /// The first `n` bytes of [`ClientSession::out`] were written.
-    fn wrote(&mut self, n: usize);
-    /// Whether [`ClientSession::out`] holds a last word for the peer after the session ended
-    /// the connection with an error (WebSocket's Close, RFC 6455 §5.5.1 and §7.1.7): the
-    /// caller writes it, as far as the socket takes it at once, before closing the socket.
-    fn farewell(&self) -> bool {
-        false
-    }
-    /// Feeds one read (after the carry of the last feed): each request that ended goes to `on`.
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError>;
+    /// Sends the request at position `pos` of the run's [`Order`] (request `req`) at `now`;
+    /// false when it cannot (no room). Requests opened together have consecutive positions.
+    fn open(&mut self, now: Instant, pos: usize, req: u32, tag: T) -> bool;
+    /// What to write now (empty bytes: nothing), and how.
+    fn out(&self) -> Transmit<'_>;
+    /// The first `n` bytes of [`ClientSession::out`] were written, at `now`.
+    fn wrote(&mut self, now: Instant, n: usize);
+    /// Feeds one read, made at `now` (after the carry of the last feed): each request that
+    /// ended goes to `on`.
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError>;
     /// The peer closed the connection: Ok for a clean end (a close-delimited response ends
     /// here, to `on`), an error when requests were cut off.
     fn eof<F: FnMut(End<T>)>(&mut self, on: &mut F) -> Result<(), ConnError>;
@@ -305,8 +340,8 @@ macro_rules! dispatch {
 
 impl<T: Tag> ClientSession<T> for Session<'_, T> {
     #[inline]
-    fn start(&mut self, since: Instant) {
-        dispatch!(self, s => s.start(since))
+    fn start(&mut self, now: Instant, since: Instant) {
+        dispatch!(self, s => s.start(now, since))
     }
     #[inline]
     fn room(&self) -> usize {
@@ -317,28 +352,25 @@ impl<T: Tag> ClientSession<T> for Session<'_, T> {
         dispatch!(self, s => s.held_by_output())
     }
     #[inline]
-    fn open(&mut self, pos: usize, req: u32, tag: T) -> bool {
-        dispatch!(self, s => s.open(pos, req, tag))
+    fn open(&mut self, now: Instant, pos: usize, req: u32, tag: T) -> bool {
+        dispatch!(self, s => s.open(now, pos, req, tag))
     }
     #[inline]
-    fn out(&self) -> &[u8] {
+    fn out(&self) -> Transmit<'_> {
         dispatch!(self, s => s.out())
     }
     #[inline]
-    fn segment(&self) -> usize {
-        dispatch!(self, s => s.segment())
+    fn wrote(&mut self, now: Instant, n: usize) {
+        dispatch!(self, s => s.wrote(now, n))
     }
     #[inline]
-    fn wrote(&mut self, n: usize) {
-        dispatch!(self, s => s.wrote(n))
-    }
-    #[inline]
-    fn farewell(&self) -> bool {
-        dispatch!(self, s => s.farewell())
-    }
-    #[inline]
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
-        dispatch!(self, s => s.feed(buf, on))
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError> {
+        dispatch!(self, s => s.feed(now, buf, on))
     }
     fn eof<F: FnMut(End<T>)>(&mut self, on: &mut F) -> Result<(), ConnError> {
         dispatch!(self, s => s.eof(on))

@@ -241,7 +241,7 @@ fn drive(setup: &Setup, req: u32, n: usize, limit: Duration) -> Run {
     sock.connect(setup.remote).unwrap();
     let mut s: Conn<'_, T> = Conn::new(setup);
     let start = Instant::now();
-    s.start(start);
+    s.start(start, start);
     let mut run = Run::default();
     let mut buf = vec![0u8; 65536];
     let mut ended = 0;
@@ -250,18 +250,19 @@ fn drive(setup: &Setup, req: u32, n: usize, limit: Duration) -> Run {
             break Ok(());
         }
         while run.opened < n && s.room() > 0 {
+            let now = Instant::now();
             let tag = T {
-                sent: Instant::now(),
+                sent: now,
                 i: run.opened,
             };
-            assert!(s.open(run.opened, req, tag), "room() promised it");
+            assert!(s.open(now, run.opened, req, tag), "room() promised it");
             run.opened += 1;
         }
         while !s.out().is_empty() {
-            match sock.send(s.out()) {
-                Ok(k) => s.wrote(k),
+            match sock.send(s.out().bytes) {
+                Ok(k) => s.wrote(Instant::now(), k),
                 // The server's port is gone (ICMP unreachable): the datagram is lost.
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => s.wrote(0),
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => s.wrote(Instant::now(), 0),
                 Err(e) => panic!("send: {e}"),
             }
         }
@@ -278,7 +279,7 @@ fn drive(setup: &Setup, req: u32, n: usize, limit: Duration) -> Run {
             run.ends.push(e)
         };
         let r = match sock.recv(&mut buf) {
-            Ok(k) => s.feed(&buf[..k], &mut on).map(|_| ()),
+            Ok(k) => s.feed(Instant::now(), &buf[..k], &mut on).map(|_| ()),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => Ok(()),
             Err(e) if e.kind() == ErrorKind::ConnectionRefused => s.eof(&mut on),
             Err(e) => panic!("recv: {e}"),

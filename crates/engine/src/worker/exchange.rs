@@ -40,16 +40,16 @@ impl Worker<'_> {
                     req,
                     pos: p as u32,
                 };
-                let opened = c.session.open(p, req, sent);
+                let opened = c.session.open(now, p, req, sent);
                 debug_assert!(opened, "room() promised it");
             }
             self.wrote(k);
         }
-        self.flush(i);
+        self.flush(i, now);
     }
 
     /// Writes what the session has to send; keeps the rest for the next writable event.
-    pub(super) fn flush(&mut self, i: usize) {
+    pub(super) fn flush(&mut self, i: usize, now: Instant) {
         let c = &mut self.conns[i];
         let Some(t) = c.t.as_mut() else { return };
         loop {
@@ -57,9 +57,9 @@ impl Worker<'_> {
             if out.is_empty() {
                 return;
             }
-            match t.write(out, c.session.segment()) {
+            match t.write(out.bytes, out.segment) {
                 Ok(n) => {
-                    c.session.wrote(n);
+                    c.session.wrote(now, n);
                     self.iv.bytes_written += n as u64;
                     if self.measuring {
                         self.rec.counts.bytes_written += n as u64;
@@ -67,15 +67,15 @@ impl Worker<'_> {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if refused(t, &e) => return self.on_eof(i, Instant::now()),
-                Err(e) => return self.fail(i, ErrorKind::Reset, &e, Instant::now()),
+                Err(e) if refused(t, &e) => return self.on_eof(i, now),
+                Err(e) => return self.fail(i, ErrorKind::Reset, &e, now),
             }
         }
     }
 
     /// Writes the session's last word before its connection closes on an error (WebSocket's
     /// Close), as far as the socket takes it now; what it does not take is dropped with it.
-    fn farewell(&mut self, i: usize) {
+    fn last_word(&mut self, i: usize, now: Instant) {
         let c = &mut self.conns[i];
         let Some(t) = c.t.as_mut() else { return };
         loop {
@@ -83,10 +83,10 @@ impl Worker<'_> {
             if out.is_empty() {
                 return;
             }
-            match t.write(out, c.session.segment()) {
+            match t.write(out.bytes, out.segment) {
                 Ok(0) => return,
                 Ok(n) => {
-                    c.session.wrote(n);
+                    c.session.wrote(now, n);
                     self.iv.bytes_written += n as u64;
                     if self.measuring {
                         self.rec.counts.bytes_written += n as u64;
@@ -150,7 +150,7 @@ impl Worker<'_> {
         if self.plan.pacer.is_none() {
             self.fill(i, now);
         } else {
-            self.flush(i);
+            self.flush(i, now);
         }
     }
 
@@ -159,14 +159,14 @@ impl Worker<'_> {
         // The session and the recorder are borrowed together: ends are recorded as they come.
         let mut ends = ends!(self, now);
         let c = &mut self.conns[i];
-        let res = c.session.feed(&self.rbuf[..len], &mut |e| ends.end(e));
+        let res = c.session.feed(now, &self.rbuf[..len], &mut |e| ends.end(e));
         let tally = ends.tally;
         let fed = match res {
             Ok(fed) => fed,
             Err(e) => {
                 self.settle(i, tally, now, false);
-                if self.conns[i].session.farewell() {
-                    self.farewell(i);
+                if self.conns[i].session.out().last_word {
+                    self.last_word(i, now);
                 }
                 self.fail(i, kind(e.class), &e, now);
                 return false;
@@ -203,7 +203,7 @@ impl Worker<'_> {
         match res {
             Ok(()) => {
                 self.settle(i, tally, now, true);
-                self.flush(i);
+                self.flush(i, now);
             }
             Err(e) => {
                 self.settle(i, tally, now, false);

@@ -436,7 +436,7 @@ impl<'a> Worker<'a> {
             State::Ready => {
                 if writable {
                     if !c.session.out().is_empty() {
-                        self.flush(i);
+                        self.flush(i, now);
                     } else if let Err(e) = t.flush() {
                         return self.fail(i, ErrorKind::Reset, &e, now);
                     }
@@ -465,12 +465,12 @@ impl<'a> Worker<'a> {
             let _ = self.rec.connect.record(micros(now - c.since));
         }
         // A preface, if the protocol has one, goes out with the first requests.
-        c.session.start(c.since);
+        c.session.start(now, c.since);
         if self.plan.pacer.is_some() {
             for _ in 0..self.sh.depth {
                 self.free.push_back((i as u32, c.gen));
             }
-            self.flush(i);
+            self.flush(i, now);
         } else {
             self.fill(i, now);
         }

@@ -31,6 +31,7 @@ impl Worker<'_> {
                     measured: s.measured && self.measuring,
                     ..s
                 },
+                now,
             );
         }
         loop {
@@ -75,17 +76,17 @@ impl Worker<'_> {
                 pos: pos as u32,
             };
             // Its end frees the slot.
-            self.send(i, sent);
+            self.send(i, sent, now);
         }
     }
 
     /// Sends one request, already counted as written, on connection `i`, which
     /// [`Worker::take_slot`] found room on.
-    fn send(&mut self, i: usize, sent: Sent) {
+    fn send(&mut self, i: usize, sent: Sent, now: Instant) {
         let c = &mut self.conns[i];
-        let opened = c.session.open(sent.pos as usize, sent.req, sent);
+        let opened = c.session.open(now, sent.pos as usize, sent.req, sent);
         debug_assert!(opened, "take_slot checked the room");
-        self.flush(i);
+        self.flush(i, now);
     }
 
     pub(super) fn take_slot(&mut self) -> Option<usize> {

@@ -5,7 +5,7 @@
 
 use super::encoded::Encoded;
 use super::parser::{Done, Parser};
-use crate::client::{Class, ClientSession, ConnError, Counts, End, Fed, Tag};
+use crate::client::{Class, ClientSession, ConnError, Counts, End, Fed, Tag, Transmit};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ impl<'r, T> Conn<'r, T> {
 }
 
 impl<T: Tag> ClientSession<T> for Conn<'_, T> {
-    fn start(&mut self, _since: Instant) {
+    fn start(&mut self, _now: Instant, _since: Instant) {
         self.parser.reset();
         self.inflight.clear();
         self.wpos = 0;
@@ -79,7 +79,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn open(&mut self, pos: usize, req: u32, tag: T) -> bool {
+    fn open(&mut self, _now: Instant, pos: usize, req: u32, tag: T) -> bool {
         if self.inflight.len() >= self.setup.depth {
             return false;
         }
@@ -103,12 +103,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn out(&self) -> &[u8] {
-        &self.setup.encoded.bytes()[self.wpos..self.wend]
+    fn out(&self) -> Transmit<'_> {
+        Transmit::stream(&self.setup.encoded.bytes()[self.wpos..self.wend])
     }
 
     #[inline]
-    fn wrote(&mut self, n: usize) {
+    fn wrote(&mut self, _now: Instant, n: usize) {
         self.wpos += n;
         if self.wpos >= self.wend {
             self.wpos = 0;
@@ -117,7 +117,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        _now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError> {
         let Conn {
             setup,
             parser,

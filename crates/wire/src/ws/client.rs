@@ -6,8 +6,8 @@
 //! up to `depth` in flight. Pings are answered by the codec's [`Session`]. A close from the
 //! server, or a frame that breaks RFC 6455, ends the connection and every message in flight with
 //! it; closes are counted by code. This side's Close (the reply to the server's, or the one that
-//! fails the connection) is left in the output with [`ClientSession::farewell`] set, for the
-//! caller to write before it closes the socket. A handshake that fails (no 101 within the
+//! fails the connection) is left in the output as its last word ([`Transmit::last_word`]), for
+//! the caller to write before it closes the socket. A handshake that fails (no 101 within the
 //! timeout, a wrong `Sec-WebSocket-Accept`, the connection closed before it) is a failed
 //! connection, [`Class::Connect`]: no message was in flight to count it; so is a connection
 //! that ends (a Close, the end of the stream, a broken frame) before it carried any message.
@@ -26,10 +26,11 @@
 //! the session interface lends its input read-only; a server's frames are never masked, so it
 //! only costs the memcpy of what was read.
 
-use crate::client::{Class, ClientSession, ConnError, End, Fed, Tag, MAX_CARRY};
+use crate::client::{Class, ClientSession, ConnError, End, Fed, Tag, Transmit, MAX_CARRY};
 use crate::ws::handshake::{self, Key};
 use crate::ws::{Event, Limits, Session, WsError};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 mod reply;
 use reply::Reply;
@@ -60,6 +61,10 @@ pub struct Setup {
     /// handshake's own; a `Host` replaces the URL's, a `Sec-WebSocket-Protocol` offers
     /// subprotocols the server may choose from.
     pub headers: Vec<(String, String)>,
+    /// Where a connection's key and masks come from if the system's random source fails: the
+    /// caller's seed (the session reads no clock), advanced by every connection that falls
+    /// back on it, so that no two of them share a key.
+    pub seed: AtomicU64,
 }
 
 impl Setup {
@@ -125,7 +130,8 @@ pub struct Conn<'r, T> {
     setup: &'r Setup,
     state: State,
     key: Key,
-    since: Instant,
+    /// When the connect began (None before the first start).
+    since: Option<Instant>,
     ws: Session,
     /// What to write: the upgrade request, messages, pongs.
     wbuf: Vec<u8>,
@@ -147,7 +153,7 @@ impl<'r, T> Conn<'r, T> {
             setup,
             state: State::Idle,
             key: [0; 24],
-            since: Instant::now(),
+            since: None,
             ws: Session::client(setup.limits, 1).streaming(),
             wbuf: Vec::new(),
             wpos: 0,
@@ -160,10 +166,10 @@ impl<'r, T> Conn<'r, T> {
     }
 
     /// Starts the connection with this nonce (its key) and masking seed: [`ClientSession::start`]
-    /// takes both from the system's random source; tests give their own.
+    /// takes both from the system's random source (or the setup's `seed`); tests give their own.
     pub fn start_with(&mut self, since: Instant, nonce: [u8; 16], seed: u64) {
         self.state = State::Upgrading;
-        self.since = since;
+        self.since = Some(since);
         self.key = handshake::client_key(nonce);
         self.ws = Session::client(self.setup.limits, seed).streaming();
         self.inflight.clear();
@@ -295,17 +301,32 @@ fn end_class(inflight: bool, answered: bool, busy: Class, idle: Option<Class>) -
 }
 
 /// A random nonce and masking seed from the system (RFC 6455 §4.1 and §10.3 want both
-/// unpredictable); a clock-derived pair if the system's source fails.
-fn random() -> ([u8; 16], u64) {
+/// unpredictable); if the system's source fails, the next of the caller's `seed`.
+fn random(seed: &AtomicU64) -> ([u8; 16], u64) {
     use ring::rand::SecureRandom;
     let mut b = [0u8; 24];
     if ring::rand::SystemRandom::new().fill(&mut b).is_err() {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        b[..8].copy_from_slice(&t.to_le_bytes());
-        b[16..].copy_from_slice(&t.rotate_left(17).to_le_bytes());
+        return drawn(seed);
     }
+    split(&b)
+}
+
+/// The next nonce and masking seed from the caller's `seed`, advanced for the next connection:
+/// SplitMix64 over a counter, distinct and well-mixed words for every draw.
+fn drawn(seed: &AtomicU64) -> ([u8; 16], u64) {
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+    let at = seed.fetch_add(GAMMA.wrapping_mul(3), Ordering::Relaxed);
+    let mut b = [0u8; 24];
+    for (k, chunk) in b.chunks_exact_mut(8).enumerate() {
+        let mut z = at.wrapping_add((k as u64 + 1).wrapping_mul(GAMMA));
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    split(&b)
+}
+
+fn split(b: &[u8; 24]) -> ([u8; 16], u64) {
     let mut nonce = [0u8; 16];
     nonce.copy_from_slice(&b[..16]);
     let seed = u64::from_le_bytes(b[16..].try_into().expect("8 bytes"));
@@ -313,8 +334,8 @@ fn random() -> ([u8; 16], u64) {
 }
 
 impl<T: Tag> ClientSession<T> for Conn<'_, T> {
-    fn start(&mut self, since: Instant) {
-        let (nonce, seed) = random();
+    fn start(&mut self, _now: Instant, since: Instant) {
+        let (nonce, seed) = random(&self.setup.seed);
         self.start_with(since, nonce, seed);
     }
 
@@ -332,7 +353,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn open(&mut self, _pos: usize, req: u32, tag: T) -> bool {
+    fn open(&mut self, _now: Instant, _pos: usize, req: u32, tag: T) -> bool {
         if self.room() == 0 {
             return false;
         }
@@ -345,12 +366,16 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn out(&self) -> &[u8] {
-        &self.wbuf[self.wpos..]
+    fn out(&self) -> Transmit<'_> {
+        Transmit {
+            bytes: &self.wbuf[self.wpos..],
+            segment: 0,
+            last_word: self.ws.sent_close() && self.wpos < self.wbuf.len(),
+        }
     }
 
     #[inline]
-    fn wrote(&mut self, n: usize) {
+    fn wrote(&mut self, _now: Instant, n: usize) {
         self.wpos += n;
         if self.wpos >= self.wbuf.len() {
             self.wpos = 0;
@@ -358,7 +383,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
     }
 
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError> {
         let mut start = 0;
         if self.state == State::Upgrading {
             let offered = self
@@ -383,7 +413,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 Ok(Some(n)) => {
                     self.state = State::Open;
                     self.counts.handshakes += 1;
-                    self.counts.handshake_ns += self.since.elapsed().as_nanos() as u64;
+                    let since = self.since.unwrap_or(now);
+                    let took = now.saturating_duration_since(since);
+                    self.counts.handshake_ns += took.as_nanos() as u64;
                     start = n;
                 }
                 Err(e) => {
@@ -425,7 +457,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     fn expire<F: FnMut(End<T>)>(&mut self, now: Instant, _on: &mut F) -> Result<(), ConnError> {
         let timeout = self.setup.timeout;
-        if self.state == State::Upgrading && now.saturating_duration_since(self.since) > timeout {
+        let since = self.since.unwrap_or(now);
+        if self.state == State::Upgrading && now.saturating_duration_since(since) > timeout {
             return Err(ConnError::new(
                 Class::Connect,
                 format!("no WebSocket handshake within {timeout:?}"),
@@ -447,11 +480,6 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.state = State::Idle;
         self.wbuf.clear();
         self.wpos = 0;
-    }
-
-    #[inline]
-    fn farewell(&self) -> bool {
-        self.ws.sent_close() && self.wpos < self.wbuf.len()
     }
 
     fn take_counts(&mut self, into: &mut crate::client::Counts) {

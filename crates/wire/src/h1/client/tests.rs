@@ -35,7 +35,7 @@ fn setup(order: &[u32], depth: usize, batch: bool, keep_alive: bool) -> Setup {
 fn open(c: &mut Conn<'_, T>, order: &[u32], n: usize, at: Instant) {
     for p in 0..n {
         assert!(
-            c.open(p, order[p % order.len()], T(p as u32, at)),
+            c.open(at, p, order[p % order.len()], T(p as u32, at)),
             "open {p}"
         );
     }
@@ -59,7 +59,7 @@ fn feed_cut(
         let cut = cut.max(at);
         carry.extend_from_slice(&wire[at..cut]);
         at = cut;
-        last = c.feed(&carry, &mut |e| ends.push(e));
+        last = c.feed(Instant::now(), &carry, &mut |e| ends.push(e));
         match &last {
             Ok(f) if f.close => break,
             Ok(f) => drop(carry.drain(..f.used)),
@@ -83,10 +83,10 @@ fn pipelined_responses_match_their_requests_at_every_split() {
     let mut whole = None;
     for cut in 0..=WIRE.len() {
         let mut c = Conn::new(&s);
-        c.start(at);
+        c.start(at, at);
         open(&mut c, &order, 3, at);
-        assert_eq!(c.out(), b"G\nH\nG\n", "one slice for the batch");
-        c.wrote(6);
+        assert_eq!(c.out().bytes, b"G\nH\nG\n", "one slice for the batch");
+        c.wrote(at, 6);
         let (ends, last) = feed_cut(&mut c, WIRE, &[cut]);
         assert_eq!(last.map(|f| f.close), Ok(false));
         let want = vec![
@@ -118,15 +118,15 @@ fn room_batches_in_the_closed_loop_and_waits_for_writes() {
     let at = Instant::now();
     let s = setup(&order, 3, true, true);
     let mut c = Conn::new(&s);
-    c.start(at);
+    c.start(at, at);
     assert_eq!(c.room(), 3);
     open(&mut c, &order, 2, at);
     assert_eq!((c.room(), c.held_by_output()), (0, true));
-    c.wrote(3);
-    assert_eq!(c.out(), b"\n");
-    c.wrote(1);
+    c.wrote(at, 3);
+    assert_eq!(c.out().bytes, b"\n");
+    c.wrote(at, 1);
     assert_eq!(
-        (c.room(), c.held_by_output(), c.out()),
+        (c.room(), c.held_by_output(), c.out().bytes),
         (0, false, &b""[..])
     );
     let (ends, _) = feed_cut(
@@ -140,20 +140,20 @@ fn room_batches_in_the_closed_loop_and_waits_for_writes() {
     // The open loop: a place as soon as one is free and nothing is being written.
     let s = setup(&order, 3, false, true);
     let mut c = Conn::new(&s);
-    c.start(at);
-    assert!(c.open(1, 0, T(1, at)));
+    c.start(at, at);
+    assert!(c.open(at, 1, 0, T(1, at)));
     assert_eq!(c.room(), 0, "writing");
     assert!(
-        !c.open(0, 0, T(0, at)),
+        !c.open(at, 0, 0, T(0, at)),
         "not contiguous with what is being written"
     );
-    c.wrote(2);
+    c.wrote(at, 2);
     assert_eq!(c.room(), 2);
-    assert!(c.open(0, 0, T(0, at)));
-    assert!(c.open(1, 0, T(1, at)), "contiguous: the span grows");
-    assert_eq!(c.out(), b"G\nG\n");
-    c.wrote(4);
-    assert!(!c.open(2, 0, T(2, at)), "the pipeline is full");
+    assert!(c.open(at, 0, 0, T(0, at)));
+    assert!(c.open(at, 1, 0, T(1, at)), "contiguous: the span grows");
+    assert_eq!(c.out().bytes, b"G\nG\n");
+    c.wrote(at, 4);
+    assert!(!c.open(at, 2, 0, T(2, at)), "the pipeline is full");
     let mut tags = Vec::new();
     c.drain(&mut |t| tags.push(t.0));
     assert_eq!(tags, [1, 0, 1]);
@@ -168,7 +168,7 @@ fn a_response_ends_the_connection_when_asked() {
     // Keep-alive off: the first response closes, the second is never looked at.
     let s = setup(&order, 2, true, false);
     let mut c = Conn::new(&s);
-    c.start(at);
+    c.start(at, at);
     open(&mut c, &order, 2, at);
     let (ends, last) = feed_cut(&mut c, two, &[]);
     assert_eq!(ends.len(), 1);
@@ -176,7 +176,7 @@ fn a_response_ends_the_connection_when_asked() {
     // The server says close.
     let s = setup(&order, 2, true, true);
     let mut c = Conn::new(&s);
-    c.start(at);
+    c.start(at, at);
     open(&mut c, &order, 2, at);
     let wire = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok";
     let (ends, last) = feed_cut(&mut c, wire, &[]);
@@ -191,7 +191,7 @@ fn the_connection_ends_in_errors_by_class() {
     let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
     let fresh = || {
         let mut c = Conn::new(&s);
-        c.start(at);
+        c.start(at, at);
         c
     };
     let class = |r: Result<(), ConnError>| r.err().map(|e| e.class);

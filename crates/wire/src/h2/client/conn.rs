@@ -3,7 +3,7 @@
 //! beyond requests ([`Counts`]). A stream is what a pipelined request is for HTTP/1.1.
 
 use super::{Client, Config, End as StreamEnd, Request};
-use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag};
+use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag, Transmit};
 use crate::h2::session::HEADER_BLOCK_TOO_LARGE;
 use std::time::{Duration, Instant};
 
@@ -99,7 +99,7 @@ impl<'r, T> Conn<'r, T> {
 }
 
 impl<T: Tag> ClientSession<T> for Conn<'_, T> {
-    fn start(&mut self, since: Instant) {
+    fn start(&mut self, _now: Instant, since: Instant) {
         self.client = Some(Client::new(self.setup.config));
         self.wpos = 0;
         self.since = Some(since);
@@ -118,7 +118,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn open(&mut self, _pos: usize, req: u32, tag: T) -> bool {
+    fn open(&mut self, _now: Instant, _pos: usize, req: u32, tag: T) -> bool {
         let Some(client) = self.client.as_mut() else {
             return false;
         };
@@ -130,12 +130,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     #[inline]
-    fn out(&self) -> &[u8] {
-        self.client.as_ref().map_or(&[], |c| &c.out[self.wpos..])
+    fn out(&self) -> Transmit<'_> {
+        Transmit::stream(self.client.as_ref().map_or(&[], |c| &c.out[self.wpos..]))
     }
 
     #[inline]
-    fn wrote(&mut self, n: usize) {
+    fn wrote(&mut self, _now: Instant, n: usize) {
         let Some(client) = self.client.as_mut() else {
             return;
         };
@@ -146,7 +146,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
     }
 
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        _now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError> {
         let Conn {
             setup,
             client,

@@ -7,13 +7,15 @@
 //! [`ClientSession::out`] is the next datagram to send, whole ([`ClientSession::wrote`] with
 //! any count drops it and makes the next, since a datagram socket sends all or nothing).
 //! [`ClientSession::timer`] is QUIC's next timer (loss detection, acknowledgment delay, idle,
-//! pacing), which [`ClientSession::expire`] runs. The caller's `Instant` reaches QUIC through
-//! `expire`; `feed`, `open` and `wrote` read the clock themselves, once per call.
+//! pacing), which [`ClientSession::expire`] runs. QUIC's clock is the caller's: every call
+//! that hands QUIC an input or asks it for output passes the caller's `now` on, and nothing
+//! here reads a clock, so a test drives a connection on instants of its own
+//! (tests/h3_clock.rs).
 
 use super::response::Response;
 use super::uni::Uni;
 use super::Setup;
-use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag};
+use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag, Transmit};
 use crate::h3::error::{ErrorCode, H3Error};
 use bytes::{Bytes, BytesMut};
 use quinn_proto::{
@@ -50,7 +52,8 @@ pub struct Conn<'r, T> {
     rx: BytesMut,
     /// QUIC's next timer.
     timeout: Option<Instant>,
-    since: Instant,
+    /// When the connect began (None before the first `start`).
+    since: Option<Instant>,
     connected: bool,
     /// Since when no stream could be opened (no QUIC stream credit, none open, no GOAWAY).
     starved: Option<Instant>,
@@ -87,7 +90,7 @@ impl<'r, T> Conn<'r, T> {
             seg: 0,
             rx: BytesMut::new(),
             timeout: None,
-            since: Instant::now(),
+            since: None,
             connected: false,
             starved: None,
             lost: None,
@@ -134,7 +137,7 @@ impl<T: Tag> Conn<'_, T> {
                 Event::Connected => {
                     self.connected = true;
                     self.counts.handshakes += 1;
-                    let took = now.saturating_duration_since(self.since);
+                    let took = now.saturating_duration_since(self.since.unwrap_or(now));
                     self.counts.handshake_us += took.as_micros() as u64;
                     open_own(&mut q.conn, h3, setup);
                     Ok(())
@@ -287,7 +290,7 @@ fn lost_error(reason: ConnectionError, connected: bool, open: bool) -> ConnError
 }
 
 impl<T: Tag> ClientSession<T> for Conn<'_, T> {
-    fn start(&mut self, since: Instant) {
+    fn start(&mut self, now: Instant, since: Instant) {
         let setup = self.setup;
         self.h3 = H3::new(setup);
         self.tx.clear();
@@ -297,11 +300,10 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.connected = false;
         self.starved = None;
         self.answered = 0;
-        self.since = since;
+        self.since = Some(since);
         self.seen = Snap::default();
         self.counts.connections += 1;
         let mut endpoint = Endpoint::new(setup.endpoint.clone(), None, false, None);
-        let now = Instant::now();
         match endpoint.connect(now, setup.quic.clone(), setup.remote, &setup.server_name) {
             Ok((handle, conn)) => {
                 self.quic = Some(Box::new(Quic {
@@ -339,7 +341,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             && self.h3.streams.len() < self.setup.max_streams as usize
     }
 
-    fn open(&mut self, _pos: usize, req: u32, tag: T) -> bool {
+    fn open(&mut self, now: Instant, _pos: usize, req: u32, tag: T) -> bool {
         if self.room() == 0 {
             return false;
         }
@@ -362,40 +364,39 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.counts.streams += 1;
         // The request's first packet, if nothing was waiting to go, and QUIC's timers as they
         // now stand (a write can arm pacing or loss detection).
-        self.next_datagram(Instant::now());
+        self.next_datagram(now);
         true
     }
 
     #[inline]
-    fn out(&self) -> &[u8] {
-        &self.tx
+    fn out(&self) -> Transmit<'_> {
+        Transmit {
+            bytes: &self.tx,
+            segment: self.seg,
+            last_word: self.closing && !self.tx.is_empty(),
+        }
     }
 
     #[inline]
-    fn segment(&self) -> usize {
-        self.seg
-    }
-
-    #[inline]
-    fn wrote(&mut self, _n: usize) {
+    fn wrote(&mut self, now: Instant, _n: usize) {
         // A datagram goes whole or not at all: a short count is a datagram lost, which QUIC
         // recovers from.
         self.tx.clear();
         if !self.closing {
-            self.next_datagram(Instant::now());
+            self.next_datagram(now);
         }
     }
 
-    fn farewell(&self) -> bool {
-        self.closing && !self.tx.is_empty()
-    }
-
-    fn feed<F: FnMut(End<T>)>(&mut self, buf: &[u8], on: &mut F) -> Result<Fed, ConnError> {
+    fn feed<F: FnMut(End<T>)>(
+        &mut self,
+        now: Instant,
+        buf: &[u8],
+        on: &mut F,
+    ) -> Result<Fed, ConnError> {
         let used = buf.len();
         let Some(q) = self.quic.as_mut() else {
             return Ok(Fed { used, close: false });
         };
-        let now = Instant::now();
         self.rx.extend_from_slice(buf);
         let datagram = self.rx.split();
         let mut scratch = Vec::new();
@@ -449,7 +450,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         // PTOs (about 3 s at the initial RTT estimate), past the engine's give-up for a run
         // that makes no progress: a silent server (a socket that reads and never answers) was
         // 0 errors and 0 requests in a run that ended by itself.
-        if !self.connected && now.saturating_duration_since(self.since) > timeout {
+        let since = self.since.unwrap_or(now);
+        if !self.connected && now.saturating_duration_since(since) > timeout {
             let why = format!("QUIC handshake: no answer within {timeout:?}");
             return Err(ConnError::new(Class::Connect, why));
         }
@@ -506,9 +508,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         if self.closing || self.closed {
             return None;
         }
-        if !self.connected && self.quic.is_some() {
+        if let (false, true, Some(since)) = (self.connected, self.quic.is_some(), self.since) {
             // The handshake's deadline (see `expire`).
-            let deadline = self.since + self.setup.timeout;
+            let deadline = since + self.setup.timeout;
             return Some(self.timeout.map_or(deadline, |t| t.min(deadline)));
         }
         self.timeout

@@ -7,6 +7,8 @@ use crate::ws::frame::{write_close, write_frame};
 use crate::ws::{Opcode, Role};
 use crate::{header_slots, parse_request_head};
 
+mod caller;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct T(u32, Instant);
 
@@ -30,6 +32,7 @@ fn setup(depth: usize) -> Setup {
         echo: true,
         limits: Limits::default(),
         headers: Vec::new(),
+        seed: 0.into(),
     }
 }
 
@@ -48,12 +51,12 @@ fn echo_setup(depth: usize, limits: Limits) -> Setup {
 fn open_with<'s>(st: &'s Setup, reqs: &[u32], at: Instant) -> Conn<'s, T> {
     let mut c = Conn::new(st);
     let resp = upgrade(&mut c, at);
-    c.feed(&resp, &mut |_| {}).unwrap();
+    c.feed(Instant::now(), &resp, &mut |_| {}).unwrap();
     for (p, &req) in reqs.iter().enumerate() {
-        assert!(c.open(p, req, T(p as u32, at)));
+        assert!(c.open(at, p, req, T(p as u32, at)));
     }
-    let n = c.out().len();
-    c.wrote(n);
+    let n = c.out().bytes.len();
+    c.wrote(Instant::now(), n);
     c
 }
 
@@ -62,8 +65,8 @@ fn upgrade(c: &mut Conn<'_, T>, at: Instant) -> Vec<u8> {
     c.start_with(at, *b"0123456789abcdef", 7);
     assert_eq!(c.room(), 0, "no message before the 101");
     assert!(c.held_by_output());
-    let req = c.out().to_vec();
-    c.wrote(req.len());
+    let req = c.out().bytes.to_vec();
+    c.wrote(Instant::now(), req.len());
     let mut slots = header_slots();
     let head = parse_request_head(&req, &mut slots, 8192)
         .unwrap()
@@ -95,7 +98,7 @@ fn drive(
     for &cut in cuts.iter().chain([input.len()].iter()) {
         carry.extend_from_slice(&input[at..cut]);
         at = cut;
-        let res = c.feed(&carry, &mut |e| {
+        let res = c.feed(Instant::now(), &carry, &mut |e| {
             ends.push(match e {
                 End::Response { tag, body_ok, .. } => format!("{} ok={body_ok}", tag.0),
                 other => format!("{other:?}"),
@@ -163,12 +166,12 @@ fn upgrade_then_messages_at_every_split() {
         assert_eq!((ends.len(), res), (0, Ok(())));
         assert_eq!(c.room(), 3);
         for (p, req) in [0u32, 1, 0].into_iter().enumerate() {
-            assert!(c.open(p, req, T(p as u32, at)));
+            assert!(c.open(at, p, req, T(p as u32, at)));
         }
         assert_eq!(c.room(), 0);
-        assert!(!c.open(3, 0, T(3, at)), "over the depth");
-        let sent = c.out().to_vec();
-        c.wrote(sent.len());
+        assert!(!c.open(at, 3, 0, T(3, at)), "over the depth");
+        let sent = c.out().bytes.to_vec();
+        c.wrote(Instant::now(), sent.len());
         assert_eq!(
             server_reads(sent),
             vec![
@@ -187,7 +190,7 @@ fn upgrade_then_messages_at_every_split() {
         assert_eq!(ends, want, "cuts {cut:?}");
         assert_eq!(c.room(), 3);
         // The pongs, masked, are the output now.
-        let mut pongs = c.out().to_vec();
+        let mut pongs = c.out().bytes.to_vec();
         let mut srv = Session::server(Limits::default());
         let mut o = Vec::new();
         let (n, ev) = srv.next(&mut pongs, &mut o).unwrap();
@@ -210,7 +213,9 @@ fn handshake_split_anywhere() {
     for cut in 0..resp.len() {
         let mut c = Conn::new(&st);
         upgrade(&mut c, at);
-        let fed = c.feed(&resp[..cut], &mut |_| panic!("no end")).unwrap();
+        let fed = c
+            .feed(Instant::now(), &resp[..cut], &mut |_| panic!("no end"))
+            .unwrap();
         assert_eq!(
             fed,
             Fed {
@@ -219,7 +224,9 @@ fn handshake_split_anywhere() {
             }
         );
         assert_eq!(c.room(), 0);
-        let fed = c.feed(&resp, &mut |_| panic!("no end")).unwrap();
+        let fed = c
+            .feed(Instant::now(), &resp, &mut |_| panic!("no end"))
+            .unwrap();
         assert_eq!(fed.used, resp.len());
         assert_eq!(c.room(), 1);
     }
@@ -247,8 +254,8 @@ fn a_close_fails_the_messages_in_flight() {
     for (code, class) in cases {
         let mut c = Conn::new(&st);
         let mut input = upgrade(&mut c, at);
-        c.feed(&input, &mut |_| {}).unwrap();
-        assert!(c.open(0, 0, T(0, at)) && c.open(1, 0, T(1, at)));
+        c.feed(Instant::now(), &input, &mut |_| {}).unwrap();
+        assert!(c.open(at, 0, 0, T(0, at)) && c.open(at, 1, 0, T(1, at)));
         input = s(Opcode::Text, b"hello");
         write_close(&mut input, Some(code), "bye", None);
         let (ends, res) = drive(&mut c, &input, &[]);
@@ -284,7 +291,7 @@ fn broken_peers_end_the_connection() {
     for resp in cases {
         let mut c = Conn::new(&st);
         upgrade(&mut c, at);
-        let e = c.feed(&resp, &mut |_| {}).unwrap_err();
+        let e = c.feed(Instant::now(), &resp, &mut |_| {}).unwrap_err();
         // A failed handshake is a failed connection: nothing was in flight to count it.
         assert_eq!(e.class, Class::Connect, "{}", e.why);
         assert!(e.why.starts_with("WebSocket handshake: "), "{}", e.why);
@@ -295,7 +302,9 @@ fn broken_peers_end_the_connection() {
     let mut long = b"HTTP/1.1 101 X\r\nA: ".to_vec();
     long.resize(MAX_CARRY, b'a');
     assert_eq!(
-        c.feed(&long, &mut |_| {}).unwrap_err().class,
+        c.feed(Instant::now(), &long, &mut |_| {})
+            .unwrap_err()
+            .class,
         Class::Connect
     );
     // After the upgrade: a masked frame, a message, bad UTF-8; with a message in flight, with
@@ -335,12 +344,12 @@ fn broken_peers_end_the_connection() {
                 // Nothing was sent: the open message above is taken back.
                 c.inflight.clear();
             }
-            let e = c.feed(frames, &mut |_| {}).unwrap_err();
+            let e = c.feed(Instant::now(), frames, &mut |_| {}).unwrap_err();
             assert_eq!(e.class, want, "answered {answered}: {}", e.why);
         }
         if frames != &msg {
             let mut c = open_with(&st, &[0], at);
-            let e = c.feed(frames, &mut |_| {}).unwrap_err();
+            let e = c.feed(Instant::now(), frames, &mut |_| {}).unwrap_err();
             assert_eq!(e.class, busy, "in flight: {}", e.why);
         }
     }
@@ -459,7 +468,7 @@ fn a_reply_past_the_limit_is_message_too_large() {
         let e = res.unwrap_err();
         assert_eq!(e.class, Class::MessageTooLarge, "{}", e.why);
         assert!(e.why.contains("over the limit of 300"), "{}", e.why);
-        assert_eq!(close_in(c.out()), Some(1009));
+        assert_eq!(close_in(c.out().bytes), Some(1009));
         let mut lost = Vec::new();
         c.drain(&mut |t: T| lost.push(t.0));
         assert_eq!(lost, [0, 1]);
@@ -481,18 +490,18 @@ fn timeouts_and_eof() {
     let e = c.eof(&mut |_| {}).unwrap_err();
     assert_eq!(e.class, Class::Connect, "{}", e.why);
     assert!(e.why.contains("before the 101"), "{}", e.why);
-    c.feed(&resp, &mut |_| {}).unwrap();
+    c.feed(Instant::now(), &resp, &mut |_| {}).unwrap();
     // Open but closed before it carried any message: a failed connection (before: a clean
     // end, which counted nothing).
     let e = c.eof(&mut |_| {}).unwrap_err();
     assert_eq!(e.class, Class::Connect, "{}", e.why);
     assert!(e.why.contains("before any message"), "{}", e.why);
     // After a reply, idle: a clean end.
-    assert!(c.open(0, 0, T(0, at)));
+    assert!(c.open(at, 0, 0, T(0, at)));
     let (ends, res) = drive(&mut c, &s(Opcode::Text, b"hello"), &[]);
     assert_eq!((ends.len(), res), (1, Ok(())));
     assert_eq!(c.eof(&mut |_| {}), Ok(()), "idle and open: a clean end");
-    assert!(c.open(0, 0, T(0, at)));
+    assert!(c.open(at, 0, 0, T(0, at)));
     assert_eq!(c.expire(at, &mut |_| {}), Ok(()));
     assert_eq!(
         c.expire(later, &mut |_| {}).unwrap_err().class,
@@ -512,11 +521,11 @@ fn close_in(out: &[u8]) -> Option<u16> {
     }
 }
 
-/// This side's Close stays in the output with `farewell` set, for the caller to write before
+/// This side's Close stays in the output as its last word, for the caller to write before
 /// it closes the socket: the reply to the server's close (its code), and the close that fails
 /// a connection for a broken frame (1002) or bad UTF-8 (1007).
 #[test]
-fn the_close_is_left_to_write_as_a_farewell() {
+fn the_close_is_left_to_write_as_a_last_word() {
     let st = setup(1);
     let at = Instant::now();
     let mut closing = Vec::new();
@@ -531,18 +540,18 @@ fn the_close_is_left_to_write_as_a_farewell() {
     for (frames, code) in cases {
         let mut c = Conn::new(&st);
         let resp = upgrade(&mut c, at);
-        c.feed(&resp, &mut |_| {}).unwrap();
-        assert!(!ClientSession::<T>::farewell(&c), "nothing to say yet");
-        assert!(c.open(0, 0, T(0, at)));
-        let sent = c.out().len();
-        c.wrote(sent);
-        assert!(c.feed(&frames, &mut |_| {}).is_err());
-        assert!(ClientSession::<T>::farewell(&c), "{code}");
-        assert_eq!(close_in(c.out()), Some(code));
+        c.feed(Instant::now(), &resp, &mut |_| {}).unwrap();
+        assert!(!c.out().last_word, "nothing to say yet");
+        assert!(c.open(at, 0, 0, T(0, at)));
+        let sent = c.out().bytes.len();
+        c.wrote(Instant::now(), sent);
+        assert!(c.feed(Instant::now(), &frames, &mut |_| {}).is_err());
+        assert!(c.out().last_word, "{code}");
+        assert_eq!(close_in(c.out().bytes), Some(code));
         // Written, nothing is left to say.
-        let n = c.out().len();
-        c.wrote(n);
-        assert!(!ClientSession::<T>::farewell(&c));
+        let n = c.out().bytes.len();
+        c.wrote(Instant::now(), n);
+        assert!(!c.out().last_word);
     }
 }
 
@@ -553,20 +562,23 @@ fn pongs_stop_at_the_backlog() {
     let at = Instant::now();
     let mut c = Conn::new(&st);
     let resp = upgrade(&mut c, at);
-    c.feed(&resp, &mut |_| {}).unwrap();
+    c.feed(Instant::now(), &resp, &mut |_| {}).unwrap();
     let mut pings = Vec::new();
     for _ in 0..10_000 {
         write_frame(&mut pings, true, Opcode::Ping, b"0123456789", None);
     }
     for _ in 0..10 {
-        let fed = c.feed(&pings, &mut |_| panic!("no end")).unwrap();
+        let fed = c
+            .feed(Instant::now(), &pings, &mut |_| panic!("no end"))
+            .unwrap();
         assert_eq!(fed.used, pings.len());
     }
     // 100,000 pings would be 1.6 MB of pongs: held at the backlog and one pong past it.
-    let held = c.out().len();
+    let held = c.out().bytes.len();
     assert!((PONG_BACKLOG..PONG_BACKLOG + 20).contains(&held), "{held}");
     // Once written, pings are answered again.
-    c.wrote(held);
-    c.feed(&pings[..12], &mut |_| panic!("no end")).unwrap();
-    assert_eq!(c.out().len(), 2 + 4 + 10);
+    c.wrote(Instant::now(), held);
+    c.feed(Instant::now(), &pings[..12], &mut |_| panic!("no end"))
+        .unwrap();
+    assert_eq!(c.out().bytes.len(), 2 + 4 + 10);
 }
