@@ -12,6 +12,10 @@
 //!   study's figures, plus the error rate): the medians of each side's successful trials, and
 //!   the lab's test of the new trials against the old (`stats::compare_worded`: Welch's t-test
 //!   on log values, or Mann-Whitney where a value is 0), with the 95% interval of the ratio.
+//! - Several load runs against one baseline (`barrage report` of three or more documents) are
+//!   one family ([`load_family`]): every figure of every pair Holm-corrected together, as a
+//!   study's comparisons are.
+//! - [`turned`] reads a comparison of A with B as B with A (a table row speaks from its side).
 //! - [`judge_samples`] is the core both use, and any other pairing of two samples of trials
 //!   (the answer block's close and keep-alive pairs): one test per pair, the p-values of one
 //!   comparison Holm-corrected together (`stats::adjust`), then the noise floor.
@@ -24,6 +28,7 @@ mod loads;
 mod studies;
 #[cfg(test)]
 mod tests;
+mod turn;
 
 use crate::load::LoadDoc;
 use crate::metric::{Better, Metric};
@@ -33,8 +38,9 @@ pub use crate::DocKind;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use loads::{load_trials, loads};
+pub use loads::{load_family, load_trials, loads};
 pub use studies::{shared_cells, studies};
+pub use turn::{turned, turned_interval, turned_ratio};
 
 /// Schema name and version of the comparison document.
 pub const SCHEMA: &str = "barrage.compare/1";

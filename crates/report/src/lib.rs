@@ -3,7 +3,9 @@
 //!
 //! [`parse`] reads a document, [`build`] computes the report as a [`page::Page`] value (tables,
 //! comparisons, plots), and [`render`] lays it out in the chosen [`Format`]. With two or more
-//! study files the first is the baseline and each later one is compared with it point by point.
+//! study files the first is the baseline and each later one is compared with it point by point;
+//! with two or more load documents likewise, every test of every pair Holm-corrected as one
+//! family (`barrage_model::compare::load_family`). Every verdict shown is the model's.
 //! [`diff`] is `barrage compare`'s: a new result against its baseline, metric by metric, judged
 //! against a noise floor.
 
@@ -154,20 +156,20 @@ pub fn build_with(
         sec.folded = fold;
         page.sections.push(sec);
     }
-    // Load runs after the first are compared with it, as `barrage compare` does (one engine).
+    // Load runs after the first are compared with it, as `barrage compare` does (one engine),
+    // and every test of every pair is one family: what the page claims holds at α together.
     if let Some((base_label, base)) = loads.first() {
-        for (label, other) in loads.iter().skip(1) {
-            let options = barrage_model::compare::Options::default();
-            if let Ok(cmp) =
-                barrage_model::compare::loads((base_label, base), (label, other), &options)
-            {
-                page.sections.push(page::Section {
-                    heading: format!("Comparison: {label} vs baseline {base_label}"),
-                    notes: cmp.notes.clone(),
-                    comparison: Some(cmp),
-                    ..page::Section::default()
-                });
-            }
+        let others: Vec<(&str, &LoadDoc)> =
+            loads[1..].iter().map(|(l, d)| (l.as_str(), *d)).collect();
+        let options = barrage_model::compare::Options::default();
+        let family = barrage_model::compare::load_family((base_label, base), &others, &options);
+        for cmp in family.into_iter().flatten() {
+            page.sections.push(page::Section {
+                heading: format!("Comparison: {} vs baseline {base_label}", cmp.new),
+                notes: cmp.notes.clone(),
+                comparison: Some(cmp),
+                ..page::Section::default()
+            });
         }
     }
     if !loads.is_empty() {

@@ -13,7 +13,7 @@ use barrage_model::metric::{Better, Metric};
 use barrage_model::stats::{self, Interval, Summary};
 use barrage_model::study::MergedLatency;
 
-pub use words::{compare, fmt_factor, fmt_p, from_model, p_text};
+pub use words::{fmt_factor, fmt_p, from_model, p_text};
 
 mod words;
 
@@ -272,63 +272,6 @@ impl Table {
             .iter()
             .find(|r| r.point == point && r.contender == contender)
     }
-
-    /// Fills in `vs_best` for every row by comparing the rows' own values (the `barrage load`
-    /// section, whose documents have no model statistics): in each group the best median per
-    /// column is the reference; every other row is compared with it.
-    pub fn compare(&mut self) {
-        let groups: Vec<String> = dedup(self.rows.iter().map(|r| r.group_key().to_string()));
-        for r in &mut self.rows {
-            r.vs_best = vec![None; self.columns.len()];
-        }
-        for g in groups {
-            let idx: Vec<usize> = (0..self.rows.len())
-                .filter(|&i| self.rows[i].group_key() == g)
-                .collect();
-            if idx.len() < 2 {
-                continue;
-            }
-            for (m, col) in self.columns.iter().enumerate() {
-                if !col.compared() {
-                    continue;
-                }
-                let med = |i: usize| {
-                    self.rows[i]
-                        .cells
-                        .get(m)
-                        .and_then(|c| c.summary.as_ref())
-                        .map(|s| s.median)
-                };
-                let better = |a: usize, b: usize| {
-                    let (x, y) = (med(a).unwrap_or_default(), med(b).unwrap_or_default());
-                    if col.higher_is_better() {
-                        y > x
-                    } else {
-                        y < x
-                    }
-                };
-                let Some(best) = idx
-                    .iter()
-                    .copied()
-                    .filter(|&i| med(i).is_some())
-                    .reduce(|a, b| if better(a, b) { b } else { a })
-                else {
-                    continue;
-                };
-                let found: Vec<(usize, Option<Comparison>)> = idx
-                    .iter()
-                    .filter(|&&i| i != best && med(i).is_some())
-                    .map(|&i| {
-                        let (b, r) = (&self.rows[best], &self.rows[i]);
-                        (i, compare(col, b.name(), &b.cells[m], &r.cells[m]))
-                    })
-                    .collect();
-                for (i, c) in found {
-                    self.rows[i].vs_best[m] = c;
-                }
-            }
-        }
-    }
 }
 
 /// Keeps the first occurrence of each value, in order.
@@ -346,61 +289,6 @@ pub fn dedup<T: PartialEq>(it: impl IntoIterator<Item = T>) -> Vec<T> {
 mod tests {
     use super::*;
     use barrage_model::metric::{PEAK_RSS, RPS};
-
-    fn row(name: &str, col: &Column, v: &[f64]) -> Row {
-        Row {
-            point: "c=1".into(),
-            contender: name.into(),
-            cells: vec![Cell::new(v.to_vec(), col)],
-            trials: v.len(),
-            ..Row::default()
-        }
-    }
-
-    #[test]
-    fn compares_with_the_best() {
-        let c = Column::Stat(RPS);
-        let mut t = Table {
-            columns: vec![c.clone()],
-            rows: vec![
-                row("slow", &c, &[100.0, 101.0, 99.0, 100.5, 100.2]),
-                row("fast", &c, &[147.0, 148.0, 146.0, 147.5, 147.2]),
-                row("same", &c, &[146.9, 148.1, 146.2, 147.6, 147.0]),
-            ],
-        };
-        t.compare();
-        assert!(t.rows[1].vs_best[0].is_none(), "the best has no comparison");
-        let c = t.rows[0].vs_best[0].as_ref().unwrap();
-        assert_eq!(c.reference, "fast");
-        assert!(
-            c.text
-                .starts_with("1.47x slower [1.46, 1.48] than fast (p < 0.0001)"),
-            "{}",
-            c.text
-        );
-        let c = t.rows[2].vs_best[0].as_ref().unwrap();
-        assert!(
-            c.text.starts_with("no significant difference from fast"),
-            "{}",
-            c.text
-        );
-    }
-
-    #[test]
-    fn single_trial_says_no_test() {
-        let c = Column::Stat(PEAK_RSS);
-        let mut t = Table {
-            columns: vec![c.clone()],
-            rows: vec![row("a", &c, &[10.0]), row("b", &c, &[1080.0])],
-        };
-        t.compare();
-        let c = t.rows[1].vs_best[0].as_ref().unwrap();
-        assert_eq!(
-            c.text,
-            "108x more memory than a (one trial: too few to test)"
-        );
-        assert_eq!(t.rows[1].cells[0].text(), "1080");
-    }
 
     #[test]
     fn cells_are_found_by_metric_key_not_position() {

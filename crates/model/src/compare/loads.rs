@@ -1,5 +1,6 @@
 //! Load runs compared: two single runs, each figure tested against both runs' own intervals
-//! ([`loads`]), or several runs a side taken as trials, as studies are ([`load_trials`]).
+//! ([`loads`]); several single runs against one baseline, all their tests one Holm family
+//! ([`load_family`]); or several runs a side taken as trials, as studies are ([`load_trials`]).
 //!
 //! A single run's figure has an interval from its own data (`load::intervals`: order statistics
 //! and a block bootstrap of the seconds for percentiles, the block bootstrap for throughput,
@@ -104,8 +105,80 @@ pub fn loads(
     new: (&str, &LoadDoc),
     options: &Options,
 ) -> Result<Comparison, CompareError> {
+    let mut family = load_family(base, &[new], options)?;
+    Ok(family.remove(0))
+}
+
+/// Each of `others` against `base`, as [`loads`] compares two runs, and every test of every
+/// pair Holm-corrected as one family: what one report claims of several runs holds at α
+/// together, as a study's comparisons do. One comparison per other run, in order; with one
+/// other run this is [`loads`].
+pub fn load_family(
+    base: (&str, &LoadDoc),
+    others: &[(&str, &LoadDoc)],
+    options: &Options,
+) -> Result<Vec<Comparison>, CompareError> {
     super::check(options)?;
-    let (b, n) = (base.1, new.1);
+    let pending: Vec<Vec<(Row, Judging)>> =
+        others.iter().map(|&new| figures(base.1, new.1)).collect();
+    // The family: every tested figure but those with no difference and no spread at all (no
+    // errors before or after): nothing could be found there.
+    let family: Vec<(usize, usize)> = pending
+        .iter()
+        .enumerate()
+        .flat_map(|(k, rows)| {
+            rows.iter().enumerate().filter_map(move |(i, (_, j))| {
+                matches!(j, Judging::Tested(g) if g.se > 0.0 || g.d != 0.0).then_some((k, i))
+            })
+        })
+        .collect();
+    let ps: Vec<f64> = family
+        .iter()
+        .map(|&(k, i)| match &pending[k][i].1 {
+            Judging::Tested(g) => g.p(),
+            _ => 1.0,
+        })
+        .collect();
+    let adjusted = holm(&ps);
+    let corrected = |k: usize, i: usize| {
+        family
+            .iter()
+            .position(|&f| f == (k, i))
+            .map(|at| adjusted[at])
+    };
+    let mut out = Vec::new();
+    for (k, (pending, &new)) in pending.into_iter().zip(others).enumerate() {
+        let mut rows = Vec::new();
+        let mut short = Vec::new();
+        for (i, (mut r, judging)) in pending.into_iter().enumerate() {
+            let m = metric::LOAD
+                .iter()
+                .find(|m| m.key == r.metric)
+                .expect("a LOAD figure");
+            r.verdict = match judging {
+                Judging::Shown | Judging::Floor => {
+                    verdict(m, r.old, r.new, Evidence::Untested, options.noise)
+                }
+                Judging::NotEnough => {
+                    short.push(r.label.clone());
+                    Verdict::NotEnoughData
+                }
+                Judging::Tested(g) => {
+                    let (test, evidence) = tested(&g, corrected(k, i), family.len());
+                    r.test = Some(test);
+                    judge(stats_change(&r), m.better, options.noise, evidence)
+                }
+            };
+            rows.push(r);
+        }
+        let notes = pair_notes(base, new, others.len(), family.len(), &short, options);
+        out.push(finish(DocKind::Load, base.0, new.0, options, rows, notes));
+    }
+    Ok(out)
+}
+
+/// The figures of two runs, each with how it is to be judged.
+fn figures(b: &LoadDoc, n: &LoadDoc) -> Vec<(Row, Judging)> {
     let (ib, inn) = (b.intervals.as_ref(), n.intervals.as_ref());
     let mut pending: Vec<(Row, Judging)> = Vec::new();
     for m in metric::LOAD {
@@ -126,72 +199,65 @@ pub fn loads(
         };
         pending.push((r, judging));
     }
-    // The family: every tested figure but those with no difference and no spread at all (no
-    // errors before or after): nothing could be found there.
-    let family: Vec<usize> = (0..pending.len())
-        .filter(|&i| matches!(pending[i].1, Judging::Tested(g) if g.se > 0.0 || g.d != 0.0))
-        .collect();
-    let ps: Vec<f64> = family
-        .iter()
-        .map(|&i| match &pending[i].1 {
-            Judging::Tested(g) => g.p(),
-            _ => 1.0,
-        })
-        .collect();
-    let adjusted = holm(&ps);
-    let mut rows = Vec::new();
-    let mut short = Vec::new();
-    for (i, (mut r, judging)) in pending.into_iter().enumerate() {
-        let m = metric::LOAD
-            .iter()
-            .find(|m| m.key == r.metric)
-            .expect("a LOAD figure");
-        r.verdict = match judging {
-            Judging::Shown => verdict(m, r.old, r.new, Evidence::Untested, options.noise),
-            Judging::Floor => verdict(m, r.old, r.new, Evidence::Untested, options.noise),
-            Judging::NotEnough => {
-                short.push(r.label.clone());
-                Verdict::NotEnoughData
-            }
-            Judging::Tested(g) => {
-                let at = family.iter().position(|&f| f == i);
-                let p = g.p();
-                let p_adj = at.map(|k| adjusted[k]);
-                let significant = p_adj.is_some_and(|a| a < stats::ALPHA);
-                let level = p_adj.map(|a| stats::holm_level(p, a, family.len()));
-                r.test = Some(Test {
-                    method: TestMethod::Intervals,
-                    trials_old: 1,
-                    trials_new: 1,
-                    ratio_ci95: g.ratio(0.95),
-                    ratio_ci: level.and_then(|l| g.ratio(l)),
-                    ci_level: level,
-                    p,
-                    p_adjusted: p_adj,
-                    testable: true,
-                    significant,
-                });
-                let evidence = if significant {
-                    Evidence::Significant
-                } else {
-                    Evidence::NotSignificant
-                };
-                let change = stats_change(&r);
-                judge(change, m.better, options.noise, evidence)
-            }
-        };
-        rows.push(r);
-    }
+    pending
+}
+
+/// The test of a figure from its gap, its corrected p (`None`: left out of the family, no
+/// difference and no spread) and the family's size; and what it says.
+fn tested(g: &Gap, p_adj: Option<f64>, family: usize) -> (Test, Evidence) {
+    let p = g.p();
+    let significant = p_adj.is_some_and(|a| a < stats::ALPHA);
+    let level = p_adj.map(|a| stats::holm_level(p, a, family));
+    let test = Test {
+        method: TestMethod::Intervals,
+        trials_old: 1,
+        trials_new: 1,
+        ratio_ci95: g.ratio(0.95),
+        ratio_ci: level.and_then(|l| g.ratio(l)),
+        ci_level: level,
+        p,
+        p_adjusted: p_adj,
+        testable: true,
+        significant,
+    };
+    let evidence = if significant {
+        Evidence::Significant
+    } else {
+        Evidence::NotSignificant
+    };
+    (test, evidence)
+}
+
+/// What a reader of one pair of a family of `pairs` should know: how it was tested (over how
+/// many figures), the figures without enough data, and the runs' own notes.
+fn pair_notes(
+    base: (&str, &LoadDoc),
+    new: (&str, &LoadDoc),
+    pairs: usize,
+    family: usize,
+    short: &[String],
+    options: &Options,
+) -> Vec<String> {
+    let (ib, inn) = (base.1.intervals.as_ref(), new.1.intervals.as_ref());
     let mut notes = Vec::new();
     match (ib, inn) {
-        (Some(ib), Some(inn)) => notes.push(format!(
-            "Single runs: each figure is tested against both runs' {} intervals (throughput, mean and error rate from the run's seconds, by a block bootstrap; percentiles by order statistics of {} and {} responses, widened to how they moved over the seconds), Holm-corrected over the {} figures tested; a change is called only beyond the ±{} noise floor. Each interval shown is at the level its corrected p is judged at.",
-            stats::format_level(ib.level),
-            ib.responses,
-            inn.responses,
-            family.len(),
-            percent(options.noise)
-        )),
+        (Some(ib), Some(inn)) => {
+            let over = if pairs > 1 {
+                format!(
+                    "{family} figures tested in all {pairs} comparisons with {} (one family)",
+                    base.0
+                )
+            } else {
+                format!("{family} figures tested")
+            };
+            notes.push(format!(
+                "Single runs: each figure is tested against both runs' {} intervals (throughput, mean and error rate from the run's seconds, by a block bootstrap; percentiles by order statistics of {} and {} responses, widened to how they moved over the seconds), Holm-corrected over the {over}; a change is called only beyond the ±{} noise floor. Each interval shown is at the level its corrected p is judged at.",
+                stats::format_level(ib.level),
+                ib.responses,
+                inn.responses,
+                percent(options.noise)
+            ))
+        }
         _ => {
             for (label, i) in [(base.0, ib), (new.0, inn)] {
                 if i.is_none() {
@@ -206,8 +272,8 @@ pub fn loads(
             short.join(", ")
         ));
     }
-    notes.extend(load_notes((base.0, b), (new.0, n)));
-    Ok(finish(DocKind::Load, base.0, new.0, options, rows, notes))
+    notes.extend(load_notes(base, new));
+    notes
 }
 
 /// The row's change, from its values (`relative`, which says infinite from 0).

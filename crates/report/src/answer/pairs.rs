@@ -197,18 +197,26 @@ fn called(j: &Judged) -> bool {
 /// same direction: "1.47x [1.41, 1.53]", and "n.s. (p = ...)" unless the comparison called it.
 fn speedup_cell(j: &Judged, m: &Metric) -> AnswerCell {
     let ratio = j.change.map_or(1.0, |c| c + 1.0);
-    let flip = |x: f64| if m.higher_is_better() { x } else { 1.0 / x };
+    // Lower is better: close over keep-alive, the model's turn of keep-alive over close.
+    let flip = |x: f64| {
+        if m.higher_is_better() {
+            x
+        } else {
+            compare::turned_ratio(x)
+        }
+    };
     let speedup = flip(ratio);
     let test = j.test.as_ref();
     // The interval at the level its corrected p is judged at (said when not 95%).
     let ci = test
         .and_then(|t| t.shown_interval())
         .map_or(String::new(), |(i, level)| {
-            let (lo, hi) = if m.higher_is_better() {
-                (i.lo, i.hi)
+            let i = if m.higher_is_better() {
+                i
             } else {
-                (1.0 / i.hi, 1.0 / i.lo)
+                compare::turned_interval(i)
             };
+            let (lo, hi) = (i.lo, i.hi);
             let at = if (level - 0.95).abs() > 1e-9 {
                 format!(" at {}", stats::format_level(level))
             } else {

@@ -1,66 +1,18 @@
 //! A row's comparison with its reference in words: "1.47x slower [1.41, 1.53] than X (p =
-//! 0.008)", from the model's comparison of a study (A the best, B this row: turned around so the
-//! row is the subject) or from comparing two cells here (load documents, two result files).
+//! 0.008)". The comparison is the model's (a study's: A the best of a group, B this row, its p
+//! Holm-corrected over the study), read from the row's side by the model's
+//! [`compare::turned`]: the report words a verdict, it does not test.
 
-use super::{Cell, Column, Comparison};
+use super::Comparison;
+use barrage_model::compare;
 use barrage_model::metric::Metric;
-use barrage_model::stats::{self, Interval, Wording};
+use barrage_model::stats::{self, Wording};
 
-/// Compares `this` with `reference` on `column` (the model's test, uncorrected: the two cells are
-/// not part of a study's family of comparisons).
-pub fn compare(
-    column: &Column,
-    ref_name: &str,
-    reference: &Cell,
-    this: &Cell,
-) -> Option<Comparison> {
-    reference.summary.as_ref()?;
-    this.summary.as_ref()?;
-    let m = column.metric();
-    let w = m.wording();
-    let c = stats::compare_worded(
-        &this.values,
-        &reference.values,
-        column.higher_is_better(),
-        &w,
-    )?;
-    Some(worded(&c, &w, ref_name))
-}
-
-/// The model's comparison `c` of the best (A, named `best`) with a row (B) on `m`, from the row's
-/// side: its p-value is the study's corrected one.
+/// The model's comparison `c` of the best (A, named `best`) with a row (B) on `m`, from the
+/// row's side: its p-value is the study's corrected one.
 pub fn from_model(c: &stats::Comparison, m: &Metric, best: &str) -> Comparison {
-    worded(&turned(c), &m.wording(), best)
-}
-
-/// B against A instead of A against B.
-fn turned(c: &stats::Comparison) -> stats::Comparison {
-    let inv = |x: f64| {
-        if x == 0.0 {
-            f64::INFINITY
-        } else if x.is_infinite() {
-            0.0
-        } else {
-            1.0 / x
-        }
-    };
-    stats::Comparison {
-        median_a: c.median_b,
-        median_b: c.median_a,
-        ratio: inv(c.ratio),
-        a_better: c.median_a != c.median_b && !c.a_better,
-        ratio_ci95: c.ratio_ci95.map(|i| Interval {
-            lo: inv(i.hi),
-            hi: inv(i.lo),
-        }),
-        ratio_ci: c.ratio_ci.map(|i| Interval {
-            lo: inv(i.hi),
-            hi: inv(i.lo),
-        }),
-        n_a: c.n_b,
-        n_b: c.n_a,
-        ..c.clone()
-    }
+    let w = m.wording();
+    worded(&compare::turned(c, &w), &w, best)
 }
 
 /// `c` (this row as A, the reference as B) in words.
@@ -125,23 +77,40 @@ mod tests {
     fn the_models_comparison_is_worded_from_the_rows_side() {
         let best = [147.0, 148.0, 146.0, 147.5, 147.2];
         let this = [100.0, 101.0, 99.0, 100.5, 100.2];
-        let ab = stats::compare_worded(&best, &this, true, &Wording::Speed).unwrap();
-        let mine = from_model(&ab, &RPS, "fast");
-        let col = Column::Stat(RPS);
-        let direct = compare(
-            &col,
-            "fast",
-            &Cell::new(best.to_vec(), &col),
-            &Cell::new(this.to_vec(), &col),
-        )
-        .unwrap();
-        assert_eq!(mine.text, direct.text);
+        let same = [146.9, 148.1, 146.2, 147.6, 147.0];
+        // The study's family of two comparisons, as `summary::update` makes and corrects it.
+        let mut ab = stats::compare_worded(&best, &this, true, &Wording::Speed).unwrap();
+        let mut same_ab = stats::compare_worded(&best, &same, true, &Wording::Speed).unwrap();
+        stats::adjust(&mut [(&mut ab, Wording::Speed), (&mut same_ab, Wording::Speed)]);
+        // Alone the interval is the 95% one; corrected for the family of two, the smallest p's
+        // Holm level is 1 - 0.05/2 = 97.5%, and the interval widens to match it.
+        let alone = stats::compare_worded(&best, &this, true, &Wording::Speed).unwrap();
         assert!(
-            mine.text.starts_with("1.47x slower [1.46, 1.48] than fast"),
+            from_model(&alone, &RPS, "fast")
+                .text
+                .starts_with("1.47x slower [1.46, 1.48] than fast (p < 0.0001)"),
+            "{}",
+            from_model(&alone, &RPS, "fast").text
+        );
+        let mine = from_model(&ab, &RPS, "fast");
+        assert!(
+            mine.text
+                .starts_with("1.47x slower [1.45, 1.49] at 97.5% than fast (p < 0.0001)"),
             "{}",
             mine.text
         );
-        assert!((mine.ratio - direct.ratio).abs() < 1e-12);
+        assert_eq!(mine.reference, "fast");
+        assert!((mine.ratio - 100.2 / 147.2).abs() < 1e-12, "{}", mine.ratio);
+        assert!(mine.significant);
+        let quiet = from_model(&same_ab, &RPS, "fast");
+        assert!(
+            quiet
+                .text
+                .starts_with("no significant difference from fast"),
+            "{}",
+            quiet.text
+        );
+        assert!(!quiet.significant);
         // Amounts turn around too: the best uses less memory, so this row uses more.
         let ab = stats::compare_worded(
             &[10.0, 11.0],
@@ -158,6 +127,25 @@ mod tests {
             "{}",
             t.text
         );
+    }
+
+    #[test]
+    fn a_single_trial_says_no_test() {
+        let ab = stats::compare_worded(
+            &[10.0],
+            &[1080.0],
+            false,
+            &Wording::Amount {
+                noun: "memory".into(),
+            },
+        )
+        .unwrap();
+        let t = from_model(&ab, &PEAK_RSS, "a");
+        assert_eq!(
+            t.text,
+            "108x more memory than a (one trial: too few to test)"
+        );
+        assert_eq!((t.p, t.significant), (None, false));
     }
 
     #[test]

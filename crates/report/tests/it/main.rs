@@ -9,6 +9,7 @@ mod common;
 mod compare_schema;
 mod figures;
 mod golden;
+mod load_family;
 mod machine;
 mod plotted_values;
 mod pss;

@@ -1,7 +1,8 @@
 //! Single load runs judged by their intervals, on runs drawn from known distributions: the same
 //! workload is not called a change, a 20% slower server and a halved throughput are, a 2 s
 //! run is "not enough data" (and p99.9 of 1,500 responses), and every interval shown agrees with
-//! its corrected p.
+//! its corrected p. Several runs against one baseline are one Holm family (hand-set runs whose
+//! p-values are known: a pair significant alone is not among two).
 
 use super::*;
 use crate::load::{Latency, Phase, Second};
@@ -194,4 +195,126 @@ fn several_runs_a_side_are_trials() {
     );
     assert_eq!(p50.verdict, Verdict::Regression);
     assert!(d.notes[0].starts_with("3 runs against 3 runs, as trials"));
+}
+
+/// A run with hand-set figures: `rps`, latencies p50 5 ms ... p99.9 12 ms, no errors, and
+/// every judged figure's 95% interval `value · e^(±a)` (log half-width `a`), so each test's
+/// standard error is known: 2a / z(0.975) for two such runs.
+fn known(rps: f64, a: f64) -> LoadDoc {
+    let mut d = LoadDoc {
+        schema: crate::load::SCHEMA.into(),
+        requests: 10 * rps as u64,
+        duration_s: 10.0,
+        rps,
+        latency_us: Latency {
+            count: 10 * rps as u64,
+            mean: 5200.0,
+            p50: 5000,
+            p90: 6000,
+            p99: 8000,
+            p999: 12000,
+            max: 15000,
+            ..Latency::default()
+        },
+        ..LoadDoc::default()
+    };
+    let figures = crate::load::intervals::judged()
+        .filter_map(|m| {
+            let v = crate::metric::load_value(m, &d)?;
+            Some((
+                m.key.to_string(),
+                Bound {
+                    lo: Some(v * (-a).exp()),
+                    hi: Some(v * a.exp()),
+                },
+            ))
+        })
+        .collect();
+    d.intervals = Some(crate::load::intervals::Intervals {
+        level: 0.95,
+        seconds: 10,
+        responses: d.requests,
+        figures,
+        ..Default::default()
+    });
+    d
+}
+
+/// The throughput row of a comparison.
+fn rps_row(d: &Comparison) -> &Row {
+    d.rows.iter().find(|r| r.metric == "rps").unwrap()
+}
+
+#[test]
+fn several_runs_against_one_baseline_are_one_family() {
+    // B's throughput is e^-d of A's with both intervals ±2% on the log scale: z = d / (2 ·
+    // 0.02 / 1.959964) = 2.747781, p = 0.0060 (Φ(2.747781) = 0.9970). Six figures are tested
+    // in a pair (throughput, mean, p50, p90, p99, p99.9; the error rate, 0 in both with no
+    // spread, could show nothing and stays out), so alone B's p becomes 6 · 0.006 = 0.036: a
+    // regression. C is A again; with A-vs-C in the family there are 12 tests, and B's p
+    // becomes 12 · 0.006 = 0.072: not significant.
+    let a = 0.02;
+    let d = 2.747781 * 2.0 * a / 1.959964;
+    let (base, b, c) = (
+        known(1000.0, a),
+        known(1000.0 * (-d).exp(), a),
+        known(1000.0, a),
+    );
+    let opts = Options::default();
+
+    let alone = loads(("A", &base), ("B", &b), &opts).unwrap();
+    let t = rps_row(&alone).test.clone().unwrap();
+    assert!((t.p - 0.0060).abs() < 1e-5, "{t:?}");
+    assert_eq!(alone.tests(), 6);
+    assert!((t.p_adjusted.unwrap() - 0.036).abs() < 1e-4, "{t:?}");
+    assert_eq!(rps_row(&alone).verdict, Verdict::Regression);
+    assert!(alone.notes[0].contains("Holm-corrected over the 6 figures tested;"));
+
+    let family = load_family(("A", &base), &[("B", &b), ("C", &c)], &opts).unwrap();
+    assert_eq!(family.len(), 2);
+    let (ab, ac) = (&family[0], &family[1]);
+    assert_eq!((ab.new.as_str(), ac.new.as_str()), ("B", "C"));
+    let t = rps_row(ab).test.clone().unwrap();
+    assert!((t.p - 0.0060).abs() < 1e-5);
+    assert!((t.p_adjusted.unwrap() - 0.072).abs() < 1e-4, "{t:?}");
+    assert!(!t.significant);
+    assert_eq!(rps_row(ab).verdict, Verdict::NotSignificant);
+    assert_eq!((ab.regressions, ac.regressions), (0, 0));
+    // The interval shown is at the level the corrected p is judged at, 1 − 0.05 · 0.006 /
+    // 0.072 = 99.58%, and so contains 1, as "not significant" needs.
+    let (ci, level) = t.shown_interval().unwrap();
+    assert!((level - (1.0 - 0.05 / 12.0)).abs() < 1e-4, "{level}");
+    assert!(ci.lo < 1.0 && ci.hi > 1.0, "{ci:?}");
+    // Each pair's rows are its own; their tests count towards one family.
+    assert_eq!(ab.tests() + ac.tests(), 12);
+    assert!(ab.notes[0].contains("over the 12 figures tested in all 2 comparisons with A"));
+    assert!(ac
+        .rows
+        .iter()
+        .all(|r| r.test.as_ref().is_none_or(|t| t.p == 1.0)));
+}
+
+#[test]
+fn a_pair_too_short_to_test_says_so_and_does_not_dilute_the_family() {
+    // A 2 s run has open intervals: every figure of A-vs-short is "not enough data", none is
+    // tested, and B's regression keeps its p of 6 · 0.006 = 0.036.
+    let a = 0.02;
+    let d = 2.747781 * 2.0 * a / 1.959964;
+    let (base, b) = (known(1000.0, a), known(1000.0 * (-d).exp(), a));
+    let short = run(5, 2, 800.0, 5500.0);
+    let family = load_family(
+        ("A", &base),
+        &[("B", &b), ("short", &short)],
+        &Options::default(),
+    )
+    .unwrap();
+    let t = rps_row(&family[0]).test.clone().unwrap();
+    assert!((t.p_adjusted.unwrap() - 0.036).abs() < 1e-4, "{t:?}");
+    assert_eq!(rps_row(&family[0]).verdict, Verdict::Regression);
+    let s = &family[1];
+    assert_eq!(s.tests(), 0);
+    for key in ["rps", "latency_mean_us", "latency_p50_us", "latency_p99_us"] {
+        assert_eq!(verdict_of(s, key), Verdict::NotEnoughData, "{key}");
+    }
+    assert_eq!((s.regressions, s.improvements), (0, 0));
 }
