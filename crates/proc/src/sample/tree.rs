@@ -437,7 +437,7 @@ impl Tree {
                     if total == 0 {
                         0.0
                     } else {
-                        (total.saturating_sub(idle)) as f64 * 100.0 / total as f64
+                        (total.saturating_sub(idle)) as f64 / total as f64 * 100.0
                     }
                 })
                 .collect()
