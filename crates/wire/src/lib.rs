@@ -14,6 +14,7 @@ pub mod client;
 pub mod encode;
 pub mod error;
 mod fields;
+pub mod grpc;
 pub mod h1;
 pub mod h2;
 pub mod h3;

@@ -5,6 +5,8 @@
 
 #[path = "../../../fuzz/harness/chunked.rs"]
 mod chunked;
+#[path = "../../../fuzz/harness/grpc.rs"]
+mod grpc;
 #[path = "../../../fuzz/harness/h1_client.rs"]
 mod h1_client;
 #[path = "../../../fuzz/harness/h2.rs"]
@@ -91,4 +93,9 @@ fn ws() {
 #[test]
 fn ws_client() {
     replay::all("ws_client", ws_client::run);
+}
+
+#[test]
+fn grpc() {
+    replay::all("grpc", grpc::run);
 }

@@ -1,0 +1,85 @@
+//! gRPC over HTTP/2's own layer (the "gRPC over HTTP2" protocol document): the length-prefixed
+//! messages of a call's DATA frames (`message`), the status codes and the percent-encoded
+//! `grpc-message` of its trailers (`status`), the `grpc-timeout` deadline (`timeout`) and the
+//! message compression of `grpc-encoding` (`compress`). Sans I/O like the rest of this crate:
+//! bytes in, values out, no clock; the HTTP/2 framing under it is [`crate::h2`]'s.
+//!
+//! Every limit a hostile peer could push is the caller's and checked before memory is taken: a
+//! message length is compared with the most the caller accepts before a byte of it is buffered,
+//! and a compressed message is inflated no further than the same limit (a gzip bomb stops there).
+
+pub mod compress;
+pub mod message;
+pub mod status;
+pub mod timeout;
+
+pub use compress::Encoding;
+pub use message::{encode_message, MessageDecoder, PREFIX_LEN};
+pub use status::{Code, Status};
+
+/// The content type of a gRPC call (`application/grpc`, optionally `+proto` or another suffix).
+pub fn is_grpc_content_type(value: &[u8]) -> bool {
+    const BASE: &[u8] = b"application/grpc";
+    value.len() >= BASE.len()
+        && value[..BASE.len()].eq_ignore_ascii_case(BASE)
+        && matches!(value.get(BASE.len()), None | Some(b'+') | Some(b';'))
+}
+
+/// What a gRPC peer did wrong at this layer. Each is a counted error of its own class for the
+/// caller (the load) or a status for the peer (the server), never a panic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrpcError {
+    /// The byte before a message's length was neither 0 (plain) nor 1 (compressed).
+    #[error("a message's compressed flag is {0}, not 0 or 1")]
+    BadFlag(u8),
+    /// A message longer than the most the caller accepts (checked before it is read).
+    #[error("a message of {len} bytes is over the limit of {max}")]
+    TooLarge { len: u64, max: u64 },
+    /// The stream ended inside a message.
+    #[error("the stream ended {have} bytes into a message of {want} (prefix included)")]
+    Truncated { have: u64, want: u64 },
+    /// A compressed message on a call whose `grpc-encoding` is identity or absent.
+    #[error("a compressed message without a grpc-encoding")]
+    CompressedWithoutEncoding,
+    /// A compressed message that does not inflate (corrupt or not the encoding named).
+    #[error("a compressed message does not inflate: {0}")]
+    Inflate(String),
+    /// `grpc-encoding` names an encoding this side does not speak.
+    #[error("unsupported grpc-encoding {0:?}")]
+    UnknownEncoding(String),
+    /// `grpc-status` is not a decimal code from 0 to 16.
+    #[error("grpc-status {0:?} is not a code from 0 to 16")]
+    BadStatus(String),
+    /// The trailers (or a trailers-only response) carry no `grpc-status`.
+    #[error("no grpc-status in the trailers")]
+    MissingStatus,
+    /// `grpc-timeout` is not 1 to 8 digits and a unit of H, M, S, m, u or n.
+    #[error("grpc-timeout {0:?} is not 1-8 digits and a unit (H M S m u n)")]
+    BadTimeout(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        for (v, want) in [
+            (&b"application/grpc"[..], true),
+            (b"application/grpc+proto", true),
+            (b"Application/GRPC+json", true),
+            (b"application/grpc; charset=utf-8", true),
+            (b"application/grpcx", false),
+            (b"application/json", false),
+            (b"application/grp", false),
+            (b"", false),
+        ] {
+            assert_eq!(
+                is_grpc_content_type(v),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(v)
+            );
+        }
+    }
+}
