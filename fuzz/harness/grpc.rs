@@ -7,7 +7,7 @@
 //! Control bytes: `data[0]` is the seed of the split points; `data[1] % 4` picks the message
 //! limit (16, 256, 64 KiB, 4 MiB). The rest is the body.
 
-use barrage_wire::grpc::{self, Code, Encoding, MessageDecoder};
+use barrage_wire::grpc::{self, Code, Encoding, MessageDecoder, Outcome, Response};
 
 use super::split;
 
@@ -28,6 +28,29 @@ fn decode(max: u32, body: &[u8], cuts: &[usize]) -> Out {
         at = c;
     }
     (got, d.finish())
+}
+
+/// The body as a call's response (head, DATA cut at `cuts`, trailers with status 0): the
+/// reply messages handed out and the outcome.
+fn respond(max: u32, gzip: bool, body: &[u8], cuts: &[usize]) -> (Vec<Vec<u8>>, Outcome) {
+    let mut r = Response::new(max);
+    r.header(b":status", b"200");
+    r.header(b"content-type", b"application/grpc");
+    if gzip {
+        r.header(b"grpc-encoding", b"gzip");
+    }
+    assert_eq!(r.headers_end(false), None);
+    let mut got = Vec::new();
+    let mut at = 0;
+    for &c in cuts.iter().chain(std::iter::once(&body.len())) {
+        if let Some(o) = r.data(&body[at..c], false, &mut |m| got.push(m.to_vec())) {
+            return (got, o);
+        }
+        at = c;
+    }
+    r.header(b"grpc-status", b"0");
+    let o = r.headers_end(true).expect("trailers end the call");
+    (got, o)
 }
 
 pub fn run(data: &[u8]) {
@@ -52,6 +75,22 @@ pub fn run(data: &[u8]) {
         }
     }
     assert!(held <= body.len(), "more handed out than given");
+    // The same body as a response: cut or not, the same replies and the same outcome; OK only
+    // when every message decoded and inflated.
+    let gzip = seed & 1 == 1;
+    let (replies, outcome) = respond(max, gzip, body, &[]);
+    assert_eq!(
+        respond(max, gzip, body, &cuts),
+        (replies.clone(), outcome.clone()),
+        "response split at {cuts:?}"
+    );
+    if let Outcome::Status { code, messages, .. } = &outcome {
+        assert_eq!(*code, Code::Ok);
+        assert_eq!(*messages as usize, replies.len());
+        assert_eq!(replies.len(), whole.0.len());
+        assert!(whole.1.is_ok());
+    }
+    assert!(replies.iter().all(|m| m.len() <= max as usize));
     // The same bytes as header values: parsed or refused, never a panic; a code read back.
     if let Ok(c) = Code::parse(body) {
         let n: u32 = std::str::from_utf8(body).unwrap().parse().unwrap();

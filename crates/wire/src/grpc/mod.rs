@@ -10,11 +10,13 @@
 
 pub mod compress;
 pub mod message;
+pub mod response;
 pub mod status;
 pub mod timeout;
 
 pub use compress::Encoding;
 pub use message::{encode_message, MessageDecoder, PREFIX_LEN};
+pub use response::{Outcome, Response};
 pub use status::{Code, Status};
 
 /// The content type of a gRPC call (`application/grpc`, optionally `+proto` or another suffix).
@@ -53,6 +55,13 @@ pub enum GrpcError {
     /// The trailers (or a trailers-only response) carry no `grpc-status`.
     #[error("no grpc-status in the trailers")]
     MissingStatus,
+    /// A response whose HTTP status is not 200 and that carries no `grpc-status`: gRPC maps
+    /// the HTTP status to a code (http-grpc-status-mapping).
+    #[error("HTTP status {0} without grpc-status (read as {name})", name = .1.name())]
+    HttpStatus(u16, Code),
+    /// A response with a body whose content type is not `application/grpc`.
+    #[error("a response that is not gRPC (its content-type is not application/grpc)")]
+    NotGrpc,
     /// `grpc-timeout` is not 1 to 8 digits and a unit of H, M, S, m, u or n.
     #[error("grpc-timeout {0:?} is not 1-8 digits and a unit (H M S m u n)")]
     BadTimeout(String),
