@@ -14,6 +14,9 @@ enum Ev {
 }
 use Ev::*;
 
+/// A known response: its name, its events, the replies and the outcome it must give.
+type Case = (&'static str, Vec<Ev>, Vec<&'static [u8]>, Option<Outcome>);
+
 fn head() -> Vec<Ev> {
     vec![
         H(":status", "200"),
@@ -65,7 +68,7 @@ fn known_responses() {
     let gz = Encoding::Gzip.compress(b"inflated");
     let mut gz_body = Vec::new();
     encode_message(&gz, true, &mut gz_body).unwrap();
-    let cases: Vec<(&str, Vec<Ev>, Vec<&[u8]>, Option<Outcome>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "unary OK",
             [head(), vec![Data(msgs(&[b"hi"]), false)], trailers("0")].concat(),
