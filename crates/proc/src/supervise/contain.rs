@@ -239,18 +239,7 @@ fn parse(text: &[u8]) -> (Option<Termination>, Option<u32>) {
     }
     let status = lines.next().and_then(|l| l.trim().parse::<i32>().ok());
     let left = lines.next().and_then(|l| l.trim().parse::<u32>().ok());
-    let termination = status.map(|status| {
-        if libc::WIFSIGNALED(status) {
-            Termination::Signaled {
-                signal: libc::WTERMSIG(status),
-                core_dumped: libc::WCOREDUMP(status),
-            }
-        } else {
-            Termination::Exited {
-                code: libc::WEXITSTATUS(status),
-            }
-        }
-    });
+    let termination = status.map(super::signals::termination);
     (termination, left.filter(|_| termination.is_some()))
 }
 

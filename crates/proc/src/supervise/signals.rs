@@ -98,6 +98,20 @@ fn tv(t: libc::timeval) -> Duration {
     Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000)
 }
 
+/// A wait status (`wait4`'s, or the one barrage-init reports) as a termination.
+pub(super) fn termination(status: i32) -> Termination {
+    if libc::WIFSIGNALED(status) {
+        Termination::Signaled {
+            signal: libc::WTERMSIG(status),
+            core_dumped: libc::WCOREDUMP(status),
+        }
+    } else {
+        Termination::Exited {
+            code: libc::WEXITSTATUS(status),
+        }
+    }
+}
+
 /// Reap `pid` with `wait4`, blocking or not. Returns its termination and rusage once reaped.
 pub(super) fn wait4(pid: i32, block: bool) -> Option<(Termination, Rusage)> {
     let mut status = 0;
@@ -113,16 +127,7 @@ pub(super) fn wait4(pid: i32, block: bool) -> Option<(Termination, Rusage)> {
         }
         return None;
     }
-    let term = if libc::WIFSIGNALED(status) {
-        Termination::Signaled {
-            signal: libc::WTERMSIG(status),
-            core_dumped: libc::WCOREDUMP(status),
-        }
-    } else {
-        Termination::Exited {
-            code: libc::WEXITSTATUS(status),
-        }
-    };
+    let term = termination(status);
     let rusage = Rusage {
         user: tv(ru.ru_utime),
         sys: tv(ru.ru_stime),
