@@ -30,6 +30,9 @@
 //! [`ws::client::Conn`]: crate::ws::client::Conn
 
 use crate::{h1, h2, h3, ws};
+/// The class of a failure: the model's, the one the engine counts and the document writes.
+pub use barrage_model::load::ErrorClass;
+use barrage_model::load::{Protocol as Asked, ProtocolFigures};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -59,23 +62,6 @@ pub enum End<T> {
     Unprocessed { tag: T },
 }
 
-/// The class of a failure, in the engine's vocabulary (the error kinds a session can cause).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    Connect,
-    Timeout,
-    Reset,
-    Parse,
-    StreamReset,
-    Protocol,
-    HeaderTooLarge,
-    /// A WebSocket reply longer than the limit the load set.
-    MessageTooLarge,
-    /// Something the server sent when nothing was in flight (a second reply to one WebSocket
-    /// message, an HTTP/1.1 response to no request): it answers no request, and is counted once.
-    Unasked,
-}
-
 /// Why one request failed while its connection went on. `Copy`, formatted only when the
 /// recorder keeps it as an example.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,12 +77,12 @@ pub enum Failure {
 }
 
 impl Failure {
-    pub fn class(&self) -> Class {
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Failure::Reset(_) => Class::StreamReset,
-            Failure::Malformed(_) => Class::Protocol,
-            Failure::HeaderTooLarge { .. } => Class::HeaderTooLarge,
-            Failure::Timeout(_) => Class::Timeout,
+            Failure::Reset(_) => ErrorClass::StreamReset,
+            Failure::Malformed(_) => ErrorClass::Protocol,
+            Failure::HeaderTooLarge { .. } => ErrorClass::HeaderTooLarge,
+            Failure::Timeout(_) => ErrorClass::Timeout,
         }
     }
 }
@@ -119,12 +105,12 @@ impl fmt::Display for Failure {
 /// (the caller takes their tags back with [`ClientSession::drain`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnError {
-    pub class: Class,
+    pub class: ErrorClass,
     pub why: String,
 }
 
 impl ConnError {
-    pub fn new(class: Class, why: impl Into<String>) -> ConnError {
+    pub fn new(class: ErrorClass, why: impl Into<String>) -> ConnError {
         ConnError {
             class,
             why: why.into(),
@@ -164,6 +150,27 @@ impl Counts {
         self.h2.add(&o.h2);
         self.h3.add(&o.h3);
         self.ws.add(&o.ws);
+    }
+
+    /// The document's protocol section for a run of the protocol `asked` (HTTP/2 that ALPN
+    /// turned into HTTP/1.1 included: `alpn` says what was spoken, `h2c` in cleartext), with
+    /// what derives from the sums over `requests_written`. None for HTTP/1.1.
+    pub fn figures(
+        &self,
+        asked: &Asked,
+        alpn: Option<&str>,
+        requests_written: u64,
+    ) -> Option<ProtocolFigures> {
+        let mut f = match *asked {
+            Asked::Http1 { .. } => return None,
+            Asked::Http2 { streams, .. } => {
+                ProtocolFigures::Http2(self.h2.figures(alpn.unwrap_or("h2c"), streams))
+            }
+            Asked::Ws { .. } => ProtocolFigures::Ws(self.ws.figures()),
+            Asked::Http3 { streams } => ProtocolFigures::Http3(self.h3.figures(streams)),
+        };
+        f.settle(requests_written);
+        Some(f)
     }
 }
 
@@ -410,22 +417,22 @@ mod tests {
         let cases = [
             (
                 Failure::Reset("CANCEL"),
-                Class::StreamReset,
+                ErrorClass::StreamReset,
                 "stream reset by the server (CANCEL)",
             ),
             (
                 Failure::Malformed("PROTOCOL_ERROR"),
-                Class::Protocol,
+                ErrorClass::Protocol,
                 "malformed response stream (PROTOCOL_ERROR)",
             ),
             (
                 Failure::HeaderTooLarge { limit_kib: 64 },
-                Class::HeaderTooLarge,
+                ErrorClass::HeaderTooLarge,
                 "response header list larger than the 64 KiB announced",
             ),
             (
                 Failure::Timeout(Duration::from_secs(2)),
-                Class::Timeout,
+                ErrorClass::Timeout,
                 "no response within 2s (stream cancelled)",
             ),
         ];
