@@ -330,4 +330,45 @@ mod tests {
         assert_eq!(num(10.0), "10");
         assert_eq!(num(0.5), "0.50");
     }
+
+    /// The summary prints the protocol section's lines, with the figures derived from its sums,
+    /// and lists HTTP/1.1's error classes always, the others when they occurred.
+    #[test]
+    fn the_summary_prints_the_protocol_figures_and_the_error_classes() {
+        use barrage_model::load::{ErrorClass, Http3, ProtocolFigures};
+        let mut f = ProtocolFigures::Http3(Http3 {
+            streams_asked: 8,
+            connections: 2,
+            handshakes: 2,
+            handshake_total_us: Some(3_000),
+            streams: 250,
+            datagrams_sent: 300,
+            datagrams_received: 450,
+            packets_sent: 310,
+            packets_lost: 9,
+            congestion_events: 2,
+            ..Http3::default()
+        });
+        f.settle(250);
+        let mut d = LoadDoc {
+            requests: 247,
+            requests_written: 250,
+            protocol: Some(f),
+            ..LoadDoc::default()
+        };
+        d.errors.count(ErrorClass::StreamReset, 3);
+        let c = Config {
+            url: "https://127.0.0.1:8443/".into(),
+            protocol: Protocol::Http3 { streams: 8 },
+            ..Config::default()
+        };
+        let out = of_doc(&d, &c);
+        for want in [
+            "\n  HTTP/3: 250 streams (-m 8) on 2 connections; 2 QUIC handshakes (mean 1.50 ms)\n",
+            "\n  QUIC: datagrams 300 sent, 450 received (3.00 per request); packets lost 9 of 310 sent, 2 congestion events\n",
+            "\nErrors: 3 (connect 0, timeout 0, reset 0, parse 0, status 0, body 0, rst_stream 3)\n",
+        ] {
+            assert!(out.contains(want), "{want:?} not in:\n{out}");
+        }
+    }
 }
