@@ -16,7 +16,8 @@ mod errors;
 mod figures;
 
 pub use errors::{ErrorClass, Errors};
-pub use figures::{Http2, Http3, ProtocolFigures, Section, Ws};
+// Every section, so a new one is named in `figures` only.
+pub use figures::*;
 
 /// Schema name and version of the document.
 pub const SCHEMA: &str = "barrage.load/2";
