@@ -441,4 +441,51 @@ mod tests {
             assert_eq!(f.to_string(), words);
         }
     }
+
+    /// Each protocol's counts become its own section of the document, with the means derived
+    /// from the sums; HTTP/1.1 has none.
+    #[test]
+    fn counts_become_the_asked_protocols_section() {
+        use barrage_model::load::{Http2, Http3, Ws};
+        let mut c = Counts::default();
+        c.h2.rst_by_code[8] = 2; // CANCEL
+        (c.h2.streams, c.h2.connections, c.h2.min_limit) = (40, 2, 64);
+        (c.h2.header_bytes_received, c.h2.header_bytes_decoded) = (100, 400);
+        (c.ws.handshakes, c.ws.handshake_us) = (4, 1_000);
+        c.ws.closes = vec![(1000, 3)];
+        (c.h3.handshakes, c.h3.handshake_us) = (2, 3_000);
+        (c.h3.datagrams_sent, c.h3.datagrams_received) = (300, 450);
+        let http1 = Asked::Http1 {
+            pipeline: 1,
+            keepalive: true,
+        };
+        assert_eq!(c.figures(&http1, None, 10), None);
+        let h2 = c.figures(
+            &Asked::Http2 {
+                streams: 100,
+                window: 1 << 16,
+            },
+            Some("h2"),
+            40,
+        );
+        let h = Http2::of(&h2).expect("an http2 section");
+        assert_eq!((h.protocol.as_str(), h.streams_asked), ("h2", 100));
+        assert_eq!(h.server_stream_limit, Some(64));
+        assert_eq!(h.rst_stream.get("CANCEL"), Some(&2));
+        assert_eq!(h.hpack_saving, 0.75);
+        let ws = c.figures(&Asked::ws(1), None, 40);
+        let w = Ws::of(&ws).expect("a ws section");
+        assert_eq!(
+            (w.handshake_total_us, w.handshake_mean_us),
+            (Some(1_000), 250.0)
+        );
+        assert_eq!(w.closes.get("1000"), Some(&3));
+        let h3 = c.figures(&Asked::Http3 { streams: 8 }, None, 250);
+        let h = Http3::of(&h3).expect("an http3 section");
+        assert_eq!(
+            (h.handshake_mean_us, h.datagrams_per_request),
+            (1_500.0, 3.0)
+        );
+        assert_eq!(h.streams_asked, 8);
+    }
 }
