@@ -4,7 +4,8 @@
 //! phase's totals are the run's document's (valid responses, errors by class, status codes,
 //! bytes read). Also [`Tee`], which hands every record to several sinks.
 
-use barrage_engine::{ErrorKind, Live, Phase, SecondStats, Sink};
+use barrage_engine::{Live, Phase, SecondStats, Sink};
+use barrage_model::load::Errors;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
@@ -19,8 +20,8 @@ pub struct Totals {
     /// Valid responses.
     pub responses: u64,
     pub written: u64,
-    /// Errors by class, indexed by [`ErrorKind::index`].
-    pub errors: [u64; ErrorKind::COUNT],
+    /// Errors by class.
+    pub errors: Errors,
     /// Complete responses by status code (valid or not).
     pub status: BTreeMap<u16, u64>,
     pub bytes_read: u64,
@@ -36,7 +37,7 @@ impl Default for Totals {
         Totals {
             responses: 0,
             written: 0,
-            errors: [0; ErrorKind::COUNT],
+            errors: Errors::default(),
             status: BTreeMap::new(),
             bytes_read: 0,
             bytes_written: 0,
@@ -47,17 +48,11 @@ impl Default for Totals {
 }
 
 impl Totals {
-    pub fn error_total(&self) -> u64 {
-        self.errors.iter().sum()
-    }
-
     fn add(&mut self, l: &Live<'_>) {
         let s = l.second;
         self.responses += s.responses;
         self.written += s.requests_written;
-        for (k, n) in l.errors() {
-            self.errors[k.index()] += n;
-        }
+        self.errors.add(l.errors());
         for &(code, n) in l.status() {
             *self.status.entry(code).or_default() += n;
         }

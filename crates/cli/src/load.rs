@@ -360,7 +360,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         // carried out, but what it was for failed, which a script must see.
         eprintln!(
             "barrage: no valid response ({} requests written, {} errors)",
-            result.doc.requests_written, result.doc.errors.total
+            result.doc.requests_written,
+            result.doc.errors.total()
         );
         return Ok(ExitCode::from(EXIT_NOTHING_ANSWERED));
     }

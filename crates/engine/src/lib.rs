@@ -23,12 +23,13 @@ mod tls;
 mod transport;
 mod worker;
 
+pub use barrage_model::load::ErrorClass;
 pub use barrage_model::load::{LoadError, Protocol};
 pub use config::{parse_url, Config, ConfigError, ResolvedRequest, Target, ValidConfig, Validate};
-pub use error::{EngineError, ErrorKind};
+pub use error::EngineError;
 pub use pacer::{Pace, Pacer, Rate, Stages};
 pub use recorder::LatencySummary;
-pub use result::{ErrorCounts, Http2Report, RateReport, RunResult, Timing, SCHEMA};
+pub use result::{RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
 pub use sink::{Live, NullSink, Phase, SecondStats, Sink};
 

@@ -1,7 +1,7 @@
 //! Recording: per-worker HDR histograms and counters, per-second intervals, and the summaries
 //! computed from merged histograms. Nothing here allocates per request.
 
-use crate::error::ErrorKind;
+use barrage_model::load::{ErrorClass, Errors};
 use barrage_wire::client::Counts as ProtoCounts;
 
 use hdrhistogram::Histogram;
@@ -25,7 +25,7 @@ pub fn micros(d: Duration) -> u64 {
 pub struct Counts {
     pub responses: u64,
     pub written: u64,
-    pub errors: [u64; ErrorKind::COUNT],
+    pub errors: Errors,
     pub connects: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -37,16 +37,11 @@ impl Counts {
     pub fn add(&mut self, o: &Counts) {
         self.responses += o.responses;
         self.written += o.written;
-        for (a, b) in self.errors.iter_mut().zip(o.errors) {
-            *a += b;
-        }
+        self.errors.add(&o.errors);
         self.connects += o.connects;
         self.bytes_read += o.bytes_read;
         self.bytes_written += o.bytes_written;
         self.late_by_generator += o.late_by_generator;
-    }
-    pub fn error_total(&self) -> u64 {
-        self.errors.iter().sum()
     }
 }
 
@@ -65,7 +60,7 @@ pub struct Recorder {
     /// Complete responses by status code (valid or not).
     pub status: Vec<u64>,
     /// The first message seen for each error class, to tell the user what went wrong.
-    pub examples: [Option<String>; ErrorKind::COUNT],
+    pub examples: [Option<String>; ErrorClass::COUNT],
     /// What each protocol counts beyond requests (HTTP/2's resets, GOAWAYs, streams...), as its
     /// client sessions count it; the recorder only adds them up.
     pub proto: ProtoCounts,
@@ -78,7 +73,7 @@ pub struct Recorder {
 pub struct TargetRec {
     /// Valid responses.
     pub responses: u64,
-    pub errors: [u64; ErrorKind::COUNT],
+    pub errors: Errors,
     /// (status, responses), in the order first seen: a target sees few codes.
     pub status: Vec<(u16, u64)>,
     /// Latency of valid responses, µs, 2 significant figures, growing as needed: a thousand
@@ -90,7 +85,7 @@ impl Default for TargetRec {
     fn default() -> Self {
         TargetRec {
             responses: 0,
-            errors: [0; ErrorKind::COUNT],
+            errors: Errors::default(),
             status: Vec::new(),
             latency: Histogram::new(2).expect("2 significant figures are valid"),
         }
@@ -100,9 +95,7 @@ impl Default for TargetRec {
 impl TargetRec {
     fn add(&mut self, o: &TargetRec) {
         self.responses += o.responses;
-        for (a, b) in self.errors.iter_mut().zip(o.errors) {
-            *a += b;
-        }
+        self.errors.add(&o.errors);
         for &(code, n) in &o.status {
             self.count_status(code, n);
         }
@@ -157,21 +150,21 @@ impl Recorder {
     }
 
     /// A measured request of target `t` failed (no-op without per-target figures).
-    pub fn target_error(&mut self, t: u32, kind: ErrorKind) {
+    pub fn target_error(&mut self, t: u32, kind: ErrorClass) {
         if let Some(r) = self.targets.get_mut(t as usize) {
-            r.errors[kind.index()] += 1;
+            r.errors.count(kind, 1);
         }
     }
 
     /// A measured response to target `t`: its status, and its latency when valid (`error`
     /// None).
-    pub fn target_done(&mut self, t: u32, status: u16, error: Option<ErrorKind>, lat: u64) {
+    pub fn target_done(&mut self, t: u32, status: u16, error: Option<ErrorClass>, lat: u64) {
         let Some(r) = self.targets.get_mut(t as usize) else {
             return;
         };
         r.count_status(status, 1);
         match error {
-            Some(k) => r.errors[k.index()] += 1,
+            Some(k) => r.errors.count(k, 1),
             None => {
                 r.responses += 1;
                 let _ = r.latency.record(lat);
@@ -179,8 +172,8 @@ impl Recorder {
         }
     }
 
-    pub fn error(&mut self, kind: ErrorKind, n: u64, why: impl FnOnce() -> String) {
-        self.counts.errors[kind.index()] += n;
+    pub fn error(&mut self, kind: ErrorClass, n: u64, why: impl FnOnce() -> String) {
+        self.counts.errors.count(kind, n);
         let ex = &mut self.examples[kind.index()];
         if ex.is_none() {
             *ex = Some(why());
@@ -231,12 +224,11 @@ pub fn decode_hdr(s: &str) -> Option<Histogram<u64>> {
 #[derive(Debug, Clone)]
 pub struct Interval {
     pub responses: u64,
-    pub errors: u64,
+    /// Errors by class (the second's errors are their total).
+    pub errors: Errors,
     pub written: u64,
     pub bytes_read: u64,
     pub latency: Histogram<u64>,
-    /// `errors` by class (indexed by [`ErrorKind::index`]).
-    pub by_class: [u64; ErrorKind::COUNT],
     /// Complete responses by status code (valid or not), in the order first seen.
     pub status: Vec<(u16, u64)>,
     pub bytes_written: u64,
@@ -249,11 +241,10 @@ impl Default for Interval {
     fn default() -> Self {
         Interval {
             responses: 0,
-            errors: 0,
+            errors: Errors::default(),
             written: 0,
             bytes_read: 0,
             latency: new_histogram(),
-            by_class: [0; ErrorKind::COUNT],
             status: Vec::new(),
             bytes_written: 0,
             in_flight: 0,
@@ -265,13 +256,10 @@ impl Default for Interval {
 impl Interval {
     pub fn merge(&mut self, o: &Interval) {
         self.responses += o.responses;
-        self.errors += o.errors;
+        self.errors.add(&o.errors);
         self.written += o.written;
         self.bytes_read += o.bytes_read;
         let _ = self.latency.add(&o.latency);
-        for (a, b) in self.by_class.iter_mut().zip(o.by_class) {
-            *a += b;
-        }
         for &(code, n) in &o.status {
             self.count_status(code, n);
         }
@@ -281,9 +269,8 @@ impl Interval {
     }
 
     /// Counts `n` errors of class `kind`.
-    pub fn error(&mut self, kind: ErrorKind, n: u64) {
-        self.errors += n;
-        self.by_class[kind.index()] += n;
+    pub fn error(&mut self, kind: ErrorClass, n: u64) {
+        self.errors.count(kind, n);
     }
 
     /// Counts `n` responses with status `code` (a second sees few codes: a short list).
@@ -327,13 +314,16 @@ mod tests {
         let mut b = Recorder::default();
         a.counts.responses = 2;
         b.counts.responses = 3;
-        b.error(ErrorKind::Timeout, 2, || "t".into());
+        b.error(ErrorClass::Timeout, 2, || "t".into());
         b.status[200] = 3;
         b.latency.record(7).unwrap();
         a.merge(&b);
         assert_eq!(a.counts.responses, 5);
-        assert_eq!(a.counts.error_total(), 2);
-        assert_eq!(a.examples[ErrorKind::Timeout.index()].as_deref(), Some("t"));
+        assert_eq!(a.counts.errors.total(), 2);
+        assert_eq!(
+            a.examples[ErrorClass::Timeout.index()].as_deref(),
+            Some("t")
+        );
         assert_eq!(a.status[200], 3);
         assert_eq!(a.latency.len(), 1);
     }
@@ -342,17 +332,17 @@ mod tests {
     fn intervals_merge_by_class_and_status() {
         let mut a = Interval::default();
         let mut b = Interval::default();
-        a.error(ErrorKind::Timeout, 2);
+        a.error(ErrorClass::Timeout, 2);
         a.count_status(200, 3);
-        b.error(ErrorKind::Timeout, 1);
-        b.error(ErrorKind::Reset, 4);
+        b.error(ErrorClass::Timeout, 1);
+        b.error(ErrorClass::Reset, 4);
         b.count_status(500, 1);
         b.count_status(200, 2);
         (a.in_flight, b.in_flight, b.open) = (1, 2, 5);
         a.merge(&b);
-        assert_eq!(a.errors, 7);
-        assert_eq!(a.by_class[ErrorKind::Timeout.index()], 3);
-        assert_eq!(a.by_class[ErrorKind::Reset.index()], 4);
+        assert_eq!(a.errors.total(), 7);
+        assert_eq!(a.errors[ErrorClass::Timeout], 3);
+        assert_eq!(a.errors[ErrorClass::Reset], 4);
         assert_eq!(a.status, vec![(200, 5), (500, 1)]);
         assert_eq!((a.in_flight, a.open), (3, 5));
     }
@@ -362,17 +352,17 @@ mod tests {
         let mut a = Recorder::with_targets(2);
         let mut b = Recorder::with_targets(2);
         a.target_done(0, 200, None, 100);
-        a.target_done(1, 500, Some(ErrorKind::Status), 5);
+        a.target_done(1, 500, Some(ErrorClass::Status), 5);
         b.target_done(1, 200, None, 3_000_000);
-        b.target_done(1, 500, Some(ErrorKind::Status), 5);
-        b.target_error(1, ErrorKind::Timeout);
-        b.target_error(7, ErrorKind::Timeout); // no such target: ignored
+        b.target_done(1, 500, Some(ErrorClass::Status), 5);
+        b.target_error(1, ErrorClass::Timeout);
+        b.target_error(7, ErrorClass::Timeout); // no such target: ignored
         a.merge(&b);
         let t1 = &a.targets[1];
         assert_eq!(t1.responses, 1);
         assert_eq!(t1.status, vec![(500, 2), (200, 1)]);
-        assert_eq!(t1.errors[ErrorKind::Status.index()], 2);
-        assert_eq!(t1.errors[ErrorKind::Timeout.index()], 1);
+        assert_eq!(t1.errors[ErrorClass::Status], 2);
+        assert_eq!(t1.errors[ErrorClass::Timeout], 1);
         // 2 significant figures: within 1% of the value recorded.
         let max = t1.latency.max();
         assert!(max.abs_diff(3_000_000) <= 30_000, "{max}");

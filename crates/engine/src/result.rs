@@ -3,108 +3,16 @@
 //! histograms and the instants of the run's phases.
 
 use crate::config::{Config, Target};
-use crate::error::ErrorKind;
-use crate::recorder::{encode_hdr, Counts, LatencySummary, Recorder};
+use crate::recorder::{encode_hdr, LatencySummary, Recorder};
 use crate::sink::SecondStats;
-use barrage_model::load::{LoadDoc, Protocol, TargetFigures};
+use barrage_model::load::{ErrorClass, LoadDoc, TargetFigures};
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
 
+/// How well an open-loop run kept its schedule: the document's type.
+pub use barrage_model::load::Rate as RateReport;
 pub use barrage_model::load::SCHEMA;
-/// Errors by class (`total` includes connect and unasked errors, which belong to no request), and how well
-/// an open-loop run kept its schedule: the document's types.
-pub use barrage_model::load::{Errors as ErrorCounts, Http2 as Http2Report, Rate as RateReport};
-
-/// The errors of a run's counters.
-pub fn error_counts(c: &Counts) -> ErrorCounts {
-    let e = |k: ErrorKind| c.errors[k.index()];
-    ErrorCounts {
-        connect: e(ErrorKind::Connect),
-        timeout: e(ErrorKind::Timeout),
-        reset: e(ErrorKind::Reset),
-        parse: e(ErrorKind::Parse),
-        status: e(ErrorKind::Status),
-        body: e(ErrorKind::Body),
-        rst_stream: e(ErrorKind::StreamReset),
-        protocol: e(ErrorKind::Protocol),
-        header_too_large: e(ErrorKind::HeaderTooLarge),
-        message_too_large: e(ErrorKind::MessageTooLarge),
-        unasked: e(ErrorKind::Unasked),
-        total: c.error_total(),
-    }
-}
-
-/// The `http2` part of the document from the workers' counts.
-fn http2_report(protocol: String, rec: &Recorder, cfg: &Config) -> barrage_model::load::Http2 {
-    let h = &rec.proto.h2;
-    let rst_stream = h
-        .rst_by_code
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(code, &n)| {
-            let name = barrage_wire::h2::ErrorCode::from_u32(code as u32).name();
-            (name.to_string(), n)
-        })
-        .collect();
-    let saving = if h.header_bytes_decoded > 0 {
-        1.0 - h.header_bytes_received as f64 / h.header_bytes_decoded as f64
-    } else {
-        0.0
-    };
-    barrage_model::load::Http2 {
-        protocol,
-        streams_asked: cfg.protocol.streams() as u32,
-        server_stream_limit: (h.min_limit != u32::MAX).then_some(h.min_limit),
-        capped_connections: h.capped,
-        streams: h.streams,
-        connections: h.connections,
-        header_bytes_received: h.header_bytes_received,
-        header_bytes_decoded: h.header_bytes_decoded,
-        hpack_saving: saving,
-        rst_stream,
-        goaways: h.goaways,
-        retried: h.retried,
-    }
-}
-
-/// The `http3` part of the document from the workers' counts.
-fn http3_report(rec: &Recorder, cfg: &Config) -> barrage_model::load::Http3 {
-    let h = &rec.proto.h3;
-    let per = |n: u64, d: u64| if d > 0 { n as f64 / d as f64 } else { 0.0 };
-    barrage_model::load::Http3 {
-        streams_asked: cfg.protocol.streams(),
-        connections: h.connections,
-        handshakes: h.handshakes,
-        handshake_mean_us: per(h.handshake_us, h.handshakes),
-        streams: h.streams,
-        datagrams_sent: h.datagrams_sent,
-        datagrams_received: h.datagrams_received,
-        datagrams_per_request: per(h.datagrams_sent + h.datagrams_received, rec.counts.written),
-        packets_sent: h.packets_sent,
-        packets_lost: h.packets_lost,
-        bytes_lost: h.bytes_lost,
-        congestion_events: h.congestion_events,
-        goaways: h.goaways,
-        retried: h.retried,
-        qpack_inserts: h.qpack_inserts,
-    }
-}
-
-/// The `ws` part of the document from the workers' counts.
-fn ws_report(rec: &Recorder) -> barrage_model::load::Ws {
-    let w = &rec.proto.ws;
-    barrage_model::load::Ws {
-        handshakes: w.handshakes,
-        handshake_mean_us: if w.handshakes > 0 {
-            w.handshake_ns as f64 / w.handshakes as f64 / 1000.0
-        } else {
-            0.0
-        },
-        closes: w.closes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-    }
-}
 
 /// Each target's figures, from its record.
 fn target_figures(infos: Vec<(String, String, usize)>, rec: &Recorder) -> Vec<TargetFigures> {
@@ -112,11 +20,6 @@ fn target_figures(infos: Vec<(String, String, usize)>, rec: &Recorder) -> Vec<Ta
         .into_iter()
         .zip(&rec.targets)
         .map(|((method, url, line), t)| {
-            let mut c = Counts {
-                errors: t.errors,
-                ..Counts::default()
-            };
-            c.responses = t.responses;
             let mut status: Vec<_> = t.status.clone();
             status.sort_unstable();
             TargetFigures {
@@ -124,7 +27,7 @@ fn target_figures(infos: Vec<(String, String, usize)>, rec: &Recorder) -> Vec<Ta
                 url,
                 line,
                 requests: t.responses,
-                errors: error_counts(&c),
+                errors: t.errors,
                 status: status.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
                 latency_us: LatencySummary::of(&t.latency),
                 hdr: Some(encode_hdr(&t.latency)),
@@ -234,7 +137,7 @@ impl RunResult {
             .filter(|(_, &n)| n > 0)
             .map(|(code, &n)| (code.to_string(), n))
             .collect();
-        let error_examples = ErrorKind::ALL
+        let error_examples = ErrorClass::ALL
             .iter()
             .filter_map(|k| {
                 rec.examples[k.index()]
@@ -248,7 +151,7 @@ impl RunResult {
             requests_written: c.written,
             in_flight,
             connects: c.connects,
-            errors: error_counts(c),
+            errors: c.errors,
             error_examples,
             duration_s: secs,
             rps: per_s(c.responses),
@@ -266,9 +169,9 @@ impl RunResult {
             target: serde_json::to_value(&target).unwrap_or_default(),
             cancelled,
             config: serde_json::to_value(&cfg).unwrap_or_default(),
-            http2: protocol.map(|protocol| http2_report(protocol, &rec, &cfg)),
-            ws: cfg.protocol.is_ws().then(|| ws_report(&rec)),
-            http3: matches!(cfg.protocol, Protocol::Http3 { .. }).then(|| http3_report(&rec, &cfg)),
+            protocol: rec
+                .proto
+                .figures(&cfg.protocol, protocol.as_deref(), c.written),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
             started_unix,

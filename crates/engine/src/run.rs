@@ -302,7 +302,7 @@ fn collect(
         // A run that ends just past a second's boundary leaves a sliver of a second with nothing
         // in it; reported, it would plot as a second with no responses, i.e. as a stall.
         let i = &p.interval;
-        if p.span < SLIVER && i.responses == 0 && i.errors == 0 && i.written == 0 {
+        if p.span < SLIVER && i.responses == 0 && i.errors.total() == 0 && i.written == 0 {
             return;
         }
         let h = &p.interval.latency;
@@ -321,7 +321,7 @@ fn collect(
                 Phase::Measure
             },
             responses: p.interval.responses,
-            errors: p.interval.errors,
+            errors: p.interval.errors.total(),
             requests_written: p.interval.written,
             bytes_read: p.interval.bytes_read,
             p50_us: q(0.5),

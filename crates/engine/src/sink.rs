@@ -2,8 +2,8 @@
 //! CLI's progress line, live view and metrics endpoint and the lab consume the same records as
 //! the final result's series.
 
-use crate::error::ErrorKind;
 use crate::recorder::Interval;
+use barrage_model::load::Errors;
 use hdrhistogram::Histogram;
 use std::time::Instant;
 
@@ -29,9 +29,9 @@ impl<'a> Live<'a> {
     pub fn latency(&self) -> &'a Histogram<u64> {
         &self.interval.latency
     }
-    /// Errors by class, in [`ErrorKind::ALL`]'s order.
-    pub fn errors(&self) -> impl Iterator<Item = (ErrorKind, u64)> + 'a {
-        ErrorKind::ALL.into_iter().zip(self.interval.by_class)
+    /// Errors by class.
+    pub fn errors(&self) -> &'a Errors {
+        &self.interval.errors
     }
     /// Complete responses by status code (valid or not), in the order first seen.
     pub fn status(&self) -> &'a [(u16, u64)] {

@@ -10,6 +10,7 @@
 //! every preface gave 12-32k reconnects and no error, and DATA past the announced stream window
 //! went unnoticed.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_model::load::DEFAULT_H2_WINDOW;
@@ -308,7 +309,7 @@ fn an_endless_header_block_is_cut_at_its_limit_and_counted_header_too_large() {
     let (r, peak, _) = against(mode, |_| {});
     no_success(mode, &r);
     assert!(
-        r.errors.header_too_large > 0,
+        r.errors[ErrorClass::HeaderTooLarge] > 0,
         "{:?} {:?}",
         r.errors,
         r.error_examples
@@ -324,14 +325,19 @@ fn a_header_list_past_the_announced_size_is_header_too_large_not_a_200() {
     let mode = Hostile::HpackBomb;
     let (r, peak, _) = against(mode, |_| {});
     no_success(mode, &r);
-    assert!(r.errors.header_too_large > 100, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.header_too_large, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::HeaderTooLarge] > 100, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::HeaderTooLarge],
+        "{:?}",
+        r.errors
+    );
     assert!(r.error_examples["header_too_large"].contains("64 KiB"));
     assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
     // Every stream was answered, all too large, and the counts add up.
     assert_eq!(
         r.requests_written,
-        r.errors.total - r.errors.connect + r.in_flight
+        r.errors.total() - r.errors[ErrorClass::Connect] + r.in_flight
     );
 }
 
@@ -340,8 +346,13 @@ fn a_content_length_the_data_disagrees_with_is_a_protocol_error() {
     let mode = Hostile::WrongLength;
     let (r, _, _) = against(mode, |_| {});
     no_success(mode, &r);
-    assert!(r.errors.protocol > 100, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.protocol, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Protocol] > 100, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Protocol],
+        "{:?}",
+        r.errors
+    );
 }
 
 #[test]
@@ -356,8 +367,13 @@ fn data_past_the_announced_stream_window_is_a_flow_control_error() {
     });
     no_success(mode, &r);
     // Every stream answered was reset for it (1 MiB each: a handful in the run).
-    assert!(r.errors.protocol > 0, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.protocol, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Protocol] > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Protocol],
+        "{:?}",
+        r.errors
+    );
     assert!(
         r.error_examples["protocol"].contains("FLOW_CONTROL_ERROR"),
         "{:?}",
@@ -373,7 +389,7 @@ fn a_server_that_allows_no_stream_is_an_error_not_silence() {
     assert_eq!(r.requests_written, 0);
     // Each connection waits out the timeout (500 ms) with no stream allowed, then fails (and
     // reconnects after a backoff): 2 connections in 1.5 s.
-    assert!(r.errors.connect >= 2, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] >= 2, "{:?}", r.errors);
     assert!(
         r.error_examples["connect"].contains("0 concurrent streams"),
         "{:?}",
@@ -386,7 +402,7 @@ fn goaway_before_any_answer_is_a_connect_error_with_a_backoff() {
     let mode = Hostile::GoawayZero;
     let (r, _, accepted) = against(mode, |_| {});
     no_success(mode, &r);
-    assert!(r.errors.connect >= 2, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] >= 2, "{:?}", r.errors);
     assert!(
         r.error_examples["connect"].contains("GOAWAY"),
         "{:?}",
@@ -395,5 +411,9 @@ fn goaway_before_any_answer_is_a_connect_error_with_a_backoff() {
     // Backoff, as for a refused connection: a handful of attempts per connection in 1.5 s
     // (before: 12-32k connections in 3 s).
     assert!(accepted < 60, "{accepted} connections accepted");
-    assert!(r.errors.connect <= accepted, "{:?} of {accepted}", r.errors);
+    assert!(
+        r.errors[ErrorClass::Connect] <= accepted,
+        "{:?} of {accepted}",
+        r.errors
+    );
 }

@@ -55,7 +55,7 @@ fn a_1gib_body_over_h2_is_never_held() {
     let r = run(&c, &NullSink, &Cancel::new()).unwrap();
     let peak = PEAK.load(Ordering::Relaxed);
     assert_eq!(r.requests, 1, "{:?}", r.error_examples);
-    assert_eq!(r.errors.total, 0);
+    assert_eq!(r.errors.total(), 0);
     assert!(r.bytes_read >= 1 << 30, "{}", r.bytes_read);
     // Buffers, windows and histograms: a few MiB; the body would be 1,024 MiB.
     assert!(

@@ -63,7 +63,7 @@ fn a_1gib_response_over_http3_is_never_held() {
         (peak - before) >> 10
     );
     assert_eq!(r.requests, 1, "{:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.errors.total, 0);
+    assert_eq!(r.errors.total(), 0);
     assert!(r.bytes_read >= GIB, "{}", r.bytes_read);
     // Buffers, windows and histograms: a few MiB; the body would be 1,024 MiB.
     assert!(

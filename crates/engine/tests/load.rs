@@ -3,6 +3,7 @@
 
 mod common;
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{
     run, Cancel, Config, EngineError, NullSink, Phase, Protocol, RunResult, SecondStats, Sink,
@@ -36,14 +37,14 @@ fn assert_counts_add_up(r: &RunResult) {
         r.in_flight,
         r.requests_written
     );
-    let total = r.errors.connect
-        + r.errors.timeout
-        + r.errors.reset
-        + r.errors.parse
-        + r.errors.status
-        + r.errors.body
-        + r.errors.unasked;
-    assert_eq!(r.errors.total, total);
+    let total = r.errors[ErrorClass::Connect]
+        + r.errors[ErrorClass::Timeout]
+        + r.errors[ErrorClass::Reset]
+        + r.errors[ErrorClass::Parse]
+        + r.errors[ErrorClass::Status]
+        + r.errors[ErrorClass::Body]
+        + r.errors[ErrorClass::Unasked];
+    assert_eq!(r.errors.total(), total);
     assert_eq!(r.latency_us.count, r.requests);
 }
 
@@ -55,7 +56,7 @@ fn closed_loop_counts_add_up() {
     });
     let r = go(&cfg(s.url("/")));
     assert!(r.requests > 100, "{}", r.requests);
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     assert_eq!(r.status.get("200"), Some(&r.requests));
     assert_counts_add_up(&r);
     assert!(r.bytes_read >= r.requests * 43);
@@ -149,7 +150,7 @@ fn open_loop_holds_the_rate() {
     );
     assert!((r.rps - target).abs() <= target * 0.03, "rps {}", r.rps);
     assert!(r.latency_uncorrected_us.is_some());
-    assert_eq!(r.errors.total, 0);
+    assert_eq!(r.errors.total(), 0);
     assert_counts_add_up(&r);
 }
 
@@ -192,7 +193,7 @@ fn stalling_server_gives_timeouts_and_reconnects_and_ends_on_time() {
     });
     let took = started.elapsed();
     assert!(took < Duration::from_secs(3), "took {took:?}");
-    assert!(r.errors.timeout >= 8, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Timeout] >= 8, "{:?}", r.errors);
     assert_eq!(r.requests, 0);
     assert!(r.connects >= 8, "connects {}", r.connects);
     assert_counts_add_up(&r);
@@ -211,7 +212,7 @@ fn server_closing_after_every_response() {
             ..cfg(s.url("/"))
         });
         assert!(r.requests > 20, "{close_delimited} {r:?}");
-        assert_eq!(r.errors.total, 0, "{:?} {:?}", r.errors, r.error_examples);
+        assert_eq!(r.errors.total(), 0, "{:?} {:?}", r.errors, r.error_examples);
         assert!(r.connects >= r.requests);
         assert_counts_add_up(&r);
     }
@@ -231,7 +232,7 @@ fn no_keepalive_opens_a_connection_per_request() {
         ..cfg(s.url("/"))
     });
     assert!(r.requests > 20);
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     assert!(
         r.connects + 4 >= r.requests,
         "{} {}",
@@ -249,7 +250,7 @@ fn malformed_responses_are_parse_errors() {
     let s = Server::start(Mode::Garbage);
     let r = go(&cfg(s.url("/")));
     assert_eq!(r.requests, 0);
-    assert!(r.errors.parse > 0);
+    assert!(r.errors[ErrorClass::Parse] > 0);
     assert!(r.connects >= 2, "reconnects");
     // Backoff keeps a failing target from spinning: with 4 connections and a 5 ms first delay
     // doubling, well under 1000 attempts fit in 0.8 s.
@@ -264,11 +265,16 @@ fn a_second_response_to_one_request_is_unasked() {
     let s = Server::start(Mode::Twice { body: b"hello" });
     let r = go(&cfg(s.url("/")));
     assert!(r.requests > 0);
-    assert!(r.errors.unasked > 0, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.unasked, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Unasked] > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Unasked],
+        "{:?}",
+        r.errors
+    );
     assert!(r.error_examples["unasked"].contains("response without a request"));
     assert!(
-        r.errors.unasked <= r.connects,
+        r.errors[ErrorClass::Unasked] <= r.connects,
         "{:?} {}",
         r.errors,
         r.connects
@@ -287,8 +293,8 @@ fn validation_mismatches_are_errors() {
         ..cfg(s.url("/"))
     });
     assert_eq!(r.requests, 0);
-    assert!(r.errors.status > 0);
-    assert_eq!(r.status.get("503"), Some(&r.errors.status));
+    assert!(r.errors[ErrorClass::Status] > 0);
+    assert_eq!(r.status.get("503"), Some(&r.errors[ErrorClass::Status]));
     assert_counts_add_up(&r);
 
     let s = Server::start(Mode::Ok {
@@ -300,7 +306,7 @@ fn validation_mismatches_are_errors() {
         ..cfg(s.url("/"))
     });
     assert_eq!(r.requests, 0);
-    assert!(r.errors.body > 0);
+    assert!(r.errors[ErrorClass::Body] > 0);
     assert_counts_add_up(&r);
     let r = go(&Config {
         expect_body: Some(b"hello".to_vec()),
@@ -308,7 +314,7 @@ fn validation_mismatches_are_errors() {
         ..cfg(s.url("/"))
     });
     assert!(r.requests > 0);
-    assert_eq!(r.errors.total, 0);
+    assert_eq!(r.errors.total(), 0);
 }
 
 #[test]
@@ -340,9 +346,9 @@ fn server_dying_mid_run_gives_connect_errors_with_backoff() {
     });
     killer.join().unwrap();
     assert!(r.requests > 0);
-    assert!(r.errors.connect > 0, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] > 0, "{:?}", r.errors);
     // Capped exponential backoff: a handful of attempts per connection, not a spin.
-    assert!(r.errors.connect < 200, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] < 200, "{:?}", r.errors);
     assert_counts_add_up(&r);
 }
 
@@ -471,6 +477,6 @@ fn request_count_run_gives_up_on_a_dead_target() {
         started.elapsed()
     );
     assert!(r.requests > 0);
-    assert!(r.errors.connect > 0);
+    assert!(r.errors[ErrorClass::Connect] > 0);
     assert_counts_add_up(&r);
 }

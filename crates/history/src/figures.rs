@@ -80,9 +80,8 @@ mod tests {
             requests: 990,
             ..LoadDoc::default()
         };
-        d.errors.timeout = 10;
-        d.errors.connect = 5;
-        d.errors.total = 15;
+        d.errors.count(barrage_model::load::ErrorClass::Timeout, 10);
+        d.errors.count(barrage_model::load::ErrorClass::Connect, 5);
         d.latency_us = barrage_model::load::Latency {
             count: 990,
             mean: 150.5,
@@ -126,8 +125,7 @@ mod tests {
     #[test]
     fn a_run_without_responses_has_no_latency_figures() {
         let mut d = LoadDoc::default();
-        d.errors.connect = 3;
-        d.errors.total = 3;
+        d.errors.count(barrage_model::load::ErrorClass::Connect, 3);
         let keys: Vec<&str> = of_load(&d).iter().map(|(m, _)| m.key.as_ref()).collect();
         assert_eq!(keys, ["rps", "errors", "error_pct", "requests"]);
         // Every outcome an error: a dead server's error share is 100%, not missing.

@@ -495,9 +495,10 @@ fn a_schema_1_history_gets_the_registrys_error_share_when_opened_for_writing() {
     // errors left out); the registry's share, which barrage compare judges, is 4 / 104.
     let mut run = load_run("http://a/", 1.0, 1, "x");
     let mut doc: LoadDoc = serde_json::from_str(&run.document).unwrap();
-    doc.errors.timeout = 1;
-    doc.errors.connect = 3;
-    doc.errors.total = 4;
+    doc.errors
+        .count(barrage_model::load::ErrorClass::Timeout, 1);
+    doc.errors
+        .count(barrage_model::load::ErrorClass::Connect, 3);
     run.document = serde_json::to_string_pretty(&doc).unwrap();
     History::open(&path).unwrap().append(&run).unwrap();
     {

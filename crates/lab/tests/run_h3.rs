@@ -106,7 +106,7 @@ fn check_trial(r: &Results, t: &Trial) -> u64 {
         "{}",
         point.label
     );
-    assert_eq!(doc.errors.total, 0, "{}", point.label);
+    assert_eq!(doc.errors.total(), 0, "{}", point.label);
     assert_eq!(
         doc.requests_written,
         doc.requests + doc.in_flight,
@@ -120,17 +120,21 @@ fn check_trial(r: &Results, t: &Trial) -> u64 {
     assert!(url.starts_with("https://") && url.ends_with('/'), "{url}");
     match want.protocol.name() {
         "h3" => {
-            let h3 = doc.http3.as_ref().expect("an h3 load reports QUIC");
+            let h3 =
+                barrage_model::load::Http3::of(&doc.protocol).expect("an h3 load reports QUIC");
             assert_eq!(h3.streams_asked, want.protocol.streams());
             // No errors: every connection made its one handshake and kept it.
             assert_eq!((h3.connections, h3.handshakes), (conns, conns), "{h3:?}");
             assert_eq!(h3.streams, doc.requests_written, "{h3:?}");
             assert!(h3.datagrams_received > 0 && h3.packets_sent > 0, "{h3:?}");
-            assert!(doc.http2.is_none());
+            assert!(barrage_model::load::Http2::of(&doc.protocol).is_none());
         }
         "h2" => {
-            assert!(doc.http2.is_some(), "h2 by ALPN reports HTTP/2's figures");
-            assert!(doc.http3.is_none());
+            assert!(
+                barrage_model::load::Http2::of(&doc.protocol).is_some(),
+                "h2 by ALPN reports HTTP/2's figures"
+            );
+            assert!(barrage_model::load::Http3::of(&doc.protocol).is_none());
             assert_eq!(doc.connects, conns);
         }
         p => panic!("{}: unexpected protocol {p}", point.label),
@@ -213,7 +217,7 @@ http3 = true
         // (the draws are seeded by point and trial, so a run repeats them).
         assert!(net.packets > 200, "{label}: {net:?}");
         assert!(net.dropped_loss > 0, "{label}: {net:?}");
-        if let Some(h3) = &t.phases[0].load.http3 {
+        if let Some(h3) = barrage_model::load::Http3::of(&t.phases[0].load.protocol) {
             // QUIC's datagrams crossed the link, and QUIC saw some of them lost.
             assert!(h3.datagrams_sent > 100, "{h3:?}");
             assert!(h3.packets_lost > 0, "{h3:?}");

@@ -86,12 +86,16 @@ fn ws_and_http_variants() {
         match point.variant.as_deref() {
             Some("ws") => {
                 ws_trials += 1;
-                let ws = load.ws.as_ref().expect("a ws load reports its handshakes");
+                let ws = barrage_model::load::Ws::of(&load.protocol)
+                    .expect("a ws load reports its handshakes");
                 let conns = point.phases[0].load.connections as u64;
                 assert!(ws.handshakes >= conns, "{} handshakes", ws.handshakes);
                 assert!(point.phases[0].load.protocol.is_ws());
             }
-            Some("http") => assert!(load.ws.is_none(), "an HTTP load has no ws figures"),
+            Some("http") => assert!(
+                barrage_model::load::Ws::of(&load.protocol).is_none(),
+                "an HTTP load has no ws figures"
+            ),
             v => panic!("unexpected variant {v:?}"),
         }
     }

@@ -1,16 +1,15 @@
 //! `barrage merge`: several `barrage.load/1` documents of one load (shards of it, or runs on
-//! several machines) into one. Counts, errors and status codes add; the latency, connect and
-//! lateness histograms add exactly (HDR histograms merge losslessly); the per-second series add
-//! second by second. Pure: documents in, a document out.
+//! several machines) into one. Counts, errors (by class) and status codes add; the latency,
+//! connect and lateness histograms add exactly (HDR histograms merge losslessly); a protocol's
+//! figures add their sums and derive their means again (`ProtocolFigures::merged`); the
+//! per-second series add second by second. Pure: documents in, a document out.
 //!
 //! What cannot be exact is said in the result's `merged.notes`: a second's p50/p99 in the merged
 //! series is the highest of its shards' (a bound; the per-second histograms are not kept), and
 //! documents that lack a histogram (older engines) leave that summary out.
 
 use crate::hdr;
-use crate::load::{
-    Errors, Http2, Http3, Latency, LoadDoc, Merged, Rate, Second, TargetFigures, Ws,
-};
+use crate::load::{Latency, LoadDoc, Merged, ProtocolFigures, Rate, Second, TargetFigures};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -76,7 +75,6 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         config: load_of(first),
         ..LoadDoc::default()
     };
-    let mut errors = [0u64; Errors::CLASSES];
     for (_, d) in docs {
         out.requests += d.requests;
         out.requests_written += d.requests_written;
@@ -87,9 +85,7 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         out.threads += d.threads;
         out.cancelled |= d.cancelled;
         out.duration_s = out.duration_s.max(d.duration_s);
-        for (e, (_, n)) in errors.iter_mut().zip(d.errors.classes()) {
-            *e += n;
-        }
+        out.errors.add(&d.errors);
         for (k, v) in &d.error_examples {
             out.error_examples.entry(k.clone()).or_insert(v.clone());
         }
@@ -97,7 +93,6 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
             *out.status.entry(k.clone()).or_default() += n;
         }
     }
-    out.errors = errors_of(errors);
     out.rps = if out.duration_s > 0.0 {
         out.requests as f64 / out.duration_s
     } else {
@@ -133,9 +128,10 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         // A barrage.load/1 shard: its seconds have no mean, so the merged ones cannot either.
         out.series.iter_mut().for_each(|s| s.mean_us = 0.0);
     }
-    out.http2 = merged_http2(docs);
-    out.ws = merged_ws(docs);
-    out.http3 = merged_http3(docs);
+    out.protocol = ProtocolFigures::merged(
+        docs.iter().map(|(_, d)| d.protocol.as_ref()),
+        out.requests_written,
+    );
     out.targets = merged_targets(docs, &mut notes)?;
     out = out.with_intervals();
     // The thresholds the runs were given, judged again on the whole.
@@ -158,23 +154,6 @@ pub fn merge(docs: &[(String, LoadDoc)], tolerance_s: f64) -> Result<LoadDoc, Me
         notes,
     });
     Ok(out)
-}
-
-fn errors_of(e: [u64; Errors::CLASSES]) -> Errors {
-    Errors {
-        connect: e[0],
-        timeout: e[1],
-        reset: e[2],
-        parse: e[3],
-        status: e[4],
-        body: e[5],
-        rst_stream: e[6],
-        protocol: e[7],
-        header_too_large: e[8],
-        message_too_large: e[9],
-        unasked: e[10],
-        total: e.iter().sum(),
-    }
 }
 
 /// Checks the shards: none twice, and says which are missing. Returns the shard count (0 for
@@ -316,93 +295,6 @@ fn merged_series(docs: &[(String, LoadDoc)]) -> Result<Vec<Second>, MergeError> 
         .collect())
 }
 
-fn merged_http2(docs: &[(String, LoadDoc)]) -> Option<Http2> {
-    let hs: Vec<&Http2> = docs.iter().filter_map(|(_, d)| d.http2.as_ref()).collect();
-    if hs.len() != docs.len() {
-        return None;
-    }
-    let mut out = Http2 {
-        protocol: hs[0].protocol.clone(),
-        streams_asked: hs[0].streams_asked,
-        server_stream_limit: hs.iter().filter_map(|h| h.server_stream_limit).min(),
-        ..Http2::default()
-    };
-    for h in &hs {
-        out.capped_connections += h.capped_connections;
-        out.streams += h.streams;
-        out.connections += h.connections;
-        out.header_bytes_received += h.header_bytes_received;
-        out.header_bytes_decoded += h.header_bytes_decoded;
-        out.goaways += h.goaways;
-        out.retried += h.retried;
-        for (k, n) in &h.rst_stream {
-            *out.rst_stream.entry(k.clone()).or_default() += n;
-        }
-    }
-    if out.header_bytes_decoded > 0 {
-        out.hpack_saving = 1.0 - out.header_bytes_received as f64 / out.header_bytes_decoded as f64;
-    }
-    Some(out)
-}
-
-fn merged_ws(docs: &[(String, LoadDoc)]) -> Option<Ws> {
-    let ws: Vec<&Ws> = docs.iter().filter_map(|(_, d)| d.ws.as_ref()).collect();
-    if ws.len() != docs.len() {
-        return None;
-    }
-    let mut out = Ws::default();
-    let mut total_us = 0.0;
-    for w in &ws {
-        out.handshakes += w.handshakes;
-        total_us += w.handshake_mean_us * w.handshakes as f64;
-        for (k, n) in &w.closes {
-            *out.closes.entry(k.clone()).or_default() += n;
-        }
-    }
-    if out.handshakes > 0 {
-        out.handshake_mean_us = total_us / out.handshakes as f64;
-    }
-    Some(out)
-}
-
-/// HTTP/3's figures of the shards added up; the means weighted by what they average over.
-fn merged_http3(docs: &[(String, LoadDoc)]) -> Option<Http3> {
-    let all: Vec<(&Http3, u64)> = docs
-        .iter()
-        .filter_map(|(_, d)| d.http3.as_ref().map(|h| (h, d.requests_written)))
-        .collect();
-    if all.len() != docs.len() {
-        return None;
-    }
-    let mut out = Http3::default();
-    let (mut handshake_us, mut written) = (0.0, 0u64);
-    for (h, w) in &all {
-        out.streams_asked = out.streams_asked.max(h.streams_asked);
-        out.connections += h.connections;
-        out.handshakes += h.handshakes;
-        handshake_us += h.handshake_mean_us * h.handshakes as f64;
-        out.streams += h.streams;
-        out.datagrams_sent += h.datagrams_sent;
-        out.datagrams_received += h.datagrams_received;
-        out.packets_sent += h.packets_sent;
-        out.packets_lost += h.packets_lost;
-        out.bytes_lost += h.bytes_lost;
-        out.congestion_events += h.congestion_events;
-        out.goaways += h.goaways;
-        out.retried += h.retried;
-        out.qpack_inserts += h.qpack_inserts;
-        written += w;
-    }
-    if out.handshakes > 0 {
-        out.handshake_mean_us = handshake_us / out.handshakes as f64;
-    }
-    if written > 0 {
-        out.datagrams_per_request =
-            (out.datagrams_sent + out.datagrams_received) as f64 / written as f64;
-    }
-    Some(out)
-}
-
 fn merged_targets(
     docs: &[(String, LoadDoc)],
     notes: &mut Vec<String>,
@@ -428,14 +320,11 @@ fn merged_targets(
             line: t0.line,
             ..TargetFigures::default()
         };
-        let mut errors = [0u64; Errors::CLASSES];
         let mut hs = Vec::new();
         for (name, d) in docs {
             let x = &d.targets[i];
             t.requests += x.requests;
-            for (e, (_, n)) in errors.iter_mut().zip(x.errors.classes()) {
-                *e += n;
-            }
+            t.errors.add(&x.errors);
             for (k, n) in &x.status {
                 *t.status.entry(k.clone()).or_default() += n;
             }
@@ -443,7 +332,6 @@ fn merged_targets(
                 hs.push(hdr::decode(s).map_err(|e| MergeError::Histogram(name.clone(), e))?);
             }
         }
-        t.errors = errors_of(errors);
         if let Some(h) = hdr::merge(&hs) {
             t.latency_us = Latency::of(&h);
             t.hdr = Some(hdr::encode(&h));

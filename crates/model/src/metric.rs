@@ -166,7 +166,7 @@ pub const ERRORS: Metric = Metric {
     read: Read::Field(|t| {
         t.metrics.errors.map(|e| e as f64).or_else(|| {
             (!t.phases.is_empty())
-                .then(|| t.phases.iter().map(|p| p.load.errors.total as f64).sum())
+                .then(|| t.phases.iter().map(|p| p.load.errors.total() as f64).sum())
         })
     }),
     format: Format::Count,

@@ -7,8 +7,11 @@
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
+    /// What each draw adds to the state (2^64 over the golden ratio).
+    pub const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -294,7 +294,7 @@ impl Measured for LoadDoc {
         crate::metric::load_value(&crate::metric::ERRORS, self).unwrap_or(0.0)
     }
     fn attempts(&self) -> f64 {
-        (self.requests + self.errors.total) as f64
+        (self.requests + self.errors.total()) as f64
     }
     fn interval(&self, q: Quantity) -> Option<(Bound, Option<u64>)> {
         let i = self.intervals.as_ref()?;

@@ -85,7 +85,7 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
                 d.config_summary(),
                 d.requests,
                 d.requests_written,
-                d.errors.total,
+                d.errors.total(),
                 d.duration_s
             ),
         ));
@@ -97,19 +97,18 @@ pub fn section(docs: &[(String, &LoadDoc)]) -> Section {
         notes.push(intervals_note(l, d));
     }
     for (l, d) in docs {
-        if d.errors.total > 0 {
-            let by_class: Vec<String> = d
-                .errors
-                .classes()
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
+        if d.errors.total() > 0 {
             notes.push(format!(
                 "{l}: {} errors ({}).",
-                d.errors.total,
-                by_class.join(", ")
+                d.errors.total(),
+                d.errors.breakdown()
             ));
+        }
+    }
+    // Each run's protocol figures, in the words the terminal prints them in.
+    for (l, d) in docs {
+        if let Some(f) = &d.protocol {
+            notes.push(format!("{l}: {}.", f.lines().join("; ")));
         }
     }
     let mut plots = vec![distribution_group(docs, &mut notes)];
@@ -208,9 +207,6 @@ pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
                     text("-".into(), None),
                 ),
             };
-            if let Some(h) = &d.http2 {
-                verdicts.push(http2_verdict(l, h));
-            }
             let achieved = d.rate.as_ref().map_or(d.rps, |r| r.achieved_rps);
             AnswerRow {
                 name: l.clone(),
@@ -229,7 +225,7 @@ pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
                             Some(u.p99 as f64),
                         )
                     }),
-                    text(d.errors.total.to_string(), Some(d.errors.total as f64)),
+                    text(d.errors.total().to_string(), Some(d.errors.total() as f64)),
                 ],
             }
         })
@@ -252,49 +248,6 @@ pub fn answer(docs: &[(String, &LoadDoc)]) -> Answer {
         notes: Vec::new(),
         network: Vec::new(),
     }
-}
-
-/// What an HTTP/2 run says that HTTP/1.1 has no word for: the protocol, streams per
-/// connection and the server's limit on them, HPACK's saving, GOAWAYs and requests sent again,
-/// streams the server reset (by code).
-pub fn http2_verdict(label: &str, h: &barrage_model::load::Http2) -> String {
-    let limit = match h.server_stream_limit {
-        Some(n) if h.capped_connections > 0 => format!(
-            "the server allowed {n} concurrent streams, below the {} asked, on {} connection(s)",
-            h.streams_asked, h.capped_connections
-        ),
-        Some(n) => format!("{} streams asked, the server allowed {n}", h.streams_asked),
-        None => format!("{} streams asked, no server limit", h.streams_asked),
-    };
-    let per_conn = h.streams as f64 / h.connections.max(1) as f64;
-    let mut s = format!(
-        "{label}: HTTP/2 ({}); {limit}; {} streams on {} connection(s) ({per_conn:.0} per connection); header bytes {} received for {} decoded (HPACK saved {:.1}%)",
-        h.protocol,
-        h.streams,
-        h.connections,
-        h.header_bytes_received,
-        h.header_bytes_decoded,
-        100.0 * h.hpack_saving
-    );
-    if h.goaways > 0 || h.retried > 0 {
-        s.push_str(&format!(
-            "; {} GOAWAY(s), {} request(s) sent again (not processed by the server)",
-            h.goaways, h.retried
-        ));
-    }
-    if !h.rst_stream.is_empty() {
-        let codes: Vec<String> = h
-            .rst_stream
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        s.push_str(&format!(
-            "; streams reset by the server: {}",
-            codes.join(", ")
-        ));
-    }
-    s.push('.');
-    s
 }
 
 fn distribution_group(docs: &[(String, &LoadDoc)], notes: &mut Vec<String>) -> PlotGroup {
@@ -456,7 +409,6 @@ fn series_group(docs: &[(String, &LoadDoc)]) -> PlotGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use barrage_model::load::Http2;
 
     #[test]
     fn an_open_loops_target_is_plotted_beside_the_responses() {
@@ -506,39 +458,5 @@ mod tests {
         let g = series_group(&[("run".to_string(), &closed)]);
         let Plot::Line(c) = &g.plots[0] else { panic!() };
         assert_eq!(c.lines.len(), 1);
-    }
-
-    #[test]
-    fn the_http2_verdict_says_each_figure() {
-        let h = Http2 {
-            protocol: "h2c".into(),
-            streams_asked: 100,
-            server_stream_limit: Some(64),
-            capped_connections: 2,
-            streams: 30_000,
-            connections: 3,
-            header_bytes_received: 1_000,
-            header_bytes_decoded: 4_000,
-            hpack_saving: 0.75,
-            rst_stream: [("INTERNAL_ERROR".to_string(), 7)].into_iter().collect(),
-            goaways: 1,
-            retried: 12,
-        };
-        assert_eq!(
-            http2_verdict("run", &h),
-            "run: HTTP/2 (h2c); the server allowed 64 concurrent streams, below the 100 asked, on 2 connection(s); 30000 streams on 3 connection(s) (10000 per connection); header bytes 1000 received for 4000 decoded (HPACK saved 75.0%); 1 GOAWAY(s), 12 request(s) sent again (not processed by the server); streams reset by the server: INTERNAL_ERROR 7."
-        );
-        let plain = Http2 {
-            protocol: "h2".into(),
-            streams_asked: 10,
-            server_stream_limit: Some(128),
-            streams: 50,
-            connections: 5,
-            ..Http2::default()
-        };
-        assert_eq!(
-            http2_verdict("b", &plain),
-            "b: HTTP/2 (h2); 10 streams asked, the server allowed 128; 50 streams on 5 connection(s) (10 per connection); header bytes 0 received for 0 decoded (HPACK saved 0.0%)."
-        );
     }
 }

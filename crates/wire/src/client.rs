@@ -30,6 +30,9 @@
 //! [`ws::client::Conn`]: crate::ws::client::Conn
 
 use crate::{h1, h2, h3, ws};
+/// The class of a failure: the model's, the one the engine counts and the document writes.
+pub use barrage_model::load::ErrorClass;
+use barrage_model::load::{Protocol as Asked, ProtocolFigures};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -59,23 +62,6 @@ pub enum End<T> {
     Unprocessed { tag: T },
 }
 
-/// The class of a failure, in the engine's vocabulary (the error kinds a session can cause).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    Connect,
-    Timeout,
-    Reset,
-    Parse,
-    StreamReset,
-    Protocol,
-    HeaderTooLarge,
-    /// A WebSocket reply longer than the limit the load set.
-    MessageTooLarge,
-    /// Something the server sent when nothing was in flight (a second reply to one WebSocket
-    /// message, an HTTP/1.1 response to no request): it answers no request, and is counted once.
-    Unasked,
-}
-
 /// Why one request failed while its connection went on. `Copy`, formatted only when the
 /// recorder keeps it as an example.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,12 +77,12 @@ pub enum Failure {
 }
 
 impl Failure {
-    pub fn class(&self) -> Class {
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Failure::Reset(_) => Class::StreamReset,
-            Failure::Malformed(_) => Class::Protocol,
-            Failure::HeaderTooLarge { .. } => Class::HeaderTooLarge,
-            Failure::Timeout(_) => Class::Timeout,
+            Failure::Reset(_) => ErrorClass::StreamReset,
+            Failure::Malformed(_) => ErrorClass::Protocol,
+            Failure::HeaderTooLarge { .. } => ErrorClass::HeaderTooLarge,
+            Failure::Timeout(_) => ErrorClass::Timeout,
         }
     }
 }
@@ -119,12 +105,12 @@ impl fmt::Display for Failure {
 /// (the caller takes their tags back with [`ClientSession::drain`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnError {
-    pub class: Class,
+    pub class: ErrorClass,
     pub why: String,
 }
 
 impl ConnError {
-    pub fn new(class: Class, why: impl Into<String>) -> ConnError {
+    pub fn new(class: ErrorClass, why: impl Into<String>) -> ConnError {
         ConnError {
             class,
             why: why.into(),
@@ -164,6 +150,27 @@ impl Counts {
         self.h2.add(&o.h2);
         self.h3.add(&o.h3);
         self.ws.add(&o.ws);
+    }
+
+    /// The document's protocol section for a run of the protocol `asked` (HTTP/2 that ALPN
+    /// turned into HTTP/1.1 included: `alpn` says what was spoken, `h2c` in cleartext), with
+    /// what derives from the sums over `requests_written`. None for HTTP/1.1.
+    pub fn figures(
+        &self,
+        asked: &Asked,
+        alpn: Option<&str>,
+        requests_written: u64,
+    ) -> Option<ProtocolFigures> {
+        let mut f = match *asked {
+            Asked::Http1 { .. } => return None,
+            Asked::Http2 { streams, .. } => {
+                ProtocolFigures::Http2(self.h2.figures(alpn.unwrap_or("h2c"), streams))
+            }
+            Asked::Ws { .. } => ProtocolFigures::Ws(self.ws.figures()),
+            Asked::Http3 { streams } => ProtocolFigures::Http3(self.h3.figures(streams)),
+        };
+        f.settle(requests_written);
+        Some(f)
     }
 }
 
@@ -410,22 +417,22 @@ mod tests {
         let cases = [
             (
                 Failure::Reset("CANCEL"),
-                Class::StreamReset,
+                ErrorClass::StreamReset,
                 "stream reset by the server (CANCEL)",
             ),
             (
                 Failure::Malformed("PROTOCOL_ERROR"),
-                Class::Protocol,
+                ErrorClass::Protocol,
                 "malformed response stream (PROTOCOL_ERROR)",
             ),
             (
                 Failure::HeaderTooLarge { limit_kib: 64 },
-                Class::HeaderTooLarge,
+                ErrorClass::HeaderTooLarge,
                 "response header list larger than the 64 KiB announced",
             ),
             (
                 Failure::Timeout(Duration::from_secs(2)),
-                Class::Timeout,
+                ErrorClass::Timeout,
                 "no response within 2s (stream cancelled)",
             ),
         ];
@@ -433,5 +440,52 @@ mod tests {
             assert_eq!(f.class(), class);
             assert_eq!(f.to_string(), words);
         }
+    }
+
+    /// Each protocol's counts become its own section of the document, with the means derived
+    /// from the sums; HTTP/1.1 has none.
+    #[test]
+    fn counts_become_the_asked_protocols_section() {
+        use barrage_model::load::{Http2, Http3, Ws};
+        let mut c = Counts::default();
+        c.h2.rst_by_code[8] = 2; // CANCEL
+        (c.h2.streams, c.h2.connections, c.h2.min_limit) = (40, 2, 64);
+        (c.h2.header_bytes_received, c.h2.header_bytes_decoded) = (100, 400);
+        (c.ws.handshakes, c.ws.handshake_us) = (4, 1_000);
+        c.ws.closes = vec![(1000, 3)];
+        (c.h3.handshakes, c.h3.handshake_us) = (2, 3_000);
+        (c.h3.datagrams_sent, c.h3.datagrams_received) = (300, 450);
+        let http1 = Asked::Http1 {
+            pipeline: 1,
+            keepalive: true,
+        };
+        assert_eq!(c.figures(&http1, None, 10), None);
+        let h2 = c.figures(
+            &Asked::Http2 {
+                streams: 100,
+                window: 1 << 16,
+            },
+            Some("h2"),
+            40,
+        );
+        let h = Http2::of(&h2).expect("an http2 section");
+        assert_eq!((h.protocol.as_str(), h.streams_asked), ("h2", 100));
+        assert_eq!(h.server_stream_limit, Some(64));
+        assert_eq!(h.rst_stream.get("CANCEL"), Some(&2));
+        assert_eq!(h.hpack_saving, 0.75);
+        let ws = c.figures(&Asked::ws(1), None, 40);
+        let w = Ws::of(&ws).expect("a ws section");
+        assert_eq!(
+            (w.handshake_total_us, w.handshake_mean_us),
+            (Some(1_000), 250.0)
+        );
+        assert_eq!(w.closes.get("1000"), Some(&3));
+        let h3 = c.figures(&Asked::Http3 { streams: 8 }, None, 250);
+        let h = Http3::of(&h3).expect("an http3 section");
+        assert_eq!(
+            (h.handshake_mean_us, h.datagrams_per_request),
+            (1_500.0, 3.0)
+        );
+        assert_eq!(h.streams_asked, 8);
     }
 }

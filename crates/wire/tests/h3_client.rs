@@ -9,7 +9,7 @@
 //! in requests. The server's own count of requests answered is compared with the session's.
 
 use barrage_testkit::Proc;
-use barrage_wire::client::{Class, ClientSession, ConnError, End, Tag};
+use barrage_wire::client::{ClientSession, ConnError, End, ErrorClass, Tag};
 use barrage_wire::h3::client::{Conn, Counts, Request, Setup};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
@@ -436,7 +436,7 @@ fn an_untrusted_certificate_fails_the_connect_unless_insecure() {
         let su = setup(&tls, server.addr, vec![get("/")], 4);
         let run = drive(&su, 0, 4, Duration::from_secs(30));
         let e = run.error.expect("the handshake fails");
-        assert_eq!(e.class, Class::Connect, "{e}");
+        assert_eq!(e.class, ErrorClass::Connect, "{e}");
         assert!(e.why.contains("handshake"), "{e}");
         assert!(run.ends.is_empty() && run.opened == 0);
         assert_eq!(run.counts.handshakes, 0);
@@ -483,5 +483,8 @@ fn a_server_that_dies_mid_run_leaves_counted_errors_not_a_hang() {
         run.drained.len()
     );
     let e = run.error.expect("the connection ends with an error");
-    assert!(matches!(e.class, Class::Reset | Class::Timeout), "{e:?}");
+    assert!(
+        matches!(e.class, ErrorClass::Reset | ErrorClass::Timeout),
+        "{e:?}"
+    );
 }

@@ -9,7 +9,7 @@
 use crate::figures::{Figures, State};
 use crate::load::print::{bytes, distribution, ms};
 use barrage_engine::LatencySummary;
-use barrage_engine::{Config, ErrorKind, Phase};
+use barrage_engine::{Config, Phase};
 use barrage_model::load::Protocol;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -178,7 +178,7 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
     o.push(format!(
         "{label}responses {}  errors {}  written {}  in flight {}  connections {}  read {}",
         t.responses,
-        t.error_total(),
+        t.errors.total(),
         t.written,
         st.in_flight,
         st.connections,
@@ -193,10 +193,11 @@ pub fn frame(st: &State, plan: &Plan, now: Instant, width: usize) -> Vec<String>
             status.join("  ")
         }
     ));
-    let errors: Vec<String> = ErrorKind::ALL
+    let errors: Vec<String> = t
+        .errors
         .iter()
-        .filter(|k| t.errors[k.index()] > 0)
-        .map(|k| format!("{} {}", k.name(), t.errors[k.index()]))
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
         .collect();
     o.push(format!(
         "errors  {}",
@@ -376,7 +377,9 @@ mod tests {
         st.phase = Phase::Measure;
         st.measure.responses = 1234;
         st.measure.written = 1240;
-        st.measure.errors[ErrorKind::Timeout.index()] = 6;
+        st.measure
+            .errors
+            .count(barrage_engine::ErrorClass::Timeout, 6);
         st.measure.status.insert(200, 1234);
         for v in [100u64, 200, 400, 800, 1600] {
             st.measure.latency.record(v).unwrap();

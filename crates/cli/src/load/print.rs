@@ -3,7 +3,7 @@
 
 use barrage_engine::{Config, LatencySummary, RunResult};
 use barrage_model::load::intervals::Intervals;
-use barrage_model::load::{LoadDoc, Protocol};
+use barrage_model::load::{ErrorClass, LoadDoc, Protocol};
 use barrage_model::metric::{fmt_bytes, fmt_secs};
 use std::fmt::Write;
 
@@ -76,14 +76,11 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         },
         if r.cancelled { " (cancelled)" } else { "" },
     );
-    if let Some(h) = &r.http2 {
-        http2(&mut o, h);
+    for line in r.protocol.iter().flat_map(|f| f.lines()) {
+        let _ = writeln!(o, "  {line}");
     }
-    if let Some(w) = &r.ws {
-        ws(&mut o, w, c);
-    }
-    if let Some(h) = &r.http3 {
-        http3(&mut o, h);
+    if let Protocol::Ws { .. } = c.protocol {
+        ws_checks(&mut o, c);
     }
     let lat = &r.latency_us;
     let label = if r.rate.is_some() {
@@ -100,13 +97,14 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         let _ = writeln!(o, "  Latency (uncorrected, from actual send time)");
         distribution(&mut o, u);
     }
-    if !c.protocol.keepalive() || r.connects > c.connections as u64 || r.errors.connect > 0 {
+    let failed = r.errors[ErrorClass::Connect];
+    if !c.protocol.keepalive() || r.connects > c.connections as u64 || failed > 0 {
         let k = &r.connect_us;
         let _ = writeln!(
             o,
             "  Connect      {} connects ({} failed), mean {}, p50 {}, p99 {}, max {}",
             r.connects,
-            r.errors.connect,
+            failed,
             ms(k.mean),
             ms(k.p50 as f64),
             ms(k.p99 as f64),
@@ -153,16 +151,13 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         let _ = writeln!(o, "Status codes: {}", codes.join(", "));
     }
     let e = &r.errors;
-    if e.total > 0 {
-        // HTTP/1.1's classes always (as before), HTTP/2's when they occurred.
+    if e.total() > 0 {
         let classes: Vec<String> = e
-            .classes()
             .iter()
-            .enumerate()
-            .filter(|(i, (_, n))| *i < 6 || *n > 0)
-            .map(|(_, (k, n))| format!("{k} {n}"))
+            .filter(|(k, n)| k.always_listed() || *n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
             .collect();
-        let _ = writeln!(o, "Errors: {} ({})", e.total, classes.join(", "));
+        let _ = writeln!(o, "Errors: {} ({})", e.total(), classes.join(", "));
         for (class, msg) in &r.error_examples {
             let _ = writeln!(o, "  {class}: {msg}");
         }
@@ -178,7 +173,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         "r:{} w:{} e:{} t:{:.2}ms",
         r.requests,
         r.requests_written,
-        e.total,
+        e.total(),
         lat.mean / 1000.0
     );
     o
@@ -205,7 +200,7 @@ fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
             t.method,
             t.url,
             t.requests,
-            t.errors.total,
+            t.errors.total(),
             ms(l.p50 as f64),
             ms(l.p99 as f64),
             ms(l.max as f64),
@@ -221,47 +216,9 @@ fn targets(o: &mut String, ts: &[barrage_model::load::TargetFigures]) {
     }
 }
 
-/// The HTTP/3 lines: streams and QUIC's handshakes, datagrams and losses.
-fn http3(o: &mut String, h: &barrage_model::load::Http3) {
-    let _ = writeln!(
-        o,
-        "  HTTP/3: {} streams (-m {}) on {} connections; {} QUIC handshakes (mean {})",
-        h.streams,
-        h.streams_asked,
-        h.connections,
-        h.handshakes,
-        fmt_secs(h.handshake_mean_us / 1e6)
-    );
-    let _ = writeln!(
-        o,
-        "  QUIC: datagrams {} sent, {} received ({:.2} per request); packets lost {} of {} sent, {} congestion events",
-        h.datagrams_sent,
-        h.datagrams_received,
-        h.datagrams_per_request,
-        h.packets_lost,
-        h.packets_sent,
-        h.congestion_events
-    );
-}
-
-/// The WebSocket line: requests are messages; the upgrades and the server's closes by code;
-/// what replies were checked against.
-fn ws(o: &mut String, w: &barrage_model::load::Ws, c: &Config) {
-    let closes = if w.closes.is_empty() {
-        "none".to_string()
-    } else {
-        w.closes
-            .iter()
-            .map(|(code, n)| format!("{code}: {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let _ = writeln!(
-        o,
-        "  WebSocket: requests are messages; {} handshakes (mean {} from connect to 101); closes by the server: {closes}",
-        w.handshakes,
-        fmt_secs(w.handshake_mean_us / 1e6)
-    );
+/// What a WebSocket run checked its replies against, and how long they may be: the load's
+/// settings (its figures are the protocol section's lines).
+fn ws_checks(o: &mut String, c: &Config) {
     let checked = match c.protocol {
         _ if c.expect_body.is_some() => "each reply checked against --expect-body",
         Protocol::Ws { echo: false, .. } => "replies not checked (--no-echo-check)",
@@ -272,60 +229,6 @@ fn ws(o: &mut String, w: &barrage_model::load::Ws, c: &Config) {
         _ => String::new(),
     };
     let _ = writeln!(o, "  WebSocket: {checked}; replies up to {limit}");
-}
-
-/// The HTTP/2 lines: protocol and streams, HPACK's saving, resets and GOAWAYs.
-fn http2(o: &mut String, h: &barrage_engine::Http2Report) {
-    if h.protocol == "http/1.1" {
-        let _ = writeln!(
-            o,
-            "  HTTP/2 asked, but the server chose http/1.1 in ALPN: this run is HTTP/1.1"
-        );
-        return;
-    }
-    let limit = match h.server_stream_limit {
-        Some(l) if h.capped_connections > 0 => format!(
-            " (capped at {l} by the server's SETTINGS_MAX_CONCURRENT_STREAMS on {} connections)",
-            h.capped_connections
-        ),
-        Some(l) => format!(" (server limit {l})"),
-        None => String::new(),
-    };
-    let per_conn = if h.connections > 0 {
-        h.streams as f64 / h.connections as f64
-    } else {
-        0.0
-    };
-    let _ = writeln!(
-        o,
-        "  HTTP/2 ({}), {} streams per connection{limit}; {} streams on {} connections ({:.1} each)",
-        h.protocol, h.streams_asked, h.streams, h.connections, per_conn
-    );
-    let _ = writeln!(
-        o,
-        "  Header bytes {} received for {} decoded: HPACK saved {:.1}%",
-        bytes(h.header_bytes_received as f64),
-        bytes(h.header_bytes_decoded as f64),
-        h.hpack_saving * 100.0
-    );
-    if !h.rst_stream.is_empty() {
-        let codes: Vec<String> = h
-            .rst_stream
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let _ = writeln!(o, "  RST_STREAM received: {}", codes.join(", "));
-    }
-    if h.goaways > 0 {
-        let _ = writeln!(o, "  GOAWAY: {} connections ended by the server", h.goaways);
-    }
-    if h.retried > 0 {
-        let _ = writeln!(
-            o,
-            "  {} requests sent again: the server did not process them (refused, or above a GOAWAY)",
-            h.retried
-        );
-    }
 }
 
 /// The intervals of the run's figures, and what they rest on: the responses a percentile's ranks
@@ -426,5 +329,46 @@ mod tests {
         assert_eq!(bytes(3.0 * 1024.0 * 1024.0), "3.0 MiB");
         assert_eq!(num(10.0), "10");
         assert_eq!(num(0.5), "0.50");
+    }
+
+    /// The summary prints the protocol section's lines, with the figures derived from its sums,
+    /// and lists HTTP/1.1's error classes always, the others when they occurred.
+    #[test]
+    fn the_summary_prints_the_protocol_figures_and_the_error_classes() {
+        use barrage_model::load::{ErrorClass, Http3, ProtocolFigures};
+        let mut f = ProtocolFigures::Http3(Http3 {
+            streams_asked: 8,
+            connections: 2,
+            handshakes: 2,
+            handshake_total_us: Some(3_000),
+            streams: 250,
+            datagrams_sent: 300,
+            datagrams_received: 450,
+            packets_sent: 310,
+            packets_lost: 9,
+            congestion_events: 2,
+            ..Http3::default()
+        });
+        f.settle(250);
+        let mut d = LoadDoc {
+            requests: 247,
+            requests_written: 250,
+            protocol: Some(f),
+            ..LoadDoc::default()
+        };
+        d.errors.count(ErrorClass::StreamReset, 3);
+        let c = Config {
+            url: "https://127.0.0.1:8443/".into(),
+            protocol: Protocol::Http3 { streams: 8 },
+            ..Config::default()
+        };
+        let out = of_doc(&d, &c);
+        for want in [
+            "\n  HTTP/3: 250 streams (-m 8) on 2 connections; 2 QUIC handshakes (mean 1.50 ms)\n",
+            "\n  QUIC: datagrams 300 sent, 450 received (3.00 per request); packets lost 9 of 310 sent, 2 congestion events\n",
+            "\nErrors: 3 (connect 0, timeout 0, reset 0, parse 0, status 0, body 0, rst_stream 3)\n",
+        ] {
+            assert!(out.contains(want), "{want:?} not in:\n{out}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::expo::{Expo, MetricType};
 use crate::figures::{State, Totals};
-use barrage_engine::{ErrorKind, Phase};
+use barrage_engine::{ErrorClass, Phase};
 
 /// Upper bounds of the latency histogram's buckets, seconds.
 const BUCKETS: [f64; 17] = [
@@ -53,8 +53,8 @@ pub fn write(e: &mut Expo, st: &State) {
         "Failed requests, failed connects and unasked messages, by class.",
     );
     for (label, p) in PHASES {
-        for k in ErrorKind::ALL {
-            let n = st.totals(p).errors[k.index()];
+        for k in ErrorClass::ALL {
+            let n = st.totals(p).errors[k];
             let l = [("phase", label), ("class", k.name())];
             e.sample("barrage_errors_total", &l, n as f64);
         }

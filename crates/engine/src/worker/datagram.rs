@@ -6,7 +6,7 @@
 
 use super::{State, Worker};
 use crate::transport::{Datagrams, Transport};
-use crate::ErrorKind;
+use crate::ErrorClass;
 use barrage_wire::client::ClientSession;
 use mio::net::UdpSocket;
 use mio::{Interest, Token};
@@ -37,7 +37,7 @@ impl Worker<'_> {
                 self.conns[i].t = Some(Transport::Udp(Box::new(Datagrams::new(s))));
                 self.ready(i, now);
             }
-            Err(e) => self.fail(i, ErrorKind::Connect, &e, now),
+            Err(e) => self.fail(i, ErrorClass::Connect, &e, now),
         }
     }
 

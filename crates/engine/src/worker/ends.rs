@@ -4,25 +4,10 @@
 
 use super::{count_lost, Sent, Shared, Worker};
 use crate::recorder::{micros, Interval, Recorder};
-use crate::ErrorKind;
-use barrage_wire::client::{Class, End};
+use crate::ErrorClass;
+use barrage_wire::client::End;
 use std::collections::VecDeque;
 use std::time::Instant;
-
-/// The error kind the engine counts for a session's class.
-pub(super) fn kind(class: Class) -> ErrorKind {
-    match class {
-        Class::Connect => ErrorKind::Connect,
-        Class::Timeout => ErrorKind::Timeout,
-        Class::Reset => ErrorKind::Reset,
-        Class::Parse => ErrorKind::Parse,
-        Class::StreamReset => ErrorKind::StreamReset,
-        Class::Protocol => ErrorKind::Protocol,
-        Class::HeaderTooLarge => ErrorKind::HeaderTooLarge,
-        Class::MessageTooLarge => ErrorKind::MessageTooLarge,
-        Class::Unasked => ErrorKind::Unasked,
-    }
-}
 
 /// How many requests one call into a session ended.
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,10 +57,10 @@ impl Ends<'_> {
             End::Failed { tag, failure } => {
                 let class = failure.class();
                 // Cancelled by this side: not a sign the target works.
-                if class != Class::Timeout {
+                if class != ErrorClass::Timeout {
                     self.tally.answered += 1;
                 }
-                let k = kind(class);
+                let k = class;
                 let lost = (1, u64::from(tag.measured));
                 count_lost(self.rec, self.iv, self.measuring, k, lost, &failure);
                 if tag.measured {
@@ -159,9 +144,9 @@ pub(super) fn complete(
     let in_interval = s.measured || !measuring;
     let lat = micros(now.saturating_duration_since(s.intended));
     let kind = if sh.expect_status.is_some_and(|want| want != status) {
-        Some(ErrorKind::Status)
+        Some(ErrorClass::Status)
     } else if !body_ok {
-        Some(ErrorKind::Body)
+        Some(ErrorClass::Body)
     } else {
         None
     };
@@ -184,9 +169,9 @@ pub(super) fn complete(
         rec.target_done(s.req, status, kind, lat);
     }
     match kind {
-        Some(ErrorKind::Status) => {
+        Some(ErrorClass::Status) => {
             let want = sh.expect_status.unwrap_or_default();
-            rec.error(ErrorKind::Status, 1, || {
+            rec.error(ErrorClass::Status, 1, || {
                 format!("status {status} (expected {want})")
             });
         }

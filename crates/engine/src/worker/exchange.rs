@@ -2,10 +2,10 @@
 //! the session has room for, output is written as the socket takes it, reads go into the
 //! worker's shared buffer behind the connection's carry and are fed to the session in place.
 
-use super::ends::{ends, kind};
+use super::ends::ends;
 use super::{Sent, State, Worker};
 use crate::transport::Transport;
-use crate::ErrorKind;
+use crate::ErrorClass;
 use barrage_wire::client::ClientSession;
 use std::io;
 use std::time::Instant;
@@ -68,7 +68,7 @@ impl Worker<'_> {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if refused(t, &e) => return self.on_eof(i, now),
-                Err(e) => return self.fail(i, ErrorKind::Reset, &e, now),
+                Err(e) => return self.fail(i, ErrorClass::Reset, &e, now),
             }
         }
     }
@@ -137,9 +137,9 @@ impl Worker<'_> {
                 Err(e) if refused(t, &e) => return self.on_eof(i, now),
                 Err(e) => {
                     let kind = if e.kind() == io::ErrorKind::InvalidData {
-                        ErrorKind::Parse
+                        ErrorClass::Parse
                     } else {
-                        ErrorKind::Reset
+                        ErrorClass::Reset
                     };
                     return self.fail(i, kind, &e, now);
                 }
@@ -168,7 +168,7 @@ impl Worker<'_> {
                 if self.conns[i].session.out().last_word {
                     self.last_word(i, now);
                 }
-                self.fail(i, kind(e.class), &e, now);
+                self.fail(i, e.class, &e, now);
                 return false;
             }
         };
@@ -190,7 +190,7 @@ impl Worker<'_> {
         self.settle(i, tally, now, false);
         match res {
             Ok(()) => self.close_and_reconnect(i, now),
-            Err(e) => self.fail(i, kind(e.class), &e, now),
+            Err(e) => self.fail(i, e.class, &e, now),
         }
     }
 
@@ -207,7 +207,7 @@ impl Worker<'_> {
             }
             Err(e) => {
                 self.settle(i, tally, now, false);
-                self.fail(i, kind(e.class), &e, now);
+                self.fail(i, e.class, &e, now);
             }
         }
     }

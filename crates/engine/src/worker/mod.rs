@@ -14,7 +14,7 @@ mod open_loop;
 
 use crate::timer::Timer;
 use crate::transport::{TlsStream, Transport};
-use crate::{Cancel, ErrorKind, Pacer};
+use crate::{Cancel, ErrorClass, Pacer};
 use barrage_wire::client::{ClientSession, Order, Protocol, Session, Tag, MAX_CARRY};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
@@ -383,7 +383,7 @@ impl<'a> Worker<'a> {
         c.since = now;
         let mut sock = match TcpStream::connect(self.sh.addr) {
             Ok(s) => s,
-            Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+            Err(e) => return self.fail(i, ErrorClass::Connect, &e, now),
         };
         let _ = sock.set_nodelay(true);
         if let Err(e) = self.poll.registry().register(
@@ -391,7 +391,7 @@ impl<'a> Worker<'a> {
             Token(i),
             Interest::READABLE | Interest::WRITABLE,
         ) {
-            return self.fail(i, ErrorKind::Connect, &e, now);
+            return self.fail(i, ErrorClass::Connect, &e, now);
         }
         let t = match &self.sh.tls {
             None => Transport::Plain(sock),
@@ -399,7 +399,7 @@ impl<'a> Worker<'a> {
                 Ok(tls) => Transport::Tls(Box::new(TlsStream { sock, tls })),
                 Err(e) => {
                     let e = io::Error::other(e);
-                    return self.fail(i, ErrorKind::Connect, &e, now);
+                    return self.fail(i, ErrorClass::Connect, &e, now);
                 }
             },
         };
@@ -418,12 +418,12 @@ impl<'a> Worker<'a> {
                 let Some(sock) = t.tcp() else { return };
                 match sock.take_error() {
                     Ok(None) => {}
-                    Ok(Some(e)) | Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+                    Ok(Some(e)) | Err(e) => return self.fail(i, ErrorClass::Connect, &e, now),
                 }
                 match sock.peer_addr() {
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::NotConnected => return,
-                    Err(e) => return self.fail(i, ErrorKind::Connect, &e, now),
+                    Err(e) => return self.fail(i, ErrorClass::Connect, &e, now),
                 }
                 c.state = State::Handshaking;
                 self.on_event(i, readable, closed, writable);
@@ -431,14 +431,14 @@ impl<'a> Worker<'a> {
             State::Handshaking => match t.handshake() {
                 Ok(true) => self.ready(i, now),
                 Ok(false) => {}
-                Err(e) => self.fail(i, ErrorKind::Connect, &e, now),
+                Err(e) => self.fail(i, ErrorClass::Connect, &e, now),
             },
             State::Ready => {
                 if writable {
                     if !c.session.out().is_empty() {
                         self.flush(i, now);
                     } else if let Err(e) = t.flush() {
-                        return self.fail(i, ErrorKind::Reset, &e, now);
+                        return self.fail(i, ErrorClass::Reset, &e, now);
                     }
                 }
                 if readable && self.conns[i].state == State::Ready {
@@ -479,9 +479,9 @@ impl<'a> Worker<'a> {
     /// A normal end of a connection (the peer or the request said close): requests still
     /// outstanding are lost (reset), and a new connection starts at once.
     fn close_and_reconnect(&mut self, i: usize, now: Instant) {
-        let lost = self.drop_conn(i, ErrorKind::Reset);
+        let lost = self.drop_conn(i, ErrorClass::Reset);
         self.count_error(
-            ErrorKind::Reset,
+            ErrorClass::Reset,
             lost,
             &"connection closed with requests outstanding",
         );
@@ -491,7 +491,7 @@ impl<'a> Worker<'a> {
 
     /// Closes the socket and forgets its requests, each a `kind` error of its target; returns
     /// how many were lost, and how many of those were measured.
-    fn drop_conn(&mut self, i: usize, kind: ErrorKind) -> (u64, u64) {
+    fn drop_conn(&mut self, i: usize, kind: ErrorClass) -> (u64, u64) {
         let (c, rec) = (&mut self.conns[i], &mut self.rec);
         let (mut all, mut measured) = (0u64, 0u64);
         c.session.drain(&mut |s: Sent| {
@@ -533,13 +533,13 @@ impl<'a> Worker<'a> {
     }
 
     /// Counts `all` errors in the second's interval, `measured` of them in the run's recorder.
-    fn count_error(&mut self, kind: ErrorKind, lost: (u64, u64), why: &dyn std::fmt::Display) {
+    fn count_error(&mut self, kind: ErrorClass, lost: (u64, u64), why: &dyn std::fmt::Display) {
         count_lost(&mut self.rec, &mut self.iv, self.measuring, kind, lost, why);
     }
 
     /// A failure: counts it (the connect attempt, or every measured request outstanding), closes
     /// the connection and schedules a reconnect after a capped exponential backoff.
-    fn fail(&mut self, i: usize, kind: ErrorKind, why: &dyn std::fmt::Display, now: Instant) {
+    fn fail(&mut self, i: usize, kind: ErrorClass, why: &dyn std::fmt::Display, now: Instant) {
         let lost = self.drop_conn(i, kind);
         // A failed connect or an unasked message had no request in flight (a session reports
         // either only then): it counts once, by itself.
@@ -566,7 +566,7 @@ impl<'a> Worker<'a> {
             match c.state {
                 State::Backoff if now >= c.since => self.connect(i, now),
                 State::Connecting | State::Handshaking if now - c.since > timeout => {
-                    self.fail(i, ErrorKind::Connect, &"connect timed out", now)
+                    self.fail(i, ErrorClass::Connect, &"connect timed out", now)
                 }
                 State::Ready => self.expire(i, now),
                 _ => {}
@@ -583,7 +583,7 @@ fn count_lost(
     rec: &mut Recorder,
     iv: &mut Interval,
     measuring: bool,
-    kind: ErrorKind,
+    kind: ErrorClass,
     (all, measured): (u64, u64),
     why: &dyn std::fmt::Display,
 ) {

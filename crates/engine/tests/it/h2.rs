@@ -56,9 +56,11 @@ fn nginx_answers_every_stream_in_the_closed_and_open_loop() {
         let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
         assert!(r.requests > 100, "{name}: {} requests", r.requests);
         assert_eq!(
-            r.errors.total, 0,
+            r.errors.total(),
+            0,
             "{name}: {:?} {:?}",
-            r.errors, r.error_examples
+            r.errors,
+            r.error_examples
         );
         assert_eq!(r.status["200"], r.requests, "{name}: {:?}", r.status);
         assert_eq!(
@@ -66,7 +68,7 @@ fn nginx_answers_every_stream_in_the_closed_and_open_loop() {
             r.requests + r.in_flight,
             "{name}: counts add up"
         );
-        let h = r.http2.as_ref().expect("an http2 section");
+        let h = barrage_model::load::Http2::of(&r.protocol).expect("an http2 section");
         assert_eq!(h.protocol, "h2c", "{name}");
         assert_eq!(h.streams_asked, 10);
         // nginx announces 128 concurrent streams: no cap.
@@ -97,8 +99,8 @@ fn the_servers_stream_limit_caps_streams_and_the_result_says_so() {
         &Cancel::new(),
     )
     .unwrap();
-    assert_eq!(r.errors.total, 0, "{:?} {:?}", r.errors, r.error_examples);
-    let h = r.http2.as_ref().unwrap();
+    assert_eq!(r.errors.total(), 0, "{:?} {:?}", r.errors, r.error_examples);
+    let h = barrage_model::load::Http2::of(&r.protocol).unwrap();
     assert_eq!(h.server_stream_limit, Some(3));
     assert!(h.capped_connections >= 1, "{h:?}");
     // Streams opened before nginx's SETTINGS arrived, above its limit, were refused and sent
@@ -127,9 +129,11 @@ fn goaway_streams_are_sent_again_and_counted() {
         };
         let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
         assert_eq!(
-            r.errors.total, 0,
+            r.errors.total(),
+            0,
             "{rate:?}: {:?} {:?}",
-            r.errors, r.error_examples
+            r.errors,
+            r.error_examples
         );
         assert_eq!(r.requests, 2_000, "{rate:?}: every request answered once");
         assert_eq!(
@@ -140,7 +144,7 @@ fn goaway_streams_are_sent_again_and_counted() {
             r.requests_written, 2_000,
             "{rate:?}: a retry is not a second request"
         );
-        let h = r.http2.as_ref().unwrap();
+        let h = barrage_model::load::Http2::of(&r.protocol).unwrap();
         // 2,000 requests at 50 per connection: about 40 connections, each ended by a GOAWAY.
         assert!(h.connections >= 39, "{rate:?}: {h:?}");
         assert!(r.connects >= 39, "{rate:?}: {} connects", r.connects);
@@ -210,12 +214,14 @@ fn over_tls_alpn_chooses_h2_or_http11_and_the_result_says_which() {
         let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
         assert!(r.requests > 50, "{want}: {} requests", r.requests);
         assert_eq!(
-            r.errors.total, 0,
+            r.errors.total(),
+            0,
             "{want}: {:?} {:?}",
-            r.errors, r.error_examples
+            r.errors,
+            r.error_examples
         );
         assert_eq!(r.status["200"], r.requests, "{want}");
-        let h = r.http2.as_ref().expect("an http2 section");
+        let h = barrage_model::load::Http2::of(&r.protocol).expect("an http2 section");
         assert_eq!(h.protocol, want);
         if want == "h2" {
             assert!(h.streams >= r.requests && h.connections >= 1, "{h:?}");

@@ -55,7 +55,7 @@ fn nginx_h2c_logs_exactly_the_requests_barrage_completed() {
         return;
     };
     let r = load(format!("http://127.0.0.1:{}/", ng.port));
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     assert_eq!(r.requests, N);
     let lines = log_lines(&log, N as usize);
     assert_eq!(
@@ -162,10 +162,12 @@ fn h2o_over_tls_logs_exactly_the_requests_barrage_completed() {
         return;
     };
     let r = load(format!("https://127.0.0.1:{}/", h.port));
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     assert_eq!(r.requests, N);
     assert_eq!(
-        r.http2.as_ref().unwrap().protocol,
+        barrage_model::load::Http2::of(&r.protocol)
+            .unwrap()
+            .protocol,
         "h2",
         "h2 chosen by ALPN"
     );

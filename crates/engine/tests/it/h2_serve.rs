@@ -4,6 +4,7 @@
 //! on), `/fault/garbage` as a malformed frame, `/fault/stall` as a stream timeout that is
 //! cancelled while the connection serves the other streams.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_model::load::DEFAULT_H2_WINDOW;
@@ -36,16 +37,18 @@ fn load(c: Config) -> RunResult {
 fn assert_clean(name: &str, r: &RunResult) {
     assert!(r.requests > 0, "{name}: no requests");
     assert_eq!(
-        r.errors.total, 0,
+        r.errors.total(),
+        0,
         "{name}: {:?} {:?}",
-        r.errors, r.error_examples
+        r.errors,
+        r.error_examples
     );
     assert_eq!(
         r.requests_written,
         r.requests + r.in_flight,
         "{name}: counts add up"
     );
-    let h = r.http2.as_ref().expect("an http2 section");
+    let h = barrage_model::load::Http2::of(&r.protocol).expect("an http2 section");
     assert_eq!(h.protocol, "h2c", "{name}");
 }
 
@@ -134,7 +137,7 @@ fn every_endpoint_answers_over_h2c() {
         let r = load(c);
         assert_clean(name, &r);
         assert_eq!(r.status["200"], r.requests, "{name}: {:?}", r.status);
-        let h = r.http2.as_ref().unwrap();
+        let h = barrage_model::load::Http2::of(&r.protocol).unwrap();
         assert_eq!(h.server_stream_limit, Some(256), "{name}");
         if name.starts_with("/sleep") {
             // 10 streams per connection sleep at once: the sleeps add up to far more than the
@@ -164,7 +167,7 @@ fn the_servers_stream_limit_caps_streams() {
         ..base(&s, "/")
     });
     assert_clean("capped", &r);
-    let h = r.http2.as_ref().unwrap();
+    let h = barrage_model::load::Http2::of(&r.protocol).unwrap();
     assert_eq!(h.server_stream_limit, Some(3));
     assert_eq!(h.capped_connections, 4);
 }
@@ -179,9 +182,15 @@ fn faults_are_http2_errors_and_the_connection_goes_on() {
         ..base(&s, "/fault/reset")
     });
     assert_eq!(r.requests, 0);
-    assert_eq!(r.errors.rst_stream, 300, "{:?}", r.errors);
-    assert_eq!(r.errors.total, 300, "{:?}", r.errors);
-    assert_eq!(r.http2.as_ref().unwrap().connections, 4, "no reconnect");
+    assert_eq!(r.errors[ErrorClass::StreamReset], 300, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), 300, "{:?}", r.errors);
+    assert_eq!(
+        barrage_model::load::Http2::of(&r.protocol)
+            .unwrap()
+            .connections,
+        4,
+        "no reconnect"
+    );
 
     // Garbage: a malformed frame, a protocol error (the connection is dropped and reopened).
     let r = load(Config {
@@ -194,7 +203,7 @@ fn faults_are_http2_errors_and_the_connection_goes_on() {
         ..base(&s, "/fault/garbage")
     });
     assert_eq!(r.requests, 0);
-    assert!(r.errors.protocol >= 20, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Protocol] >= 20, "{:?}", r.errors);
 
     // A stalled stream times out and is cancelled; the connection still serves.
     let r = load(Config {
@@ -203,7 +212,7 @@ fn faults_are_http2_errors_and_the_connection_goes_on() {
         timeout: Duration::from_millis(200),
         ..base(&s, "/fault/stall")
     });
-    assert_eq!(r.errors.timeout, 8, "{:?}", r.errors);
+    assert_eq!(r.errors[ErrorClass::Timeout], 8, "{:?}", r.errors);
 }
 
 #[test]
@@ -219,7 +228,12 @@ fn over_tls_alpn_chooses_h2_and_every_stream_is_answered() {
         ..base(&s, "/")
     });
     assert!(r.requests > 0);
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     assert_eq!(r.status["200"], r.requests);
-    assert_eq!(r.http2.as_ref().unwrap().protocol, "h2");
+    assert_eq!(
+        barrage_model::load::Http2::of(&r.protocol)
+            .unwrap()
+            .protocol,
+        "h2"
+    );
 }

@@ -4,6 +4,7 @@
 //! the open loop, which the server's own count of answers agrees with; a wrong expected body and
 //! a port nobody serves are counted errors, never successes or a hang.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_testkit::Proc;
@@ -96,9 +97,11 @@ fn assert_clean(name: &str, r: &RunResult) {
         r.requests, r.requests_written, r.status, r.errors, r.error_examples
     );
     assert_eq!(
-        r.errors.total, 0,
+        r.errors.total(),
+        0,
         "{name}: {:?} {:?}",
-        r.errors, r.error_examples
+        r.errors,
+        r.error_examples
     );
     assert_eq!(r.status["200"], r.requests, "{name}");
     assert_eq!(
@@ -106,7 +109,10 @@ fn assert_clean(name: &str, r: &RunResult) {
         r.requests + r.in_flight,
         "{name}: counts add up"
     );
-    assert!(r.http2.is_none(), "{name}: HTTP/3 is not HTTP/2");
+    assert!(
+        barrage_model::load::Http2::of(&r.protocol).is_none(),
+        "{name}: HTTP/3 is not HTTP/2"
+    );
     assert!(
         matches!(r.config.protocol, Protocol::Http3 { .. }),
         "{name}"
@@ -121,7 +127,7 @@ fn closed_loop_sends_exactly_n_requests_and_the_server_agrees() {
     assert_clean("closed", &r);
     assert_eq!(r.requests, 300);
     assert_eq!(s.answered(), 300);
-    let h = r.http3.as_ref().expect("an http3 section");
+    let h = barrage_model::load::Http3::of(&r.protocol).expect("an http3 section");
     assert_eq!(
         (h.connections, h.handshakes, h.streams),
         (3, 3, 300),
@@ -165,8 +171,8 @@ fn a_wrong_body_and_a_dead_port_are_counted_errors() {
         requests: Some(50),
         ..base(s.port)
     });
-    assert_eq!(r.errors.body, 50, "{:?}", r.errors);
-    assert_eq!(r.errors.total, 50);
+    assert_eq!(r.errors[ErrorClass::Body], 50, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), 50);
     assert_eq!(r.requests_written, 50);
     assert_eq!(s.answered(), 50);
     drop(s);
@@ -184,6 +190,11 @@ fn a_wrong_body_and_a_dead_port_are_counted_errors() {
     });
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(r.requests, 0);
-    assert!(r.errors.connect > 0, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.connect, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Connect],
+        "{:?}",
+        r.errors
+    );
 }

@@ -93,7 +93,7 @@ fn load(c: Config) -> RunResult {
 }
 
 fn assert_clean(r: &RunResult) {
-    assert_eq!(r.errors.total, 0, "{:?} {:?}", r.errors, r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?} {:?}", r.errors, r.error_examples);
     assert_eq!(r.status.get("200"), Some(&r.requests));
 }
 
@@ -107,7 +107,7 @@ fn closed_loop_counts_match_quic_gos_log() {
     });
     assert_clean(&r);
     assert_eq!(r.requests, 3000);
-    let h = r.http3.as_ref().expect("an http3 section");
+    let h = barrage_model::load::Http3::of(&r.protocol).expect("an http3 section");
     assert_eq!((h.handshakes, h.streams), (4, 3000), "{h:?}");
     assert_eq!(s.served(), 3000);
 }

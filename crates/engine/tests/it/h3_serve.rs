@@ -5,6 +5,7 @@
 //! `/fault/stall` a timeout for every request, `/fault/garbage` a protocol error and
 //! `/fault/close` a reset.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{pattern, start, ServerConfig, ServerHandle, Tls};
@@ -39,9 +40,11 @@ fn load(c: Config) -> RunResult {
 
 fn assert_clean(name: &str, r: &RunResult, n: u64) {
     assert_eq!(
-        r.errors.total, 0,
+        r.errors.total(),
+        0,
         "{name}: {:?} {:?}",
-        r.errors, r.error_examples
+        r.errors,
+        r.error_examples
     );
     assert_eq!(r.requests, n, "{name}");
     assert_eq!(r.status["200"], n, "{name}");
@@ -67,7 +70,7 @@ fn closed_loop_over_http3_sends_exactly_n_and_the_server_agrees() {
     });
     assert_clean("hello", &r, 300);
     assert_eq!(served(&s, 200), 300);
-    let h = r.http3.as_ref().expect("an http3 section");
+    let h = barrage_model::load::Http3::of(&r.protocol).expect("an http3 section");
     assert_eq!(
         (h.connections, h.handshakes, h.streams),
         (3, 3, 300),
@@ -109,12 +112,20 @@ fn faults_are_http3_errors() {
     });
     assert_eq!(r.requests, 0, "{:?}", r.errors);
     assert_eq!(
-        r.errors.rst_stream, 60,
+        r.errors[ErrorClass::StreamReset],
+        60,
         "{:?} {:?}",
-        r.errors, r.error_examples
+        r.errors,
+        r.error_examples
     );
-    assert_eq!(r.errors.total, 60);
-    assert_eq!(r.http3.as_ref().unwrap().connections, 3, "no reconnect");
+    assert_eq!(r.errors.total(), 60);
+    assert_eq!(
+        barrage_model::load::Http3::of(&r.protocol)
+            .unwrap()
+            .connections,
+        3,
+        "no reconnect"
+    );
 
     let r = load(Config {
         requests: Some(6),
@@ -123,8 +134,14 @@ fn faults_are_http3_errors() {
         timeout: Duration::from_millis(300),
         ..base(&s, "/fault/stall")
     });
-    assert_eq!(r.errors.timeout, 6, "{:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.errors.total, 6);
+    assert_eq!(
+        r.errors[ErrorClass::Timeout],
+        6,
+        "{:?} {:?}",
+        r.errors,
+        r.error_examples
+    );
+    assert_eq!(r.errors.total(), 6);
 
     // Garbage: a header section no QPACK decoder takes, a protocol error for the connection; a
     // close: the connection closed (H3_NO_ERROR) under its request, a reset.
@@ -138,7 +155,7 @@ fn faults_are_http3_errors() {
         let e = &r.errors;
         assert_eq!(r.requests, 0, "{path}: {e:?}");
         assert_eq!(
-            (e.protocol, e.reset, e.total),
+            (e[ErrorClass::Protocol], e[ErrorClass::Reset], e.total()),
             (protocol, reset, 10),
             "{path}: {e:?}"
         );

@@ -57,9 +57,11 @@ fn nginx_gives_200_and_no_errors() {
         let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
         assert!(r.requests > 50, "{name}: {} requests", r.requests);
         assert_eq!(
-            r.errors.total, 0,
+            r.errors.total(),
+            0,
             "{name}: {:?} {:?}",
-            r.errors, r.error_examples
+            r.errors,
+            r.error_examples
         );
         assert_eq!(r.status.len(), 1, "{name}: {:?}", r.status);
         assert_eq!(r.status["200"], r.requests, "{name}");

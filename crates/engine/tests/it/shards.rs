@@ -63,7 +63,7 @@ fn request_counts_split_exactly_and_merge_exactly() {
         .collect();
     let m = barrage_model::merge::merge(&docs, 5.0).unwrap();
     assert_eq!(m.requests, 1000);
-    assert_eq!(m.errors.total, 0);
+    assert_eq!(m.errors.total(), 0);
     // Every sample of every shard, recorded into one histogram: the merge is exactly it.
     let mut one = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
     for r in &rs {

@@ -38,7 +38,7 @@ fn a_ramp_then_a_hold_sends_the_schedule() {
     let url = format!("http://{}/", s.local_addr());
     let c = cfg(url, vec![stage(2000, 1000.0), stage(2000, 1000.0)]);
     let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     let rate = r.rate.as_ref().expect("an open loop's rate section");
     assert!((rate.target_rps - 750.0).abs() < 1e-6, "{rate:?}");
     let per_second: Vec<(u64, Option<f64>)> = r

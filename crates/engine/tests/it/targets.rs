@@ -112,7 +112,7 @@ fn load(port: u16, targets: &str, more: Config) -> RunResult {
         ..more
     };
     let r = run(&cfg.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     r
 }
 
@@ -258,7 +258,7 @@ fn body_lines_go_in_turn() {
         ..Config::default()
     };
     let r = run(&cfg.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
-    assert_eq!((r.requests, r.errors.total), (7, 0));
+    assert_eq!((r.requests, r.errors.total()), (7, 0));
     let want: Vec<String> = ["one", "two", "three", "one", "two", "three", "one"]
         .iter()
         .map(|b| format!("POST /in x= ct= [{b}]"))
@@ -293,7 +293,7 @@ fn stages_send_the_schedule_as_nginx_sees_it() {
         ..Config::default()
     };
     let r = run(&cfg.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
     let lines = log_lines(&log, r.requests as usize);
     let n = lines.len() as f64;
     assert!(

@@ -106,5 +106,5 @@ fn https_insecure_loads_and_verification_names_the_cause() {
     .unwrap();
     assert!(r.requests > 3, "{} {:?}", r.requests, r.error_examples);
     assert_eq!(r.status.get("200"), Some(&r.requests));
-    assert_eq!(r.errors.total, 0, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
 }

@@ -3,6 +3,7 @@
 //! the open loop, wss, and the server's close fault and a wrong reply as counted errors of
 //! their class, never as successes.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start, ServerConfig, ServerHandle};
@@ -32,9 +33,11 @@ fn load(c: Config) -> RunResult {
 
 fn assert_clean(name: &str, r: &RunResult) {
     assert_eq!(
-        r.errors.total, 0,
+        r.errors.total(),
+        0,
         "{name}: {:?} {:?}",
-        r.errors, r.error_examples
+        r.errors,
+        r.error_examples
     );
     assert_eq!(r.status["200"], r.requests, "{name}");
     assert_eq!(
@@ -53,7 +56,7 @@ fn closed_loop_sends_exactly_n_messages_and_the_server_agrees() {
     let st = s.stats();
     assert_eq!(st.ws_messages, 1000, "{st:?}");
     assert!((1..=4).contains(&st.ws_upgrades), "{st:?}");
-    let w = r.ws.as_ref().expect("a ws section");
+    let w = barrage_model::load::Ws::of(&r.protocol).expect("a ws section");
     assert!((1..=4).contains(&w.handshakes), "{w:?}");
     assert!(w.handshake_mean_us > 0.0 && w.closes.is_empty(), "{w:?}");
     assert_eq!(r.config.url, format!("ws://{}/ws/echo", s.local_addr()));
@@ -121,15 +124,20 @@ fn a_close_from_the_server_fails_the_message_as_a_reset() {
     // Each connection echoes 5 messages, then closes with 1011 on the 6th, which fails, and
     // the worker connects again. Two threads of one connection each, 50 messages each: 8 rounds
     // of 5 echoes and a failure, then 2 echoes.
-    assert!(r.errors.total > 0, "{:?}", r.errors);
-    assert_eq!(r.errors.reset, r.errors.total, "{:?}", r.errors);
+    assert!(r.errors.total() > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors[ErrorClass::Reset],
+        r.errors.total(),
+        "{:?}",
+        r.errors
+    );
     assert!(
         r.error_examples["reset"].contains("1011"),
         "{:?}",
         r.error_examples
     );
     assert_eq!(r.status["200"], r.requests, "only echoes count as answers");
-    assert_eq!((r.requests, r.errors.total), (84, 16), "{:?}", r.errors);
+    assert_eq!((r.requests, r.errors.total()), (84, 16), "{:?}", r.errors);
     assert_eq!(r.requests_written, 100);
     // The server's side: every message received (the faulted ones too), and one close per
     // failure (a fault's code counts in its "other codes" slot, 0).
@@ -137,7 +145,7 @@ fn a_close_from_the_server_fails_the_message_as_a_reset() {
     assert_eq!(st.ws_messages, 100, "{st:?}");
     assert_eq!(st.ws_closes, [(0, 16)], "{st:?}");
     // And the client's: the same closes, by their code.
-    let w = r.ws.as_ref().expect("a ws section");
+    let w = barrage_model::load::Ws::of(&r.protocol).expect("a ws section");
     assert_eq!(w.closes.get("1011"), Some(&16), "{w:?}");
 }
 
@@ -149,8 +157,8 @@ fn a_wrong_reply_is_a_body_error() {
         expect_body: Some(b"other".to_vec()),
         ..base(&s, "/ws/echo")
     });
-    assert_eq!(r.errors.body, 100, "{:?}", r.errors);
-    assert_eq!(r.errors.total, 100);
+    assert_eq!(r.errors[ErrorClass::Body], 100, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), 100);
     assert_eq!(r.requests_written, 100);
 }
 
@@ -185,5 +193,10 @@ fn echoes_of_distinct_messages_are_checked_by_default() {
         ..base
     });
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!((r.requests, r.errors.body), (100, 900), "{:?}", r.errors);
+    assert_eq!(
+        (r.requests, r.errors[ErrorClass::Body]),
+        (100, 900),
+        "{:?}",
+        r.errors
+    );
 }

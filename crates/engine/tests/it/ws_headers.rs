@@ -4,6 +4,7 @@
 //! the subprotocol it chose, the number of Host fields); the load's expected body is that, so
 //! every message counts as answered only when the server saw the headers.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_testkit::Proc;
@@ -74,7 +75,7 @@ fn headers_go_on_the_upgrade_and_the_server_sees_them() {
     for (headers, seen) in cases {
         let r = load(port, headers, &seen);
         assert_eq!(
-            (r.requests, r.errors.total),
+            (r.requests, r.errors.total()),
             (50, 0),
             "{headers:?}: {:?} {:?}",
             r.errors,
@@ -88,5 +89,5 @@ fn headers_go_on_the_upgrade_and_the_server_sees_them() {
         &[("X-Trace", "other")],
         &format!("127.0.0.1:{port}|-|abc 123|-|1"),
     );
-    assert_eq!(r.errors.body, 50, "{:?}", r.errors);
+    assert_eq!(r.errors[ErrorClass::Body], 50, "{:?}", r.errors);
 }

@@ -16,6 +16,7 @@
 //! endless fragmented message was assembled up to the 16 MiB limit on every connection (4
 //! connections drove the client to 150-185 MiB); replies now stream, checked as they come.
 
+use barrage_engine::ErrorClass;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use std::sync::atomic::Ordering;
@@ -85,10 +86,9 @@ fn against_with(mode: Hostile, tweak: impl Fn(&mut Config)) -> (RunResult, usize
 fn only(mode: Hostile, r: &RunResult, class: &str, words: &str) {
     assert_eq!(r.requests, 0, "{mode:?}: nothing is a success");
     assert!(r.status.is_empty(), "{mode:?}: {:?}", r.status);
-    let counts = r.errors.classes();
-    let (_, n) = counts.iter().find(|(c, _)| *c == class).unwrap();
-    assert!(*n > 0, "{mode:?}: {:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.errors.total, *n, "{mode:?}: {:?}", r.errors);
+    let n = r.errors[ErrorClass::named(class).expect("a class")];
+    assert!(n > 0, "{mode:?}: {:?} {:?}", r.errors, r.error_examples);
+    assert_eq!(r.errors.total(), n, "{mode:?}: {:?}", r.errors);
     assert!(
         r.error_examples[class].contains(words),
         "{mode:?}: {:?}",
@@ -113,7 +113,7 @@ fn a_wrong_accept_key_is_a_connect_error_with_a_backoff() {
     assert_eq!(r.requests_written, 0);
     // Each attempt fails at once and the next waits a growing backoff (5 ms doubling to 1 s):
     // a handful per connection in 1.5 s, not thousands.
-    assert!(r.errors.connect < 60, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] < 60, "{:?}", r.errors);
 }
 
 /// A run bounded by a message count alone cannot use up its count against a server that never
@@ -196,8 +196,18 @@ fn invalid_utf8_in_a_text_frame_is_a_protocol_error_and_the_client_says_1007() {
 fn a_close_after_three_messages_fails_the_fourth_as_a_reset_and_the_reply_is_sent() {
     let mode = Hostile::CloseAfter3;
     let (r, _, closes) = against(mode);
-    assert!(r.errors.reset > 0, "{:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.errors.total, r.errors.reset, "{:?}", r.errors);
+    assert!(
+        r.errors[ErrorClass::Reset] > 0,
+        "{:?} {:?}",
+        r.errors,
+        r.error_examples
+    );
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Reset],
+        "{:?}",
+        r.errors
+    );
     assert!(
         r.error_examples["reset"].contains("1011"),
         "{:?}",
@@ -207,21 +217,25 @@ fn a_close_after_three_messages_fails_the_fourth_as_a_reset_and_the_reply_is_sen
     // Three echoes per connection before each close (the last connection may be cut by the
     // end of the run).
     assert!(
-        r.requests >= 3 * r.errors.reset,
+        r.requests >= 3 * r.errors[ErrorClass::Reset],
         "{} {:?}",
         r.requests,
         r.errors
     );
-    let w = r.ws.as_ref().expect("a ws section");
-    assert_eq!(w.closes.get("1011"), Some(&r.errors.reset), "{w:?}");
+    let w = barrage_model::load::Ws::of(&r.protocol).expect("a ws section");
+    assert_eq!(
+        w.closes.get("1011"),
+        Some(&r.errors[ErrorClass::Reset]),
+        "{w:?}"
+    );
     // Every server close got the client's Close back, with the same code (RFC 6455 §5.5.1),
     // written before the client closed the socket. A close of the measured window's very end
     // may be cut by the run's stop, hence "at least all but two".
     assert!(closes.iter().all(|&c| c == 1011), "{closes:?}");
     assert!(
-        closes.len() as u64 + 2 >= r.errors.reset,
+        closes.len() as u64 + 2 >= r.errors[ErrorClass::Reset],
         "{} client closes for {} server closes",
         closes.len(),
-        r.errors.reset
+        r.errors[ErrorClass::Reset]
     );
 }

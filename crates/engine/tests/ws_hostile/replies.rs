@@ -8,6 +8,7 @@
 
 use super::peer::{Hostile, BIG_REPLY};
 use super::{against_with, only};
+use barrage_engine::ErrorClass;
 use std::time::Duration;
 
 #[test]
@@ -17,12 +18,17 @@ fn two_replies_to_one_message_are_unasked_once_per_connection() {
     // The first reply answers the message; the second answers nothing and ends the connection.
     assert!(r.requests > 0, "{:?}", r.errors);
     assert!(
-        r.errors.unasked > 0,
+        r.errors[ErrorClass::Unasked] > 0,
         "{:?} {:?}",
         r.errors,
         r.error_examples
     );
-    assert_eq!(r.errors.total, r.errors.unasked, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Unasked],
+        "{:?}",
+        r.errors
+    );
     assert!(
         r.error_examples["unasked"].contains("none in flight"),
         "{:?}",
@@ -31,9 +37,10 @@ fn two_replies_to_one_message_are_unasked_once_per_connection() {
     // One per connection: each connection but those the run's end cut (2 at most) saw its
     // second reply, and none saw two.
     assert!(
-        r.errors.unasked <= r.connects && r.errors.unasked + 2 >= r.connects,
+        r.errors[ErrorClass::Unasked] <= r.connects
+            && r.errors[ErrorClass::Unasked] + 2 >= r.connects,
         "{} unasked over {} connects",
-        r.errors.unasked,
+        r.errors[ErrorClass::Unasked],
         r.connects
     );
     // Unasked replies answer no message: every message written is answered or in flight.
@@ -49,7 +56,7 @@ fn a_close_right_after_the_upgrade_is_a_failed_connection() {
     only(mode, &r, "connect", "before any message");
     assert_eq!(r.requests_written, 0);
     // Each attempt fails at once and the next waits a growing backoff.
-    assert!(r.errors.connect < 60, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Connect] < 60, "{:?}", r.errors);
     // The client answered each Close with its own, the same code.
     assert!(
         !closes.is_empty() && closes.iter().all(|&c| c == 1000),
@@ -64,15 +71,18 @@ fn the_end_of_the_stream_right_after_the_upgrade_is_counted() {
     let mode = Hostile::DropAfterUpgrade;
     let (r, _, _) = against_with(mode, |c| c.expect_body = None);
     assert_eq!(r.requests, 0);
-    assert!(r.errors.total > 0, "{:?}", r.errors);
+    assert!(r.errors.total() > 0, "{:?}", r.errors);
     assert_eq!(
-        r.errors.total,
-        r.errors.connect + r.errors.reset,
+        r.errors.total(),
+        r.errors[ErrorClass::Connect] + r.errors[ErrorClass::Reset],
         "{:?}",
         r.errors
     );
-    assert_eq!(r.errors.reset, r.requests_written - r.in_flight);
-    if r.errors.connect > 0 {
+    assert_eq!(
+        r.errors[ErrorClass::Reset],
+        r.requests_written - r.in_flight
+    );
+    if r.errors[ErrorClass::Connect] > 0 {
         assert!(
             r.error_examples["connect"].contains("before any message"),
             "{:?}",
@@ -86,8 +96,13 @@ fn a_wrong_echo_is_a_body_error_by_default_and_a_reply_with_no_echo_check() {
     let mode = Hostile::WrongEcho;
     let (r, _, _) = against_with(mode, |c| c.expect_body = None);
     assert_eq!(r.requests, 0, "no wrong echo is a success");
-    assert!(r.errors.body > 0, "{:?}", r.errors);
-    assert_eq!(r.errors.total, r.errors.body, "{:?}", r.errors);
+    assert!(r.errors[ErrorClass::Body] > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Body],
+        "{:?}",
+        r.errors
+    );
     // Without the echo check, any reply answers its message.
     let (r, _, _) = against_with(mode, |c| {
         c.expect_body = None;
@@ -98,7 +113,7 @@ fn a_wrong_echo_is_a_body_error_by_default_and_a_reply_with_no_echo_check() {
         };
     });
     assert!(r.requests > 0);
-    assert_eq!(r.errors.total, 0, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.errors);
 }
 
 /// Replies of 24 MiB (4 KiB fragments), past the 16 MiB every reply was once held to, under a
@@ -120,7 +135,7 @@ fn replies_longer_than_16_mib_stream_through_in_constant_memory() {
         c.timeout = Duration::from_secs(8);
     });
     assert_eq!(r.requests, 4, "{:?} {:?}", r.errors, r.error_examples);
-    assert_eq!(r.errors.total, 0, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.errors);
     assert!(r.bytes_read >= 4 * BIG_REPLY as u64, "{}", r.bytes_read);
     assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
     // Under the default limit the same reply is too large: its connection is closed.

@@ -279,7 +279,7 @@ impl ServerPart {
             ));
             self.measured += tm.measure_end.saturating_duration_since(tm.measure_start);
             self.requests += rr.requests;
-            self.errors += rr.errors.total;
+            self.errors += rr.errors.total();
             if rr.rate.as_ref().is_some_and(|r| r.generator_bottleneck) {
                 self.generator_late = true;
                 gen.reasons.push(format!(

@@ -74,8 +74,7 @@ fn load(rps: f64, p50: u64, errors: u64) -> LoadDoc {
         },
         ..LoadDoc::default()
     };
-    d.errors.timeout = errors;
-    d.errors.total = errors;
+    d.errors.count(crate::load::ErrorClass::Timeout, errors);
     d
 }
 

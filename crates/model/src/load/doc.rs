@@ -12,6 +12,13 @@ use std::collections::BTreeMap;
 
 use super::Stage;
 
+mod errors;
+mod figures;
+
+pub use errors::{ErrorClass, Errors};
+// Every section, so a new one is named in `figures` only.
+pub use figures::*;
+
 /// Schema name and version of the document.
 pub const SCHEMA: &str = "barrage.load/2";
 /// The versions readers take: this one, and the one before intervals.
@@ -56,15 +63,14 @@ pub struct LoadDoc {
     pub cancelled: bool,
     /// The load as configured (the engine's `Config`).
     pub config: serde_json::Value,
-    /// HTTP/2 runs only: what h2load reports that HTTP/1.1 lacks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http2: Option<Http2>,
-    /// WebSocket runs only: the upgrades and the server's closes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ws: Option<Ws>,
-    /// HTTP/3 runs only: QUIC's handshakes, datagrams and losses, and HTTP/3's streams.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http3: Option<Http3>,
+    /// HTTP/2, WebSocket and HTTP/3 runs: the protocol's own figures, as the section named for
+    /// it (`http2`, `ws`, `http3`; HTTP/1.1 has none).
+    #[serde(
+        flatten,
+        deserialize_with = "figures::read",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub protocol: Option<ProtocolFigures>,
     /// `--targets` runs only: each target's figures, in the file's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetFigures>,
@@ -116,123 +122,6 @@ pub struct TargetFigures {
     /// `latency_us`'s histogram (HdrHistogram V2 compressed, base64; 2 significant figures,
     /// so a thousand targets stay small), so targets and runs merge exactly.
     pub hdr: Option<String>,
-}
-
-/// What a WebSocket run saw of the protocol (its requests are messages).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Ws {
-    /// Opening handshakes completed in the measured window.
-    pub handshakes: u64,
-    /// Their mean time, from the connect's start to the 101 (so the TCP connect is in it).
-    pub handshake_mean_us: f64,
-    /// Closes the server sent, by code ("0": a close without one).
-    pub closes: BTreeMap<String, u64>,
-}
-
-/// What an HTTP/3 run saw of QUIC and HTTP/3 (connection-level figures cover the measured
-/// window: counted from its start, or from a connection's start within it).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Http3 {
-    /// `-m`: streams wanted per connection (the server's limit may cap it).
-    pub streams_asked: usize,
-    /// Connections started, and those whose QUIC handshake completed.
-    pub connections: u64,
-    pub handshakes: u64,
-    /// The handshakes' mean time, from the first datagram to the handshake's end.
-    pub handshake_mean_us: f64,
-    /// Request streams opened.
-    pub streams: u64,
-    pub datagrams_sent: u64,
-    pub datagrams_received: u64,
-    /// Datagrams both ways per request written.
-    pub datagrams_per_request: f64,
-    pub packets_sent: u64,
-    /// Packets QUIC declared lost (and sent again as new ones), their bytes, and the
-    /// congestion events they caused.
-    pub packets_lost: u64,
-    pub bytes_lost: u64,
-    pub congestion_events: u64,
-    /// Connections the server ended with GOAWAY, and requests it did not process (sent again).
-    pub goaways: u64,
-    pub retried: u64,
-    /// Entries the servers' QPACK encoders put in this side's dynamic tables.
-    pub qpack_inserts: u64,
-}
-
-/// What an HTTP/2 run saw of the protocol.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Http2 {
-    /// `h2` (TLS, chosen by ALPN) or `h2c` (cleartext, prior knowledge).
-    pub protocol: String,
-    /// Concurrent streams per connection asked for (`-m`).
-    pub streams_asked: u32,
-    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced, when any did.
-    pub server_stream_limit: Option<u32>,
-    /// Connections on which that limit was below `streams_asked`.
-    pub capped_connections: u64,
-    /// Streams opened and the connections they were opened on.
-    pub streams: u64,
-    pub connections: u64,
-    /// Response header bytes as received (HPACK-coded frame payloads) and decoded (names +
-    /// values + 32 per field, as h2load counts them); `hpack_saving` = 1 - received/decoded.
-    pub header_bytes_received: u64,
-    pub header_bytes_decoded: u64,
-    #[serde(deserialize_with = "lenient")]
-    pub hpack_saving: f64,
-    /// RST_STREAMs received, by error code name (`REFUSED_STREAM`, `CANCEL`, ...).
-    pub rst_stream: BTreeMap<String, u64>,
-    /// GOAWAYs received, and the requests sent again because the server did not process them
-    /// (above a GOAWAY's last stream id, or refused with REFUSED_STREAM; not errors).
-    pub goaways: u64,
-    pub retried: u64,
-}
-
-/// Errors by class; `total` includes connect and unasked errors, which belong to no request.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Errors {
-    pub connect: u64,
-    pub timeout: u64,
-    pub reset: u64,
-    pub parse: u64,
-    pub status: u64,
-    pub body: u64,
-    /// HTTP/2: streams the server reset, and protocol errors (a stream's or a connection's).
-    pub rst_stream: u64,
-    pub protocol: u64,
-    /// HTTP/2: response header lists past the size the client announced.
-    pub header_too_large: u64,
-    /// WebSocket: replies longer than the load's limit (`ws_max_message`).
-    pub message_too_large: u64,
-    /// Messages (WebSocket) or responses (HTTP/1.1) the server sent with none in flight: each
-    /// answers no request, so it is counted once, by itself, like a failed connect.
-    pub unasked: u64,
-    pub total: u64,
-}
-
-impl Errors {
-    /// The number of classes.
-    pub const CLASSES: usize = 11;
-
-    /// Every class with its count, in the engine's order: the one list readers go through.
-    pub fn classes(&self) -> [(&'static str, u64); Self::CLASSES] {
-        [
-            ("connect", self.connect),
-            ("timeout", self.timeout),
-            ("reset", self.reset),
-            ("parse", self.parse),
-            ("status", self.status),
-            ("body", self.body),
-            ("rst_stream", self.rst_stream),
-            ("protocol", self.protocol),
-            ("header_too_large", self.header_too_large),
-            ("message_too_large", self.message_too_large),
-            ("unasked", self.unasked),
-        ]
-    }
 }
 
 /// Latency summary in microseconds.
@@ -309,13 +198,6 @@ pub struct Second {
     /// Length of this record in seconds (the last may be partial); 0 is read as 1.
     #[serde(deserialize_with = "lenient")]
     pub span_s: f64,
-}
-
-impl Errors {
-    /// Errors that ended a written request (all but connect and unasked errors).
-    pub fn of_requests(&self) -> u64 {
-        self.total - self.connect - self.unasked
-    }
 }
 
 impl Latency {

@@ -96,7 +96,7 @@ impl Intervals {
         let error_pct = boot(&errors, &attempts);
         let l = &d.latency_us;
         let n = l.count;
-        if n == 0 && d.errors.total == 0 {
+        if n == 0 && d.errors.total() == 0 {
             return None;
         }
         let qs: Vec<f64> = judged().filter_map(|m| m.merged_quantile).collect();
@@ -134,8 +134,8 @@ impl Intervals {
                 let mut b = scaled(error_pct, value);
                 // No error in N attempts bounds the rate by 1 − (α/2)^(1/N) (the exact
                 // binomial bound), not by 0: the seconds alone would say [0, 0].
-                let outcomes = d.requests + d.errors.total;
-                if d.errors.total == 0 && outcomes > 0 && b.hi.is_some() {
+                let outcomes = d.requests + d.errors.total();
+                if d.errors.total() == 0 && outcomes > 0 && b.hi.is_some() {
                     let tail = (1.0 - LEVEL) / 2.0;
                     let exact = 100.0 * (1.0 - tail.powf(1.0 / outcomes as f64));
                     b.hi = b.hi.map(|h| h.max(exact));

@@ -2,7 +2,7 @@
 //! the same shard twice, missing shards and far-apart starts are refused or noted.
 
 use super::*;
-use crate::load::{Phase, Shard};
+use crate::load::{ErrorClass, Errors, Http2, Http3, Phase, ProtocolFigures, Shard, Ws};
 use hdrhistogram::Histogram;
 
 fn hist(values: &[u64]) -> Histogram<u64> {
@@ -30,10 +30,10 @@ fn shard(i: u32, n: u32, values: &[u64], started: f64) -> (String, LoadDoc) {
         requests: values.len() as u64,
         requests_written: values.len() as u64 + 1,
         in_flight: 1,
-        errors: Errors {
-            timeout: u64::from(i),
-            total: u64::from(i),
-            ..Errors::default()
+        errors: {
+            let mut e = Errors::default();
+            e.count(ErrorClass::Timeout, u64::from(i));
+            e
         },
         duration_s: 2.0,
         status: [("200".to_string(), values.len() as u64)].into(),
@@ -77,7 +77,7 @@ fn shards_add_up_exactly() {
     assert_eq!(m.latency_us, Latency::of(&one));
     assert_eq!(m.requests, 850);
     assert_eq!((m.requests_written, m.in_flight), (853, 3));
-    assert_eq!((m.errors.timeout, m.errors.total), (6, 6));
+    assert_eq!((m.errors[ErrorClass::Timeout], m.errors.total()), (6, 6));
     assert_eq!(m.status["200"], 850);
     assert!((m.rps - 425.0).abs() < 1e-9);
     assert_eq!((m.connect_us.count, m.connect_us.min), (3, 100));
@@ -145,9 +145,111 @@ fn missing_shards_and_far_starts_are_noted() {
     );
 }
 
+/// HTTP/3's figures as a run of these handshakes (µs) and datagrams over `written` requests
+/// counts them: sums, then what derives from them.
+fn h3_run(handshakes: &[u64], sent: u64, written: u64) -> ProtocolFigures {
+    let mut f = ProtocolFigures::Http3(Http3 {
+        streams_asked: 8,
+        connections: handshakes.len() as u64,
+        handshakes: handshakes.len() as u64,
+        handshake_total_us: Some(handshakes.iter().sum()),
+        streams: 10,
+        datagrams_sent: sent,
+        datagrams_received: sent * 2,
+        packets_lost: 1,
+        qpack_inserts: 3,
+        ..Http3::default()
+    });
+    f.settle(written);
+    f
+}
+
+/// Two shards' protocol figures merged are the figures one run of both shards' events would
+/// have: the sums add, and the means and ratios are derived from them, never averaged.
 #[test]
-fn http3_figures_add_up_and_their_means_are_weighted() {
-    let h3 = |handshakes: u64, mean: f64, sent: u64| crate::load::Http3 {
+fn protocol_figures_merge_exactly_to_one_runs() {
+    let (mut a, mut b) = (shard(1, 2, &[10, 20], 100.0), shard(2, 2, &[30], 100.1));
+    // HTTP/3: handshakes of 101, 250 and 333 µs; 270 datagrams over 5 requests written (3 + 2).
+    a.1.protocol = Some(h3_run(&[101, 250], 30, 3));
+    b.1.protocol = Some(h3_run(&[333], 60, 2));
+    let m = merge(&[a.clone(), b.clone()], 1.0).unwrap();
+    let mut one = h3_run(&[101, 250, 333], 90, 5);
+    let ProtocolFigures::Http3(h) = &mut one else {
+        unreachable!()
+    };
+    (h.streams, h.packets_lost, h.qpack_inserts) = (20, 2, 6);
+    assert_eq!(m.protocol, Some(one.clone()));
+    let ProtocolFigures::Http3(h) = &one else {
+        unreachable!()
+    };
+    assert_eq!(h.handshake_total_us, Some(684));
+    assert_eq!(h.handshake_mean_us, 228.0);
+    assert_eq!(h.datagrams_per_request, 54.0);
+
+    // WebSocket: handshakes of 7 and 1000 µs, then 10 µs; closes by code add.
+    let ws = |total: u64, n: u64, closes: &[(&str, u64)]| {
+        let mut f = ProtocolFigures::Ws(Ws {
+            handshakes: n,
+            handshake_total_us: Some(total),
+            closes: closes.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ..Ws::default()
+        });
+        f.settle(0);
+        f
+    };
+    a.1.protocol = Some(ws(1007, 2, &[("1000", 1)]));
+    b.1.protocol = Some(ws(10, 1, &[("1000", 2), ("1011", 1)]));
+    let m = merge(&[a.clone(), b.clone()], 1.0).unwrap();
+    let one = ws(1017, 3, &[("1000", 3), ("1011", 1)]);
+    assert_eq!(m.protocol, Some(one));
+    let Some(ProtocolFigures::Ws(w)) = &m.protocol else {
+        unreachable!()
+    };
+    assert_eq!(w.handshake_mean_us, 339.0);
+
+    // HTTP/2: header bytes add, and HPACK's saving is theirs; the lowest stream limit holds.
+    let h2 = |recv: u64, dec: u64, limit: u32| {
+        let mut f = ProtocolFigures::Http2(Http2 {
+            protocol: "h2c".into(),
+            streams_asked: 100,
+            server_stream_limit: Some(limit),
+            streams: 40,
+            connections: 2,
+            header_bytes_received: recv,
+            header_bytes_decoded: dec,
+            rst_stream: [("CANCEL".to_string(), 1)].into(),
+            ..Http2::default()
+        });
+        f.settle(0);
+        f
+    };
+    a.1.protocol = Some(h2(100, 1000, 128));
+    b.1.protocol = Some(h2(300, 1000, 64));
+    let m = merge(&[a.clone(), b.clone()], 1.0).unwrap();
+    let mut one = h2(400, 2000, 64);
+    let ProtocolFigures::Http2(h) = &mut one else {
+        unreachable!()
+    };
+    (h.streams, h.connections) = (80, 4);
+    h.rst_stream.insert("CANCEL".into(), 2);
+    assert_eq!(m.protocol, Some(one));
+    let Some(ProtocolFigures::Http2(h)) = &m.protocol else {
+        unreachable!()
+    };
+    assert_eq!(h.hpack_saving, 0.8);
+
+    // A shard without the section, or with another protocol's: none in the merge.
+    b.1.protocol = None;
+    assert_eq!(merge(&[a.clone(), b.clone()], 1.0).unwrap().protocol, None);
+    b.1.protocol = Some(ws(10, 1, &[]));
+    assert_eq!(merge(&[a, b], 1.0).unwrap().protocol, None);
+}
+
+/// Documents written before the sums were stored still merge: each mean weighted by its count,
+/// as before, and the merge claims no sum it does not have.
+#[test]
+fn protocol_figures_without_sums_merge_their_means_weighted() {
+    let h3 = |handshakes: u64, mean: f64, sent: u64| Http3 {
         streams_asked: 8,
         connections: handshakes,
         handshakes,
@@ -155,25 +257,19 @@ fn http3_figures_add_up_and_their_means_are_weighted() {
         streams: 10,
         datagrams_sent: sent,
         datagrams_received: sent * 2,
-        packets_lost: 1,
-        qpack_inserts: 3,
-        ..crate::load::Http3::default()
+        ..Http3::default()
     };
     let (mut a, mut b) = (shard(1, 2, &[10, 20], 100.0), shard(2, 2, &[30], 100.1));
-    a.1.http3 = Some(h3(1, 100.0, 30));
-    b.1.http3 = Some(h3(3, 500.0, 60));
-    let m = merge(&[a.clone(), b.clone()], 1.0).unwrap();
-    let h = m.http3.expect("both shards have one");
-    assert_eq!(
-        (h.handshakes, h.streams, h.packets_lost, h.qpack_inserts),
-        (4, 20, 2, 6)
-    );
+    a.1.protocol = Some(ProtocolFigures::Http3(h3(1, 100.0, 30)));
+    b.1.protocol = Some(ProtocolFigures::Http3(h3(3, 500.0, 60)));
+    let m = merge(&[a, b], 1.0).unwrap();
+    let Some(ProtocolFigures::Http3(h)) = m.protocol else {
+        panic!("both shards have one")
+    };
+    assert_eq!((h.handshakes, h.streams), (4, 20));
     assert_eq!(h.handshake_mean_us, 400.0);
-    // 270 datagrams over the 5 requests written (3 + 2).
+    assert_eq!(h.handshake_total_us, None);
     assert_eq!(h.datagrams_per_request, 54.0);
-    // A shard without the section: none in the merge.
-    b.1.http3 = None;
-    assert_eq!(merge(&[a, b], 1.0).unwrap().http3, None);
 }
 
 /// A shard of 4 seconds whose second `s` answered `values` shifted by `s` (µs), each second

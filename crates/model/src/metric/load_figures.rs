@@ -51,7 +51,7 @@ pub const LOAD: &[Metric] = &[
 pub fn load_value(m: &Metric, d: &LoadDoc) -> Option<f64> {
     let l = &d.latency_us;
     let latency = |v: f64| (l.count > 0).then_some(v);
-    let outcomes = d.requests + d.errors.total;
+    let outcomes = d.requests + d.errors.total();
     let figures = [
         (&RPS, Some(d.rps)),
         (&LATENCY_MEAN, latency(l.mean)),
@@ -60,10 +60,10 @@ pub fn load_value(m: &Metric, d: &LoadDoc) -> Option<f64> {
         (&P99, latency(l.p99 as f64)),
         (&P999, latency(l.p999 as f64)),
         (&LATENCY_MAX, latency(l.max as f64)),
-        (&ERRORS, Some(d.errors.total as f64)),
+        (&ERRORS, Some(d.errors.total() as f64)),
         (
             &ERROR_PCT,
-            (outcomes > 0).then(|| 100.0 * d.errors.total as f64 / outcomes as f64),
+            (outcomes > 0).then(|| 100.0 * d.errors.total() as f64 / outcomes as f64),
         ),
     ];
     figures
@@ -85,9 +85,8 @@ mod tests {
             requests: 1497,
             ..LoadDoc::default()
         };
-        d.errors.timeout = 2;
-        d.errors.connect = 1;
-        d.errors.total = 3;
+        d.errors.count(crate::load::ErrorClass::Timeout, 2);
+        d.errors.count(crate::load::ErrorClass::Connect, 1);
         assert_eq!(load_value(&RPS, &d), Some(1500.5));
         assert_eq!(load_value(&ERRORS, &d), Some(3.0));
         assert_eq!(load_value(&ERROR_PCT, &d), Some(0.2));

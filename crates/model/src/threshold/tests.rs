@@ -56,10 +56,10 @@ fn doc() -> LoadDoc {
     }
     LoadDoc {
         requests: 990,
-        errors: Errors {
-            timeout: 10,
-            total: 10,
-            ..Errors::default()
+        errors: {
+            let mut e = Errors::default();
+            e.count(crate::load::ErrorClass::Timeout, 10);
+            e
         },
         rps: 4950.0,
         latency_us: Latency::of(&h),

@@ -26,8 +26,8 @@ fn load(rps: f64, p50: u64, errors: u64) -> LoadDoc {
         },
         ..LoadDoc::default()
     };
-    d.errors.timeout = errors;
-    d.errors.total = errors;
+    d.errors
+        .count(barrage_model::load::ErrorClass::Timeout, errors);
     d
 }
 

@@ -5,7 +5,6 @@
 
 use super::{cells_order, point_label, trials_of};
 use crate::page::Counts;
-use barrage_model::load::Errors;
 use barrage_model::study::Results;
 
 /// One row per phase of every trial, in the summary table's order (point, contender, trial).
@@ -27,8 +26,8 @@ pub fn rows(doc: &Results) -> Vec<Counts> {
                     },
                     responses: l.requests,
                     written: l.requests_written,
-                    errors: l.errors.total,
-                    breakdown: breakdown(&l.errors),
+                    errors: l.errors.total(),
+                    breakdown: l.errors.breakdown(),
                     mean_latency_ms: l.latency_us.mean / 1000.0,
                     ok: t.ok,
                 });
@@ -36,31 +35,4 @@ pub fn rows(doc: &Results) -> Vec<Counts> {
         }
     }
     out
-}
-
-/// "timeout 12, reset 3": the error classes that occurred, in the engine's order.
-pub fn breakdown(e: &Errors) -> String {
-    e.classes()
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| format!("{k} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn breakdown_lists_only_the_classes_that_occurred() {
-        let e = Errors {
-            timeout: 12,
-            reset: 3,
-            total: 15,
-            ..Errors::default()
-        };
-        assert_eq!(breakdown(&e), "timeout 12, reset 3");
-        assert_eq!(breakdown(&Errors::default()), "");
-    }
 }

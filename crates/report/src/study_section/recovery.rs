@@ -14,7 +14,6 @@
 use super::{cells_order, trials_of};
 use crate::load_section::plottable;
 use crate::page::Recovery;
-use crate::study_section::counts::breakdown;
 use barrage_model::load::{LoadDoc, Second};
 use barrage_model::study::Results;
 
@@ -36,8 +35,8 @@ pub fn rows(doc: &Results) -> Vec<Recovery> {
                     phase: ph.name.clone(),
                     target_rps: target,
                     achieved_rps: l.rate.as_ref().map_or(l.rps, |r| r.achieved_rps),
-                    errors: l.errors.total,
-                    breakdown: breakdown(&l.errors),
+                    errors: l.errors.total(),
+                    breakdown: l.errors.breakdown(),
                     p99_ms: l.latency_us.p99 as f64 / 1000.0,
                     max_ms: l.latency_us.max as f64 / 1000.0,
                     recovered_after_s: if i == 0 {

@@ -12,4 +12,5 @@ mod golden;
 mod load_family;
 mod machine;
 mod plotted_values;
+mod protocol_figures;
 mod pss;

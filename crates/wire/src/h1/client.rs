@@ -5,7 +5,7 @@
 
 use super::encoded::Encoded;
 use super::parser::{Done, Parser};
-use crate::client::{Class, ClientSession, ConnError, Counts, End, Fed, Tag, Transmit};
+use crate::client::{ClientSession, ConnError, Counts, End, ErrorClass, Fed, Tag, Transmit};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -150,9 +150,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             }
             ControlFlow::Continue(inflight.front().is_some_and(|e| e.1))
         });
-        let used = res.map_err(|e| ConnError::new(Class::Parse, e.to_string()))?;
+        let used = res.map_err(|e| ConnError::new(ErrorClass::Parse, e.to_string()))?;
         if unexpected {
-            return Err(ConnError::new(Class::Unasked, "response without a request"));
+            return Err(ConnError::new(
+                ErrorClass::Unasked,
+                "response without a request",
+            ));
         }
         Ok(Fed { used, close })
     }
@@ -169,14 +172,17 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                     });
                     Ok(())
                 }
-                None => Err(ConnError::new(Class::Unasked, "response without a request")),
+                None => Err(ConnError::new(
+                    ErrorClass::Unasked,
+                    "response without a request",
+                )),
             },
             Ok(None) if self.inflight.is_empty() && self.served > 0 => Ok(()),
             Ok(None) => Err(ConnError::new(
-                Class::Reset,
+                ErrorClass::Reset,
                 "connection closed by the peer",
             )),
-            Err(e) => Err(ConnError::new(Class::Reset, e.to_string())),
+            Err(e) => Err(ConnError::new(ErrorClass::Reset, e.to_string())),
         }
     }
 
@@ -185,9 +191,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         match self.inflight.front() {
             // A request cannot be cancelled alone: the timed-out one is a timeout, and those
             // queued behind it on the connection are lost with it (the caller counts them so).
-            Some((tag, _)) if now.saturating_duration_since(tag.sent()) > timeout => Err(
-                ConnError::new(Class::Timeout, format!("no response within {timeout:?}")),
-            ),
+            Some((tag, _)) if now.saturating_duration_since(tag.sent()) > timeout => {
+                Err(ConnError::new(
+                    ErrorClass::Timeout,
+                    format!("no response within {timeout:?}"),
+                ))
+            }
             _ => Ok(()),
         }
     }

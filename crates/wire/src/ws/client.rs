@@ -9,26 +9,28 @@
 //! fails the connection) is left in the output as its last word ([`Transmit::last_word`]), for
 //! the caller to write before it closes the socket. A handshake that fails (no 101 within the
 //! timeout, a wrong `Sec-WebSocket-Accept`, the connection closed before it) is a failed
-//! connection, [`Class::Connect`]: no message was in flight to count it; so is a connection
-//! that ends (a Close, the end of the stream, a broken frame) before it carried any message.
-//! A message from the server with none in flight (two replies to one message) is
-//! [`Class::Unasked`]: it answers no message, and ends the connection, whose pairing of replies
-//! is lost. A server that pings faster than it reads gets no pongs past `PONG_BACKLOG` of
-//! unwritten output.
+//! connection, [`ErrorClass::Connect`]: no message was in flight to count it; so is a
+//! connection that ends (a Close, the end of the stream, a broken frame) before it carried any
+//! message. A message from the server with none in flight (two replies to one message) is
+//! [`ErrorClass::Unasked`]: it answers no message, and ends the connection, whose pairing of
+//! replies is lost. A server that pings faster than it reads gets no pongs past `PONG_BACKLOG`
+//! of unwritten output.
 //!
 //! Replies are checked as they stream ([`Session::streaming`]): each piece is compared with the
 //! bytes the reply must equal (its own message, an echo, unless [`Setup::echo`] is off; or
 //! [`Setup::expect_body`]) and forgotten, so a connection holds no reply whatever its size, and
-//! a reply past [`Limits::max_message`] ends the connection as [`Class::MessageTooLarge`].
+//! a reply past [`Limits::max_message`] ends the connection as
+//! [`ErrorClass::MessageTooLarge`].
 //!
 //! Nothing is allocated per message: the output buffer, the queue of open messages and the copy
 //! of each read keep their capacity. The copy is there because the codec unmasks in place and
 //! the session interface lends its input read-only; a server's frames are never masked, so it
 //! only costs the memcpy of what was read.
 
-use crate::client::{Class, ClientSession, ConnError, End, Fed, Tag, Transmit, MAX_CARRY};
+use crate::client::{ClientSession, ConnError, End, ErrorClass, Fed, Tag, Transmit, MAX_CARRY};
 use crate::ws::handshake::{self, Key};
 use crate::ws::{Event, Limits, Session, WsError};
+use barrage_model::rng::SplitMix64;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -91,9 +93,9 @@ impl Setup {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Opening handshakes completed, and their time in total (from the connect's start to the
-    /// 101, so the TCP connect is in it).
+    /// 101, so the TCP connect is in it), each in whole µs as the document adds them.
     pub handshakes: u64,
-    pub handshake_ns: u64,
+    pub handshake_us: u64,
     /// Closes from the server, by code (0: a close without one), in the order first seen.
     pub closes: Vec<(u16, u64)>,
 }
@@ -101,9 +103,24 @@ pub struct Counts {
 impl Counts {
     pub fn add(&mut self, o: &Counts) {
         self.handshakes += o.handshakes;
-        self.handshake_ns += o.handshake_ns;
+        self.handshake_us += o.handshake_us;
         for &(code, n) in &o.closes {
             self.close(code, n);
+        }
+    }
+
+    /// The load document's `ws` section of these counts (sums; the caller settles what derives
+    /// from them).
+    pub fn figures(&self) -> barrage_model::load::Ws {
+        barrage_model::load::Ws {
+            handshakes: self.handshakes,
+            handshake_mean_us: 0.0,
+            handshake_total_us: Some(self.handshake_us),
+            closes: self
+                .closes
+                .iter()
+                .map(|(c, n)| (c.to_string(), *n))
+                .collect(),
         }
     }
 
@@ -217,17 +234,17 @@ impl<'r, T> Conn<'r, T> {
                     // valid first piece (unasked) before the fault; the class must not depend
                     // on how reads cut the bytes.
                     if inflight.is_empty() && e == WsError::InvalidUtf8 {
-                        return Err(ConnError::new(Class::Unasked, UNASKED));
+                        return Err(ConnError::new(ErrorClass::Unasked, UNASKED));
                     }
                     let busy = match e {
                         WsError::FrameTooLarge { .. } | WsError::MessageTooLarge { .. } => {
-                            Class::MessageTooLarge
+                            ErrorClass::MessageTooLarge
                         }
-                        _ => Class::Protocol,
+                        _ => ErrorClass::Protocol,
                     };
                     // Bytes with nothing in flight answer nothing: unasked.
                     let class = end_class(!inflight.is_empty(), *answered, busy, None)
-                        .unwrap_or(Class::Unasked);
+                        .unwrap_or(ErrorClass::Unasked);
                     return Err(ConnError::new(class, e.to_string()));
                 }
             };
@@ -236,7 +253,7 @@ impl<'r, T> Conn<'r, T> {
                 None => return Ok(pos),
                 Some(Event::Part { data, fin, .. }) => {
                     let Some(&(tag, req)) = inflight.front() else {
-                        return Err(ConnError::new(Class::Unasked, UNASKED));
+                        return Err(ConnError::new(ErrorClass::Unasked, UNASKED));
                     };
                     let want = setup.want(req);
                     reply.piece(want, data);
@@ -265,12 +282,12 @@ impl<'r, T> Conn<'r, T> {
                     let code = code.unwrap_or(0);
                     counts.close(code, 1);
                     let busy = match code {
-                        1002 | 1003 | 1007 | 1009 => Class::Protocol,
-                        _ => Class::Reset,
+                        1002 | 1003 | 1007 | 1009 => ErrorClass::Protocol,
+                        _ => ErrorClass::Reset,
                     };
                     let class = end_class(!inflight.is_empty(), *answered, busy, None)
-                        .unwrap_or(Class::Reset);
-                    let when = if class == Class::Connect {
+                        .unwrap_or(ErrorClass::Reset);
+                    let when = if class == ErrorClass::Connect {
                         " before any message"
                     } else {
                         ""
@@ -285,17 +302,22 @@ impl<'r, T> Conn<'r, T> {
     }
 }
 
-/// Why a message from the server is [`Class::Unasked`].
+/// Why a message from the server is [`ErrorClass::Unasked`].
 const UNASKED: &str = "a message from the server with none in flight (a reply to no message)";
 
 /// The class of an end of the connection (`busy` while messages are in flight, which it fails).
 /// With none in flight nothing else would count it: before the connection carried any message
 /// it is a failed connection; after, `idle` (None: no error, as a server may close an idle
 /// connection).
-fn end_class(inflight: bool, answered: bool, busy: Class, idle: Option<Class>) -> Option<Class> {
+fn end_class(
+    inflight: bool,
+    answered: bool,
+    busy: ErrorClass,
+    idle: Option<ErrorClass>,
+) -> Option<ErrorClass> {
     match (inflight, answered) {
         (true, _) => Some(busy),
-        (false, false) => Some(Class::Connect),
+        (false, false) => Some(ErrorClass::Connect),
         (false, true) => idle,
     }
 }
@@ -312,16 +334,14 @@ fn random(seed: &AtomicU64) -> ([u8; 16], u64) {
 }
 
 /// The next nonce and masking seed from the caller's `seed`, advanced for the next connection:
-/// SplitMix64 over a counter, distinct and well-mixed words for every draw.
+/// SplitMix64 over a counter (three draws a connection), distinct and well-mixed words for
+/// every draw.
 fn drawn(seed: &AtomicU64) -> ([u8; 16], u64) {
-    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-    let at = seed.fetch_add(GAMMA.wrapping_mul(3), Ordering::Relaxed);
+    let at = seed.fetch_add(SplitMix64::GAMMA.wrapping_mul(3), Ordering::Relaxed);
+    let mut r = SplitMix64(at);
     let mut b = [0u8; 24];
-    for (k, chunk) in b.chunks_exact_mut(8).enumerate() {
-        let mut z = at.wrapping_add((k as u64 + 1).wrapping_mul(GAMMA));
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    for chunk in b.chunks_exact_mut(8) {
+        chunk.copy_from_slice(&r.next_u64().to_le_bytes());
     }
     split(&b)
 }
@@ -400,7 +420,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             match handshake::check_response(buf, &self.key, offered) {
                 Ok(None) if buf.len() >= MAX_CARRY => {
                     return Err(ConnError::new(
-                        Class::Connect,
+                        ErrorClass::Connect,
                         "WebSocket handshake: the upgrade response's head is too large",
                     ))
                 }
@@ -415,12 +435,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                     self.counts.handshakes += 1;
                     let since = self.since.unwrap_or(now);
                     let took = now.saturating_duration_since(since);
-                    self.counts.handshake_ns += took.as_nanos() as u64;
+                    self.counts.handshake_us += took.as_micros() as u64;
                     start = n;
                 }
                 Err(e) => {
                     return Err(ConnError::new(
-                        Class::Connect,
+                        ErrorClass::Connect,
                         format!("WebSocket handshake: {e}"),
                     ))
                 }
@@ -428,7 +448,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
         if self.state != State::Open {
             return Err(ConnError::new(
-                Class::Protocol,
+                ErrorClass::Protocol,
                 "data on a connection not started",
             ));
         }
@@ -439,16 +459,21 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
         if self.state == State::Upgrading {
             return Err(ConnError::new(
-                Class::Connect,
+                ErrorClass::Connect,
                 "WebSocket handshake: connection closed by the peer before the 101",
             ));
         }
         // A message begun with none in flight, cut here, answered nothing.
-        let cut = self.ws.in_message().then_some(Class::Unasked);
-        match end_class(!self.inflight.is_empty(), self.answered, Class::Reset, cut) {
+        let cut = self.ws.in_message().then_some(ErrorClass::Unasked);
+        match end_class(
+            !self.inflight.is_empty(),
+            self.answered,
+            ErrorClass::Reset,
+            cut,
+        ) {
             None => Ok(()),
-            Some(Class::Connect) => Err(ConnError::new(
-                Class::Connect,
+            Some(ErrorClass::Connect) => Err(ConnError::new(
+                ErrorClass::Connect,
                 "connection closed by the peer before any message",
             )),
             Some(class) => Err(ConnError::new(class, "connection closed by the peer")),
@@ -460,14 +485,14 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let since = self.since.unwrap_or(now);
         if self.state == State::Upgrading && now.saturating_duration_since(since) > timeout {
             return Err(ConnError::new(
-                Class::Connect,
+                ErrorClass::Connect,
                 format!("no WebSocket handshake within {timeout:?}"),
             ));
         }
         match self.inflight.front() {
             // A message cannot be cancelled alone: those behind it are lost with it.
             Some((tag, _)) if now.saturating_duration_since(tag.sent()) > timeout => Err(
-                ConnError::new(Class::Timeout, format!("no reply within {timeout:?}")),
+                ConnError::new(ErrorClass::Timeout, format!("no reply within {timeout:?}")),
             ),
             _ => Ok(()),
         }
@@ -489,7 +514,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     fn reset_counts(&mut self) {
         self.counts.handshakes = 0;
-        self.counts.handshake_ns = 0;
+        self.counts.handshake_us = 0;
         self.counts.closes.clear();
     }
 }

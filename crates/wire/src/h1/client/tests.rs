@@ -2,7 +2,7 @@
 //! responses matched in order whatever the split, HEADs, keep-alive, the connection's ends.
 
 use super::*;
-use crate::client::{Class, Order};
+use crate::client::{ErrorClass, Order};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,12 +199,12 @@ fn the_connection_ends_in_errors_by_class() {
     // A response nobody asked for: counted once, as it answers no request.
     let mut c = fresh();
     let (_, last) = feed_cut(&mut c, ok, &[]);
-    assert_eq!(last.unwrap_err().class, Class::Unasked);
+    assert_eq!(last.unwrap_err().class, ErrorClass::Unasked);
     // Garbage.
     let mut c = fresh();
     open(&mut c, &order, 1, at);
     let (_, last) = feed_cut(&mut c, b"nonsense\r\n\r\n", &[]);
-    assert_eq!(last.unwrap_err().class, Class::Parse);
+    assert_eq!(last.unwrap_err().class, ErrorClass::Parse);
     // The peer closes: cleanly after an answer, a close-delimited body ends there, a request
     // cut off or a head cut in the middle is a reset, and so is a close before any answer.
     let mut c = fresh();
@@ -226,14 +226,14 @@ fn the_connection_ends_in_errors_by_class() {
     );
     let mut c = fresh();
     open(&mut c, &order, 1, at);
-    assert_eq!(class(c.eof(&mut |_| {})), Some(Class::Reset));
+    assert_eq!(class(c.eof(&mut |_| {})), Some(ErrorClass::Reset));
     let mut c = fresh();
     open(&mut c, &order, 1, at);
     assert!(feed_cut(&mut c, b"HTTP/1.1 200 OK\r\nContent-", &[])
         .1
         .is_ok());
-    assert_eq!(class(c.eof(&mut |_| {})), Some(Class::Reset));
-    assert_eq!(class(fresh().eof(&mut |_| {})), Some(Class::Reset));
+    assert_eq!(class(c.eof(&mut |_| {})), Some(ErrorClass::Reset));
+    assert_eq!(class(fresh().eof(&mut |_| {})), Some(ErrorClass::Reset));
     // The oldest request's timeout ends the connection.
     let mut c = fresh();
     open(&mut c, &order, 1, at);
@@ -246,6 +246,6 @@ fn the_connection_ends_in_errors_by_class() {
         .unwrap_err();
     assert_eq!(
         (e.class, e.why.as_str()),
-        (Class::Timeout, "no response within 1s")
+        (ErrorClass::Timeout, "no response within 1s")
     );
 }

@@ -3,8 +3,9 @@
 //! beyond requests ([`Counts`]). A stream is what a pipelined request is for HTTP/1.1.
 
 use super::{Client, Config, End as StreamEnd, Request};
-use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag, Transmit};
+use crate::client::{self, ClientSession, ConnError, End, ErrorClass, Failure, Fed, Tag, Transmit};
 use crate::h2::session::HEADER_BLOCK_TOO_LARGE;
+use crate::h2::ErrorCode;
 use std::time::{Duration, Instant};
 
 /// What every HTTP/2 connection of a run shares.
@@ -67,6 +68,33 @@ impl Counts {
         self.header_bytes_decoded += o.header_bytes_decoded;
         self.streams += o.streams;
         self.connections += o.connections;
+    }
+
+    /// The load document's `http2` section of these counts (sums; the caller settles what
+    /// derives from them): `protocol` is what was spoken (`h2`, `h2c`, or `http/1.1` when ALPN
+    /// chose it), `streams` the streams asked per connection.
+    pub fn figures(&self, protocol: &str, streams: usize) -> barrage_model::load::Http2 {
+        let rst_stream = self
+            .rst_by_code
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(code, &n)| (ErrorCode::from_u32(code as u32).name().to_string(), n))
+            .collect();
+        barrage_model::load::Http2 {
+            protocol: protocol.to_string(),
+            streams_asked: u32::try_from(streams).unwrap_or(u32::MAX),
+            server_stream_limit: (self.min_limit != u32::MAX).then_some(self.min_limit),
+            capped_connections: self.capped,
+            streams: self.streams,
+            connections: self.connections,
+            header_bytes_received: self.header_bytes_received,
+            header_bytes_decoded: self.header_bytes_decoded,
+            hpack_saving: 0.0,
+            rst_stream,
+            goaways: self.goaways,
+            retried: self.retried,
+        }
     }
 }
 
@@ -211,9 +239,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         );
         let used = res.map_err(|e| {
             let class = if e.what == HEADER_BLOCK_TOO_LARGE {
-                Class::HeaderTooLarge
+                ErrorClass::HeaderTooLarge
             } else {
-                Class::Protocol
+                ErrorClass::Protocol
             };
             let why = format!("HTTP/2 connection error: {} ({})", e.what, e.code.name());
             ConnError::new(class, why)
@@ -227,7 +255,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 // used, which is a failed connection (counted, and retried after the same
                 // backoff as a refused one), not a normal end to reconnect from at once.
                 let why = "HTTP/2 GOAWAY before any stream was answered";
-                return Err(ConnError::new(Class::Connect, why));
+                return Err(ConnError::new(ErrorClass::Connect, why));
             }
             return Ok(Fed { used, close: true });
         }
@@ -244,7 +272,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn eof<F: FnMut(End<T>)>(&mut self, _on: &mut F) -> Result<(), ConnError> {
         match self.client.as_ref() {
             Some(c) if c.open_streams() > 0 => Err(ConnError::new(
-                Class::Reset,
+                ErrorClass::Reset,
                 "connection closed by the peer",
             )),
             _ => Ok(()),
@@ -264,7 +292,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             let why = format!(
                 "HTTP/2 server allowed 0 concurrent streams for {timeout:?}: nothing could be sent"
             );
-            return Err(ConnError::new(Class::Connect, why));
+            return Err(ConnError::new(ErrorClass::Connect, why));
         }
         // Streams older than the timeout are cancelled, each a timeout; the connection goes on.
         loop {

@@ -15,7 +15,7 @@
 use super::response::Response;
 use super::uni::Uni;
 use super::Setup;
-use crate::client::{self, Class, ClientSession, ConnError, End, Failure, Fed, Tag, Transmit};
+use crate::client::{self, ClientSession, ConnError, End, ErrorClass, Failure, Fed, Tag, Transmit};
 use crate::h3::error::{ErrorCode, H3Error};
 use bytes::{Bytes, BytesMut};
 use quinn_proto::{
@@ -204,7 +204,7 @@ impl<T: Tag> Conn<'_, T> {
             q.conn
                 .close(now, code(e.code), Bytes::from_static(e.what.as_bytes()));
             self.closing = true;
-            self.lost = Some(ConnError::new(Class::Protocol, why));
+            self.lost = Some(ConnError::new(ErrorClass::Protocol, why));
         } else if let Some(reason) = lost {
             let open = !h3.streams.is_empty();
             if self.connected && !open && closed_cleanly(&reason) {
@@ -267,25 +267,30 @@ fn lost_error(reason: ConnectionError, connected: bool, open: bool) -> ConnError
             ConnectionError::TimedOut => "QUIC handshake: no answer from the server".to_string(),
             r => format!("QUIC handshake failed: {r}"),
         };
-        return ConnError::new(Class::Connect, why);
+        return ConnError::new(ErrorClass::Connect, why);
     }
     match reason {
-        ConnectionError::TimedOut => {
-            ConnError::new(Class::Timeout, "QUIC idle timeout: nothing from the server")
-        }
+        ConnectionError::TimedOut => ConnError::new(
+            ErrorClass::Timeout,
+            "QUIC idle timeout: nothing from the server",
+        ),
         ConnectionError::ApplicationClosed(c) => {
             let name = ErrorCode::from_u64(c.error_code.into_inner()).name();
-            let class = if open { Class::Reset } else { Class::Protocol };
+            let class = if open {
+                ErrorClass::Reset
+            } else {
+                ErrorClass::Protocol
+            };
             ConnError::new(
                 class,
                 format!("HTTP/3 connection closed by the server ({name})"),
             )
         }
         r @ (ConnectionError::ConnectionClosed(_) | ConnectionError::Reset) => ConnError::new(
-            Class::Reset,
+            ErrorClass::Reset,
             format!("QUIC connection closed by the server: {r}"),
         ),
-        r => ConnError::new(Class::Protocol, format!("QUIC connection lost: {r}")),
+        r => ConnError::new(ErrorClass::Protocol, format!("QUIC connection lost: {r}")),
     }
 }
 
@@ -315,7 +320,10 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             }
             Err(e) => {
                 self.quic = None;
-                self.lost = Some(ConnError::new(Class::Connect, format!("QUIC connect: {e}")));
+                self.lost = Some(ConnError::new(
+                    ErrorClass::Connect,
+                    format!("QUIC connect: {e}"),
+                ));
             }
         }
     }
@@ -414,7 +422,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let close = self.h3.peer.goaway.is_some() && self.h3.streams.is_empty();
         if close && self.answered == 0 {
             let why = "HTTP/3 GOAWAY before any request was answered";
-            return Err(ConnError::new(Class::Connect, why));
+            return Err(ConnError::new(ErrorClass::Connect, why));
         }
         if close {
             self.counts.goaways += 1;
@@ -428,12 +436,12 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         // reports as this. Before the handshake ended, the connect failed.
         if self.connected {
             Err(ConnError::new(
-                Class::Reset,
+                ErrorClass::Reset,
                 "the server's UDP port refused",
             ))
         } else {
             let why = "QUIC handshake: the server's UDP port refused";
-            Err(ConnError::new(Class::Connect, why))
+            Err(ConnError::new(ErrorClass::Connect, why))
         }
     }
 
@@ -453,7 +461,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let since = self.since.unwrap_or(now);
         if !self.connected && now.saturating_duration_since(since) > timeout {
             let why = format!("QUIC handshake: no answer within {timeout:?}");
-            return Err(ConnError::new(Class::Connect, why));
+            return Err(ConnError::new(ErrorClass::Connect, why));
         }
         // A server that allows no stream (QUIC's initial_max_streams_bidi 0, never raised by
         // MAX_STREAMS) for longer than the timeout: nothing can be sent on this connection, a
@@ -470,7 +478,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 let why = format!(
                     "HTTP/3 server allowed 0 streams for {timeout:?}: nothing could be sent"
                 );
-                return Err(ConnError::new(Class::Connect, why));
+                return Err(ConnError::new(ErrorClass::Connect, why));
             }
             (true, Some(_)) => {}
         }
@@ -499,7 +507,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             // A clean close seen without a datagram to feed (no request was open): the caller
             // reconnects after it; nothing is lost.
             let why = "HTTP/3 connection closed by the server (H3_NO_ERROR)";
-            return Err(ConnError::new(Class::Reset, why));
+            return Err(ConnError::new(ErrorClass::Reset, why));
         }
         Ok(())
     }

@@ -237,9 +237,9 @@ fn a_close_fails_the_messages_in_flight() {
     let st = setup(2);
     let at = Instant::now();
     let cases = [
-        (1011u16, Class::Reset),
-        (1000, Class::Reset),
-        (1002, Class::Protocol),
+        (1011u16, ErrorClass::Reset),
+        (1000, ErrorClass::Reset),
+        (1002, ErrorClass::Protocol),
     ];
     // Right after the 101, before any message: a failed connection, whatever the code (before:
     // a reset with nothing in flight, which counted nothing).
@@ -248,7 +248,7 @@ fn a_close_fails_the_messages_in_flight() {
         let mut input = Vec::new();
         write_close(&mut input, Some(code), "bye", None);
         let e = drive(&mut c, &input, &[]).1.unwrap_err();
-        assert_eq!(e.class, Class::Connect, "{code}");
+        assert_eq!(e.class, ErrorClass::Connect, "{code}");
         assert!(e.why.contains("before any message"), "{}", e.why);
     }
     for (code, class) in cases {
@@ -293,7 +293,7 @@ fn broken_peers_end_the_connection() {
         upgrade(&mut c, at);
         let e = c.feed(Instant::now(), &resp, &mut |_| {}).unwrap_err();
         // A failed handshake is a failed connection: nothing was in flight to count it.
-        assert_eq!(e.class, Class::Connect, "{}", e.why);
+        assert_eq!(e.class, ErrorClass::Connect, "{}", e.why);
         assert!(e.why.starts_with("WebSocket handshake: "), "{}", e.why);
     }
     // A head that never ends is refused at the carry's size.
@@ -305,7 +305,7 @@ fn broken_peers_end_the_connection() {
         c.feed(Instant::now(), &long, &mut |_| {})
             .unwrap_err()
             .class,
-        Class::Connect
+        ErrorClass::Connect
     );
     // After the upgrade: a masked frame, a message, bad UTF-8; with a message in flight, with
     // none after one was answered, and before any message. Only the first fails a message; the
@@ -324,14 +324,26 @@ fn broken_peers_end_the_connection() {
     );
     let msg = s(Opcode::Text, b"hello");
     let cases = [
-        (&masked, 1, Class::Protocol, Class::Unasked, Class::Connect),
-        (&msg, 1, Class::Protocol, Class::Unasked, Class::Unasked),
+        (
+            &masked,
+            1,
+            ErrorClass::Protocol,
+            ErrorClass::Unasked,
+            ErrorClass::Connect,
+        ),
+        (
+            &msg,
+            1,
+            ErrorClass::Protocol,
+            ErrorClass::Unasked,
+            ErrorClass::Unasked,
+        ),
         (
             &s(Opcode::Text, b"ok\xff"),
             1,
-            Class::Protocol,
-            Class::Unasked,
-            Class::Unasked,
+            ErrorClass::Protocol,
+            ErrorClass::Unasked,
+            ErrorClass::Unasked,
         ),
     ];
     for (frames, _, busy, after, before) in cases {
@@ -369,7 +381,7 @@ fn a_second_reply_to_one_message_is_unasked() {
         let (ends, res) = drive(&mut c, &input, &[cut]);
         assert_eq!(ends, ["0 ok=true"], "cut at {cut}");
         let e = res.unwrap_err();
-        assert_eq!(e.class, Class::Unasked, "cut at {cut}: {}", e.why);
+        assert_eq!(e.class, ErrorClass::Unasked, "cut at {cut}: {}", e.why);
         assert!(e.why.contains("none in flight"), "{}", e.why);
     }
     // A second reply's header alone, then the end of the stream: still unasked.
@@ -378,7 +390,7 @@ fn a_second_reply_to_one_message_is_unasked() {
     first.extend_from_slice(&[0x81, 5]);
     let (ends, res) = drive(&mut c, &first, &[]);
     assert_eq!((ends.len(), res), (1, Ok(())));
-    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, Class::Unasked);
+    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, ErrorClass::Unasked);
 }
 
 /// Replies checked as they stream against their own messages (an echo), fed cut at every byte
@@ -466,7 +478,7 @@ fn a_reply_past_the_limit_is_message_too_large() {
         }
         assert!(ends.is_empty());
         let e = res.unwrap_err();
-        assert_eq!(e.class, Class::MessageTooLarge, "{}", e.why);
+        assert_eq!(e.class, ErrorClass::MessageTooLarge, "{}", e.why);
         assert!(e.why.contains("over the limit of 300"), "{}", e.why);
         assert_eq!(close_in(c.out().bytes), Some(1009));
         let mut lost = Vec::new();
@@ -485,16 +497,16 @@ fn timeouts_and_eof() {
     assert_eq!(c.expire(at, &mut |_| {}), Ok(()));
     // Before the 101: a failed connection, whether it times out or is closed.
     let e = c.expire(later, &mut |_| {}).unwrap_err();
-    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert_eq!(e.class, ErrorClass::Connect, "{}", e.why);
     assert!(e.why.contains("no WebSocket handshake"), "{}", e.why);
     let e = c.eof(&mut |_| {}).unwrap_err();
-    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert_eq!(e.class, ErrorClass::Connect, "{}", e.why);
     assert!(e.why.contains("before the 101"), "{}", e.why);
     c.feed(Instant::now(), &resp, &mut |_| {}).unwrap();
     // Open but closed before it carried any message: a failed connection (before: a clean
     // end, which counted nothing).
     let e = c.eof(&mut |_| {}).unwrap_err();
-    assert_eq!(e.class, Class::Connect, "{}", e.why);
+    assert_eq!(e.class, ErrorClass::Connect, "{}", e.why);
     assert!(e.why.contains("before any message"), "{}", e.why);
     // After a reply, idle: a clean end.
     assert!(c.open(at, 0, 0, T(0, at)));
@@ -505,9 +517,9 @@ fn timeouts_and_eof() {
     assert_eq!(c.expire(at, &mut |_| {}), Ok(()));
     assert_eq!(
         c.expire(later, &mut |_| {}).unwrap_err().class,
-        Class::Timeout
+        ErrorClass::Timeout
     );
-    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, Class::Reset);
+    assert_eq!(c.eof(&mut |_| {}).unwrap_err().class, ErrorClass::Reset);
 }
 
 /// The server's Close (of a code) read back from what the client has to write, unmasked.

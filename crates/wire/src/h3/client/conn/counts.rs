@@ -52,6 +52,29 @@ impl Counts {
         self.congestion_events += o.congestion_events;
     }
 
+    /// The load document's `http3` section of these counts (sums; the caller settles what
+    /// derives from them): `streams` is the streams asked per connection.
+    pub fn figures(&self, streams: usize) -> barrage_model::load::Http3 {
+        barrage_model::load::Http3 {
+            streams_asked: streams,
+            connections: self.connections,
+            handshakes: self.handshakes,
+            handshake_mean_us: 0.0,
+            handshake_total_us: Some(self.handshake_us),
+            streams: self.streams,
+            datagrams_sent: self.datagrams_sent,
+            datagrams_received: self.datagrams_received,
+            datagrams_per_request: 0.0,
+            packets_sent: self.packets_sent,
+            packets_lost: self.packets_lost,
+            bytes_lost: self.bytes_lost,
+            congestion_events: self.congestion_events,
+            goaways: self.goaways,
+            retried: self.retried,
+            qpack_inserts: self.qpack_inserts,
+        }
+    }
+
     /// Adds QUIC's figures between two snapshots of one connection.
     pub(super) fn add_quic(&mut self, now: &Snap, before: &Snap) {
         let d = |a: u64, b: u64| a.saturating_sub(b);
