@@ -240,6 +240,20 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(&buf[i..]);
 }
 
+/// `n` in decimal, in `buf` (for a header value of HTTP/2 and HTTP/3).
+pub(crate) fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
 /// Appends a chunk-size line for a chunk of `n` bytes.
 pub(crate) fn push_chunk_header(out: &mut Vec<u8>, n: usize) {
     let _ = write!(out, "{n:x}\r\n");

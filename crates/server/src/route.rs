@@ -19,6 +19,11 @@ pub(crate) enum Fault {
 pub(crate) const RANDOM_FAULTS: [Fault; 4] =
     [Fault::Reset, Fault::Close, Fault::Stall, Fault::Garbage];
 
+/// Fault number `r` of `--fault-rate`'s picks.
+pub(crate) fn random_fault(r: u64) -> Fault {
+    RANDOM_FAULTS[(r % RANDOM_FAULTS.len() as u64) as usize]
+}
+
 /// What `/ws/echo` does after the upgrade (its query: `delay`, `fault`, `code`, `after`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct WsEcho {

@@ -2,7 +2,7 @@
 //! readiness edge when it comes up short), writing the output buffer, and the HTTP/2 loop that
 //! drives `h2::H2` between them as `Conn::run_inner` drives the HTTP/1.1 answers.
 
-use super::{Conn, End, Next, HIGH_WATER};
+use super::{Conn, End, Mode, Next, HIGH_WATER};
 use crate::worker::Ctx;
 use std::io::{self, Read, Write};
 
@@ -68,16 +68,18 @@ impl Conn {
     ) -> Next {
         let mut exhausted = false;
         loop {
-            let h2 = self.h2.as_mut().expect("in HTTP/2 mode");
+            let Mode::H2(h2) = &mut self.mode else {
+                unreachable!("in HTTP/2 mode")
+            };
             if ctx.draining && !h2.draining() {
-                h2.drain(out);
+                h2.drain(ctx, out);
             }
             let mut progress = false;
             if h2.closing.is_none() {
                 let used = h2.feed(ctx, &buf[pos..*len], out);
                 pos += used;
                 progress |= used > 0;
-                h2.pump(out);
+                h2.pump(ctx, out);
             }
             if let Some(at) = h2.timer_wanted() {
                 self.timer_seq += 1;
@@ -88,7 +90,9 @@ impl Conn {
                 Ok(all) => progress |= all && had > 0,
                 Err(_) => return Next::End(End::Close),
             }
-            let h2 = self.h2.as_ref().expect("in HTTP/2 mode");
+            let Mode::H2(h2) = &self.mode else {
+                unreachable!("in HTTP/2 mode")
+            };
             if out.is_empty() {
                 if let Some(end) = h2.closing {
                     return Next::End(end);

@@ -269,11 +269,13 @@ impl super::Conn {
         use super::Next;
         let mut exhausted = false;
         loop {
-            if self.ws.as_ref().is_some_and(|w| w.shut) {
+            let super::Mode::Ws(ws) = &mut self.mode else {
+                unreachable!("in WebSocket mode")
+            };
+            if ws.shut {
                 *len = 0;
                 return self.drop_input(ctx, buf);
             }
-            let ws = self.ws.as_mut().expect("in WebSocket mode");
             if ctx.draining {
                 ws.drain(ctx, out);
             }
@@ -293,7 +295,9 @@ impl super::Conn {
                 Ok(all) => progress |= all && had > 0,
                 Err(_) => return Next::End(End::Close),
             }
-            let ws = self.ws.as_mut().expect("in WebSocket mode");
+            let super::Mode::Ws(ws) = &mut self.mode else {
+                unreachable!("in WebSocket mode")
+            };
             if out.is_empty() && !self.stream.has_pending() {
                 if let Some(end) = ws.closing {
                     return Next::End(end);
@@ -308,7 +312,7 @@ impl super::Conn {
                     continue;
                 }
             }
-            if self.ws.as_ref().is_some_and(|w| w.wants_input(out)) {
+            if matches!(&self.mode, super::Mode::Ws(w) if w.wants_input(out)) {
                 match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
                     Ok(read) => progress |= read,
                     Err(()) => return Next::End(End::Close),
