@@ -12,7 +12,7 @@
 //! answered with one write.
 //!
 //! A connection's protocol is one [`Mode`]: HTTP/1.1 until HTTP/2's preface (`h2`) or a
-//! WebSocket upgrade (`ws`) changes it for good.
+//! WebSocket upgrade (`ws`) changes it for good; one loop (`drive`) runs every mode.
 
 /// HTTP/1.1's [`H1Reply`] and the answers' [`Env`] for one step, from the connection's fields
 /// (a macro, so that the borrows stay apart from `pending` and `body`). `$io`: the reply may
@@ -47,11 +47,11 @@ macro_rules! h1 {
 }
 
 mod body;
+mod drive;
 mod first_chunk;
 mod h2;
 mod reply;
 mod socket;
-use socket::keep_unread;
 mod ws;
 
 use reply::H1Reply;
@@ -245,60 +245,6 @@ impl Conn {
             scratch.output = out;
         }
         next
-    }
-
-    fn run_inner(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        out: &mut Vec<u8>,
-        drain: bool,
-    ) -> Next {
-        let mut pos = 0;
-        let mut exhausted = false;
-        loop {
-            match self.mode {
-                Mode::H1 => {}
-                Mode::H2(_) => return self.run_h2(ctx, buf, len, pos, out, drain),
-                Mode::Ws(_) => return self.run_ws(ctx, buf, len, pos, out, drain),
-            }
-            let mut progress = false;
-            if !self.busy() {
-                let used = self.process(ctx, &buf[pos..*len], out);
-                pos += used;
-                progress |= used > 0;
-            }
-            match self.pump(ctx, out) {
-                Ok(finished) => progress |= finished,
-                Err(_) => return Next::End(End::Close),
-            }
-            // Ciphertext still waiting for the socket is output too (TLS).
-            let quiet = !self.busy() && out.is_empty() && !self.stream.has_pending();
-            if let Some(end) = self.closing {
-                if quiet {
-                    return Next::End(end);
-                }
-            }
-            let stalled = self.pending.as_ref().is_some_and(Pending::is_stall);
-            if stalled && (self.peer_eof || ctx.draining) {
-                return Next::End(End::Close);
-            }
-            if quiet && self.body.is_none() && ctx.draining && !progress {
-                return Next::End(End::Close);
-            }
-            if quiet && self.peer_eof && !progress {
-                return Next::End(End::Close);
-            }
-            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
-                Ok(read) => progress |= read,
-                Err(()) => return Next::End(End::Close),
-            }
-            if !progress {
-                break;
-            }
-        }
-        keep_unread(buf, len, pos)
     }
 
     /// Writes pending output, then any streamed body. Returns true when a stream finished.
