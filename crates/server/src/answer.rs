@@ -262,6 +262,11 @@ pub(crate) fn end<K: Copy>(
                 )
             }
         }
+        Owed::Reading {
+            route: Route::Sink,
+            seen,
+            ..
+        } => sink(k, seen, p.req, r),
         Owed::Reading { route, .. } => respond(k, route, p.req, r, env),
         _ => Some(p),
     }
@@ -357,6 +362,7 @@ pub(crate) fn respond<K: Copy>(
             full(k, 200, ct, body, req, Extra::None, r)
         }
         Route::Echo => full(k, 200, OCTETS, b"", req, Extra::None, r),
+        Route::Sink => sink(k, 0, req, r),
         Route::Headers(json) => full(k, 200, JSON_TYPE, &json, req, Extra::None, r),
         Route::Ping => full(
             k,
@@ -450,6 +456,12 @@ pub(crate) fn respond<K: Copy>(
             owe(owed, req, 200)
         }
     }
+}
+
+/// `/sink`: the size of the body read and dropped.
+fn sink<K: Copy>(k: K, seen: u64, req: Req, r: &mut impl Reply<K>) -> Option<Pending> {
+    let msg = format!("received {seen} bytes\n");
+    full(k, 200, TEXT, msg.as_bytes(), req, Extra::None, r)
 }
 
 fn owe(owed: Owed, req: Req, status: u16) -> Option<Pending> {

@@ -156,6 +156,11 @@ fn cases() -> Vec<Case> {
             body: Some(upload.clone()),
             ..case("POST", "/echo", ok(&upload))
         },
+        Case {
+            body: Some(upload.clone()),
+            ..case("POST", "/sink", text(200, "received 70000 bytes\n"))
+        },
+        case("PUT", "/sink", text(200, "received 0 bytes\n")),
         case("GET", "/sleep/20", text(200, "slept 20 ms\n")),
         case("GET", "/bytes/100KiB", ok(&pattern_bytes(100 << 10))),
         case(
