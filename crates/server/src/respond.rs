@@ -227,20 +227,11 @@ fn head_with_date(
 /// Appends the decimal digits of `n`.
 pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
     let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+    out.extend_from_slice(fmt_u64(&mut buf, n));
 }
 
-/// `n` in decimal, in `buf` (for a header value of HTTP/2 and HTTP/3).
+/// `n` in decimal, in `buf` (a header value of HTTP/2 and HTTP/3 is a slice).
+#[inline]
 pub(crate) fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
     let mut i = buf.len();
     loop {
