@@ -14,7 +14,7 @@
 
 use crate::answer::streams::Streams;
 use crate::answer::{self, Act, Checksums, Env, Extra, Reply};
-use crate::respond::{fmt_u64, BodyLen, Templates, SERVER};
+use crate::respond::{BodyLen, HeadFields, Templates};
 use crate::stats::Counters;
 use crate::Shared;
 use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
@@ -54,28 +54,9 @@ impl Reply<StreamRef> for H3Reply<'_> {
         end: bool,
     ) {
         self.counters.response_h3(status);
-        let mut n = [0u8; 20];
-        let mut h: [(&str, &[u8]); 5] = [("", b""); 5];
-        h[0] = ("server", SERVER.as_bytes());
-        h[1] = ("date", self.templates.date());
-        h[2] = ("content-type", ct.as_bytes());
-        let mut k = 3;
-        if let BodyLen::Fixed(l) = len {
-            h[k] = ("content-length", fmt_u64(&mut n, l));
-            k += 1;
-        }
-        match extra {
-            Extra::None => {}
-            Extra::Checksum(v) => {
-                h[k] = ("x-checksum", v.as_bytes());
-                k += 1;
-            }
-            Extra::Allow(v) => {
-                h[k] = ("allow", v.as_bytes());
-                k += 1;
-            }
-        }
-        self.server.respond(id, status, &h[..k], end);
+        let mut digits = [0u8; 20];
+        let h = HeadFields::new(self.templates, ct, len, extra, &mut digits);
+        self.server.respond(id, status, h.get(), end);
     }
 
     fn data(&mut self, id: StreamRef, data: &[u8], end: bool) -> usize {

@@ -5,7 +5,7 @@
 
 use super::super::{End, HIGH_WATER};
 use crate::answer::{Act, Extra, Reply};
-use crate::respond::{fmt_u64, BodyLen, Templates, SERVER};
+use crate::respond::{BodyLen, HeadFields, Templates};
 use crate::stats::Counters;
 use crate::Shared;
 use barrage_wire::h2::server::Server;
@@ -32,29 +32,9 @@ impl Reply<u32> for H2Reply<'_> {
         end: bool,
     ) {
         self.counters.response(true, status);
-        let mut n = [0u8; 20];
-        let mut h: [(&str, &[u8]); 6] = [("", b""); 6];
-        let mut k = 0;
-        let mut push = |name, value| {
-            h[k] = (name, value);
-            k += 1;
-        };
-        push("server", SERVER.as_bytes());
-        push("date", self.templates.date());
-        let alt_svc = self.templates.alt_svc();
-        if !alt_svc.is_empty() {
-            push("alt-svc", alt_svc);
-        }
-        push("content-type", ct.as_bytes());
-        if let BodyLen::Fixed(l) = len {
-            push("content-length", fmt_u64(&mut n, l));
-        }
-        match extra {
-            Extra::None => {}
-            Extra::Checksum(v) => push("x-checksum", v.as_bytes()),
-            Extra::Allow(v) => push("allow", v.as_bytes()),
-        }
-        self.server.respond(self.out, stream, status, &h[..k], end);
+        let mut digits = [0u8; 20];
+        let h = HeadFields::new(self.templates, ct, len, extra, &mut digits);
+        self.server.respond(self.out, stream, status, h.get(), end);
     }
 
     fn data(&mut self, stream: u32, data: &[u8], end: bool) -> usize {
