@@ -95,6 +95,11 @@ pub(crate) trait Reply<K: Copy> {
             }
         }
     }
+    /// The connection's output is backed up: pending bodies wait for the next turn (HTTP/2's
+    /// high-water mark).
+    fn backed_up(&self) -> bool {
+        false
+    }
     /// An echo holds bytes its stream did not take (`true`) or caught up: stop or resume
     /// reading the request's body where the protocol can (HTTP/3).
     fn hold(&mut self, _k: K, _held: bool) {}

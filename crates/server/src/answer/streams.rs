@@ -129,10 +129,12 @@ impl<K: Key> Streams<K> {
         }
     }
 
-    /// Room may have freed on any stream (HTTP/2: any frame may open a window).
+    /// Room may have freed on any stream (HTTP/2: any frame may open a window); until the
+    /// output is backed up.
     pub(crate) fn pump_all<R: Reply<K>>(&mut self, r: &mut R) {
         if !self.pending.is_empty() {
-            self.pending.retain(|k, p| !super::pump(*k, p, r));
+            self.pending
+                .retain(|k, p| r.backed_up() || !super::pump(*k, p, r));
         }
     }
 

@@ -48,6 +48,10 @@ impl Reply<u32> for H2Reply<'_> {
         self.server.send_room(stream)
     }
 
+    fn backed_up(&self) -> bool {
+        self.out.len() >= HIGH_WATER
+    }
+
     fn open(&self, stream: u32) -> bool {
         self.server.can_send(stream)
     }
