@@ -519,3 +519,6 @@ pub(crate) fn finish<K: Copy>(k: K, req: &Req, status: u16, r: &mut impl Reply<K
         r.shared().log(line, status);
     }
 }
+
+#[cfg(test)]
+mod tests;
