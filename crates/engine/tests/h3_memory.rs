@@ -30,6 +30,9 @@ fn server() -> barrage_server::ServerHandle {
         threads: 1,
         tls: Some(Tls::SelfSigned),
         http3: true,
+        // A 1 GiB upload is read to its end (past `--body-limit` it is 413 over every
+        // protocol).
+        echo_limit: 2 << 30,
         ..ServerConfig::default()
     })
     .unwrap()

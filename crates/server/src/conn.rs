@@ -5,30 +5,66 @@
 //! a few hundred bytes each. Only what is left over (a partial request, output the socket did not
 //! take) is copied into the connection's own small buffers.
 //!
-//! Requests are answered strictly in order: a request whose answer is not immediate (sleep, a
-//! streamed body, a drip, a stall) makes the connection busy, and the requests behind it wait
-//! in the input until it is done. All requests parsed from one read are answered with one write.
+//! Requests are answered strictly in order, by the one answer of each route
+//! ([`crate::answer`], with HTTP/1.1's way of writing them in `reply`): a request whose answer
+//! is not immediate (sleep, a streamed body, a drip, a stall) makes the connection busy, and the
+//! requests behind it wait in the input until it is done. All requests parsed from one read are
+//! answered with one write.
+//!
+//! A connection's protocol is one [`Mode`]: HTTP/1.1 until HTTP/2's preface (`h2`) or a
+//! WebSocket upgrade (`ws`) changes it for good; one loop (`drive`) runs every mode.
 
-mod answer;
+/// HTTP/1.1's [`H1Reply`] and the answers' [`Env`] for one step, from the connection's fields
+/// (a macro, so that the borrows stay apart from `pending` and `body`). `$io`: the reply may
+/// write a `/bytes` body to the socket now (only after the output went).
+macro_rules! h1 {
+    ($c:ident, $ctx:ident, $out:ident, $io:expr) => {
+        (
+            H1Reply {
+                out: &mut *$out,
+                transport: &mut $c.stream,
+                ci: ConnInfo {
+                    keep_alive: $c.ci.keep_alive && !$ctx.draining,
+                    minor: $c.ci.minor,
+                },
+                chunked: &mut $c.chunked,
+                closing: &mut $c.closing,
+                last_active: &mut $c.last_active,
+                templates: $ctx.templates,
+                counters: $ctx.counters,
+                shared: $ctx.shared,
+                now: $ctx.now,
+                io: $io,
+                failed: false,
+            },
+            Env {
+                shared: $ctx.shared,
+                now: $ctx.now,
+                checksums: &mut *$ctx.checksums,
+            },
+        )
+    };
+}
+
+mod body;
+mod drive;
 mod first_chunk;
 mod h2;
+mod reply;
 mod socket;
-use socket::keep_unread;
 mod ws;
 
-use answer::headers_json;
-pub(crate) use answer::random_fault;
-use first_chunk::FirstChunk;
+use reply::H1Reply;
 
-use crate::respond::{push_chunk_header, BodyLen};
-use crate::route::{route, Fault, Route};
-use crate::stream::Stream;
+use crate::answer::{self, Env, Extra, Pending, Req};
+use crate::respond::ConnInfo;
+use crate::route::{Fault, Route};
 use crate::transport::Transport;
 use crate::worker::Ctx;
 use barrage_wire::h2::PREFACE;
 use barrage_wire::{header_slots, BodyDecoder, Framing, HeadParser, RequestHead};
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Stop parsing requests while this much output is waiting for the socket (backpressure).
 const HIGH_WATER: usize = 256 * 1024;
@@ -82,57 +118,25 @@ pub(crate) struct Scratch {
     pub output: Vec<u8>,
 }
 
-/// What a response needs to know about its request once the head is gone.
-#[derive(Debug)]
-struct Req {
-    keep_alive: bool,
-    minor: u8,
-    is_head: bool,
-    /// `METHOD target` when access logging is on.
-    log: Option<Box<str>>,
+/// The protocol a connection speaks.
+enum Mode {
+    /// HTTP/1.1 (until the first bytes say HTTP/2's preface, or an upgrade).
+    H1,
+    /// HTTP/2 (h2c with prior knowledge, or h2 by ALPN): the connection's state.
+    H2(Box<h2::H2>),
+    /// WebSocket, once `/ws/echo` upgraded the connection.
+    Ws(Box<ws::Ws>),
 }
 
-/// An answer that is not written at once.
-#[derive(Debug)]
-enum Busy {
-    None,
-    Sleep {
-        req: Req,
-        ms: u64,
-    },
-    Stream {
-        req: Req,
-        stream: Stream,
-    },
-    Drip {
-        req: Req,
-        left: u64,
-        offset: u64,
-        every: Duration,
-    },
-    Stall,
-}
-
-/// A request body being read.
+/// A request body being read (HTTP/1.1's framing; the answer that waits for it is the
+/// connection's [`Pending`]).
 #[derive(Debug)]
 struct Body {
     dec: BodyDecoder,
     seen: u64,
-    kind: BodyKind,
-    req: Req,
-    /// A chunked `/echo` whose head waits until its first chunk-size line is known to be good
-    /// (see `first_chunk`).
-    head_pending: bool,
-}
-
-#[derive(Debug)]
-enum BodyKind {
-    /// Read and drop, then answer the route.
-    Discard(Route),
-    /// Keep the first bytes to compare with `ping`.
-    Ping { first: [u8; 4] },
-    /// Forward to the response as it arrives (as chunks when the request was chunked).
-    Echo { chunked: bool },
+    /// A chunked `/echo` whose answer (its head) waits until its first chunk-size line is known
+    /// to be good (see `first_chunk`).
+    deferred: Option<(Route, Req)>,
 }
 
 pub(crate) struct Conn {
@@ -144,16 +148,19 @@ pub(crate) struct Conn {
     pub last_active: Instant,
     inbuf: Vec<u8>,
     out: Vec<u8>,
+    mode: Mode,
+    /// HTTP/1.1: the body of the request being read.
     body: Option<Body>,
-    busy: Busy,
+    /// HTTP/1.1: the answer in progress (with `body`, the one waiting for it).
+    pending: Option<Pending>,
+    /// HTTP/1.1: what the response in progress says about the connection.
+    ci: ConnInfo,
+    /// HTTP/1.1: the response in progress is chunked (an echo of a chunked body).
+    chunked: bool,
     closing: Option<End>,
     peer_eof: bool,
     /// No byte has been read yet: the first bytes tell HTTP/2's preface from HTTP/1.1.
     fresh: bool,
-    /// HTTP/2 (h2c with prior knowledge): the connection's state once the preface came.
-    h2: Option<Box<h2::H2>>,
-    /// WebSocket: the connection's state once `/ws/echo` upgraded it.
-    ws: Option<Box<ws::Ws>>,
     /// The configured request parser with what it keeps across reads (http-parser-stream).
     head: Option<HeadParser>,
 }
@@ -167,24 +174,36 @@ impl Conn {
             last_active: now,
             inbuf: Vec::new(),
             out: Vec::new(),
+            mode: Mode::H1,
             body: None,
-            busy: Busy::None,
+            pending: None,
+            ci: ConnInfo {
+                keep_alive: true,
+                minor: 1,
+            },
+            chunked: false,
             closing: None,
             peer_eof: false,
             fresh: true,
-            h2: None,
-            ws: None,
             head: None,
         }
     }
 
     /// True while the server itself is holding the answer back (a sleep or a drip between
-    /// bytes): the idle timeout does not apply then. A connection whose client stops reading a
+    /// bytes): the idle timeout does not apply. A connection whose client stops reading a
     /// response makes no progress and does time out.
     pub(crate) fn is_working(&self) -> bool {
-        matches!(self.busy, Busy::Sleep { .. } | Busy::Drip { .. })
-            || self.h2.as_ref().is_some_and(|h| h.is_working())
-            || self.ws.as_ref().is_some_and(|w| w.is_working())
+        match &self.mode {
+            Mode::H1 => self.pending.as_ref().is_some_and(Pending::is_working),
+            Mode::H2(h) => h.is_working(),
+            Mode::Ws(w) => w.is_working(),
+        }
+    }
+
+    /// HTTP/1.1: an answer is in progress once its request was read (the requests behind it
+    /// wait).
+    fn busy(&self) -> bool {
+        self.body.is_none() && self.pending.is_some()
     }
 
     /// Runs the connection until it has to wait for the socket or a timer.
@@ -201,12 +220,10 @@ impl Conn {
             o
         };
         if cause == Cause::Timer {
-            if let Some(h2) = self.h2.as_mut() {
-                h2.fire(ctx, &mut out);
-            } else if let Some(ws) = self.ws.as_mut() {
-                ws.fire(ctx, &mut out);
-            } else {
-                self.fire_timer(ctx, &mut out);
+            match self.mode {
+                Mode::H2(ref mut h2) => h2.fire(ctx, &mut out),
+                Mode::Ws(ref mut ws) => ws.fire(ctx, &mut out),
+                Mode::H1 => self.fire_timer(ctx, &mut out),
             }
         }
         let drain = matches!(cause, Cause::Io { drain: true });
@@ -230,80 +247,26 @@ impl Conn {
         next
     }
 
-    fn run_inner(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        out: &mut Vec<u8>,
-        drain: bool,
-    ) -> Next {
-        let mut pos = 0;
-        let mut exhausted = false;
-        loop {
-            if self.h2.is_some() {
-                return self.run_h2(ctx, buf, len, pos, out, drain);
-            }
-            if self.ws.is_some() {
-                return self.run_ws(ctx, buf, len, pos, out, drain);
-            }
-            let mut progress = false;
-            if matches!(self.busy, Busy::None) {
-                let used = self.process(ctx, &buf[pos..*len], out);
-                pos += used;
-                progress |= used > 0;
-            }
-            match self.pump(ctx, out) {
-                Ok(finished) => progress |= finished,
-                Err(_) => return Next::End(End::Close),
-            }
-            // Ciphertext still waiting for the socket is output too (TLS).
-            let quiet =
-                matches!(self.busy, Busy::None) && out.is_empty() && !self.stream.has_pending();
-            if let Some(end) = self.closing {
-                if quiet {
-                    return Next::End(end);
-                }
-            }
-            if matches!(self.busy, Busy::Stall) && (self.peer_eof || ctx.draining) {
-                return Next::End(End::Close);
-            }
-            if quiet && self.body.is_none() && ctx.draining && !progress {
-                return Next::End(End::Close);
-            }
-            if quiet && self.peer_eof && !progress {
-                return Next::End(End::Close);
-            }
-            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
-                Ok(read) => progress |= read,
-                Err(()) => return Next::End(End::Close),
-            }
-            if !progress {
-                break;
-            }
-        }
-        keep_unread(buf, len, pos)
-    }
-
     /// Writes pending output, then any streamed body. Returns true when a stream finished.
     fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) -> io::Result<bool> {
         if !self.write_out(ctx, out)? {
             return Ok(false);
         }
-        if let Busy::Stream { stream, .. } = &mut self.busy {
-            let before = stream.sent();
-            let done = stream.pump(&mut self.stream)?;
-            if stream.sent() != before {
-                self.last_active = ctx.now;
-            }
-            if done {
-                if let Busy::Stream { req, .. } = std::mem::replace(&mut self.busy, Busy::None) {
-                    self.finish(ctx, &req, 200);
-                }
-                return Ok(true);
-            }
+        if !self.busy() {
+            return Ok(false);
         }
-        Ok(false)
+        let Some(p) = self.pending.as_mut() else {
+            return Ok(false);
+        };
+        let (mut r, _) = h1!(self, ctx, out, true);
+        let done = answer::pump((), p, &mut r);
+        if r.failed {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        if done {
+            self.pending = None;
+        }
+        Ok(done)
     }
 
     /// Parses and answers complete requests from `inp`; returns the bytes consumed.
@@ -318,7 +281,7 @@ impl Conn {
                 }
                 let h2 = h2::H2::new(ctx.cfg());
                 h2.start(out);
-                self.h2 = Some(Box::new(h2));
+                self.mode = Mode::H2(Box::new(h2));
                 self.fresh = false;
                 return PREFACE.len();
             }
@@ -349,9 +312,9 @@ impl Conn {
         }
         let mut pos = 0;
         let mut headers = header_slots();
-        while matches!(self.busy, Busy::None)
+        while !self.busy()
             && self.closing.is_none()
-            && self.ws.is_none()
+            && matches!(self.mode, Mode::H1)
             && out.len() < HIGH_WATER
         {
             if self.body.is_some() {
@@ -374,14 +337,13 @@ impl Conn {
                     self.on_head(ctx, &h, out);
                 }
                 Err(e) => {
-                    let req = Req {
+                    self.ci = ConnInfo {
                         keep_alive: false,
                         minor: 1,
-                        is_head: false,
-                        log: ctx.cfg().log.then(|| "- -".into()),
                     };
                     let msg = format!("{e}\n");
-                    self.simple(ctx, out, &req, e.status(), msg.as_bytes(), &[]);
+                    let req = answer::unnamed(ctx.shared);
+                    self.full(ctx, out, e.status(), msg.as_bytes(), req);
                     return inp.len();
                 }
             }
@@ -390,74 +352,92 @@ impl Conn {
     }
 
     fn on_head(&mut self, ctx: &mut Ctx<'_>, h: &RequestHead<'_, '_>, out: &mut Vec<u8>) {
-        let req = Req {
+        self.ci = ConnInfo {
             keep_alive: h.keep_alive,
             minor: h.version_minor,
-            is_head: h.method == "HEAD",
-            log: ctx
-                .cfg()
-                .log
-                .then(|| format!("{} {}", h.method, h.target).into_boxed_str()),
         };
-        let mut r = route(h.method, h.path(), h.query(), || headers_json(h));
-        if let Some(f) = ctx.pick_fault() {
-            r = Route::Fault(f);
-        }
-        if let Route::WsEcho(params) = r {
+        let (rt, req) = answer::route_request(ctx.shared, h.method, h.target, || {
+            let version = if h.version_minor == 0 {
+                "HTTP/1.0"
+            } else {
+                "HTTP/1.1"
+            };
+            let fields = h.headers.iter().map(|x| (x.name, x.value));
+            answer::headers_json(h.method, h.target, version, fields)
+        });
+        if let Route::WsEcho(params) = rt {
             return self.upgrade(ctx, h, params, req, out);
         }
-        if h.framing == Framing::Empty {
-            return self.respond(ctx, out, r, req);
-        }
-        if let Framing::Length(n) = h.framing {
-            if n > ctx.cfg().echo_limit {
-                let req = Req {
-                    keep_alive: false,
-                    ..req
-                };
-                return self.simple(ctx, out, &req, 413, b"request body too large\n", &[]);
-            }
-        }
-        if matches!(
-            r,
-            Route::Fault(Fault::Reset | Fault::Close | Fault::Garbage | Fault::Stall)
-        ) {
-            // Faults act at once: the body does not matter to them.
-            return self.respond(ctx, out, r, req);
-        }
-        if h.expect_continue {
-            out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
-        }
-        let mut head_pending = false;
-        let kind = match r {
-            Route::Echo if !req.is_head => {
-                let chunked = h.framing == Framing::Chunked;
-                match h.framing {
-                    Framing::Length(n) => {
-                        let ci = self.conn_info(ctx, &req);
-                        ctx.templates.head(
-                            out,
-                            200,
-                            Some("application/octet-stream"),
-                            BodyLen::Fixed(n),
-                            ci,
-                            &[],
-                        );
-                    }
-                    _ => head_pending = true,
-                }
-                BodyKind::Echo { chunked }
-            }
-            Route::Ping => BodyKind::Ping { first: [0; 4] },
-            other => BodyKind::Discard(other),
+        let length = match h.framing {
+            Framing::Empty => return self.start(ctx, out, rt, req, None),
+            Framing::Length(n) => Some(n),
+            _ => None,
         };
-        self.body = Some(Body {
-            dec: BodyDecoder::new(h.framing),
-            seen: 0,
-            kind,
-            req,
-            head_pending,
-        });
+        let too_big = length.is_some_and(|n| n > ctx.cfg().echo_limit);
+        let at_once = matches!(rt, Route::Fault(f) if !matches!(f, Fault::Drip { .. }));
+        if too_big {
+            // The body is not read: the connection cannot go on after the answer.
+            self.ci.keep_alive = false;
+        } else if !at_once {
+            if h.expect_continue {
+                out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+            }
+            let body = Body {
+                dec: BodyDecoder::new(h.framing),
+                seen: 0,
+                deferred: None,
+            };
+            if h.framing == Framing::Chunked && rt == Route::Echo && !req.is_head {
+                self.body = Some(Body {
+                    deferred: Some((rt, req)),
+                    ..body
+                });
+                return;
+            }
+            self.body = Some(body);
+        }
+        self.start(ctx, out, rt, req, Some(length));
+    }
+
+    /// Hands a routed request to its answer ([`answer::start`]); what it still owes waits in
+    /// `pending` (with its timer armed).
+    fn start(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        out: &mut Vec<u8>,
+        rt: Route,
+        req: Req,
+        body: Option<Option<u64>>,
+    ) {
+        let (mut r, mut env) = h1!(self, ctx, out, false);
+        let p = answer::start((), rt, req, body, &mut r, &mut env);
+        self.owe(ctx, p);
+    }
+
+    /// What the answer still owes (if anything), with its timer armed.
+    fn owe(&mut self, ctx: &mut Ctx<'_>, p: Option<Pending>) {
+        if let Some(at) = p.as_ref().and_then(Pending::due) {
+            self.timer_seq += 1;
+            ctx.arm_timer(at, self.id, self.timer_seq);
+        }
+        self.pending = p;
+    }
+
+    /// A whole small text response (an error), with HTTP/1.1's end of it.
+    fn full(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>, status: u16, body: &[u8], req: Req) {
+        let (mut r, _) = h1!(self, ctx, out, false);
+        answer::full((), status, "text/plain", body, req, Extra::None, &mut r);
+    }
+
+    /// A timer of this connection fired: the sleep is over, or the next drip byte is due.
+    fn fire_timer(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        let (mut r, mut env) = h1!(self, ctx, out, false);
+        if !answer::fire((), &mut p, &mut r, &mut env) {
+            self.owe(ctx, Some(p));
+        }
     }
 
     /// `/ws/echo`: the opening handshake; on success the connection is WebSocket from the
@@ -475,134 +455,23 @@ impl Conn {
             Ok(accept) => {
                 handshake::write_accept(out, &accept, b"Server: barrage\r\n");
                 ctx.counters.ws_upgrade();
-                let req = Req {
-                    keep_alive: true,
-                    ..req
-                };
-                self.finish(ctx, &req, 101);
-                self.ws = Some(Box::new(ws::Ws::new(ctx.cfg(), params)));
+                ctx.counters.response(false, 101);
+                if let Some(line) = &req.log {
+                    ctx.shared.log(line, 101);
+                }
+                self.mode = Mode::Ws(Box::new(ws::Ws::new(ctx.cfg(), params)));
             }
             Err(e) => {
-                let req = Req {
-                    keep_alive: false,
-                    ..req
-                };
+                self.ci.keep_alive = false;
                 let msg = format!("{e}\n");
                 let extra: &[(&str, &str)] = if e.status() == 426 {
                     &[("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]
                 } else {
                     &[]
                 };
-                self.simple(ctx, out, &req, e.status(), msg.as_bytes(), extra);
+                let (mut r, _) = h1!(self, ctx, out, false);
+                r.refuse(e.status(), msg.as_bytes(), extra, req);
             }
         }
-    }
-
-    /// Feeds request body bytes; answers when the body is complete. Returns the bytes consumed.
-    fn feed_body(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
-        let limit = ctx.cfg().echo_limit;
-        if self.body.as_ref().is_some_and(|b| b.head_pending) {
-            let failed = match first_chunk::check(inp, limit) {
-                FirstChunk::Pending => return 0,
-                FirstChunk::Ok => None,
-                FirstChunk::Malformed => Some((400, &b"malformed chunked body\n"[..])),
-                FirstChunk::TooLarge => Some((413, &b"request body too large\n"[..])),
-            };
-            if let Some((status, msg)) = failed {
-                let req = Req {
-                    keep_alive: false,
-                    ..self.body.take().expect("checked above").req
-                };
-                self.simple(ctx, out, &req, status, msg, &[]);
-                return inp.len();
-            }
-            let ci = {
-                let req = &self.body.as_ref().expect("checked above").req;
-                self.conn_info(ctx, req)
-            };
-            ctx.templates.head(
-                out,
-                200,
-                Some("application/octet-stream"),
-                BodyLen::Chunked,
-                ci,
-                &[],
-            );
-            if let Some(b) = self.body.as_mut() {
-                b.head_pending = false;
-            }
-        }
-        let Some(body) = self.body.as_mut() else {
-            return 0;
-        };
-        let Body {
-            dec, seen, kind, ..
-        } = body;
-        let mut too_big = false;
-        let result = dec.decode(inp, |data| {
-            let before = *seen;
-            *seen += data.len() as u64;
-            if *seen > limit {
-                too_big = true;
-                return;
-            }
-            match kind {
-                BodyKind::Discard(_) => {}
-                BodyKind::Ping { first } => {
-                    for (i, &b) in data.iter().enumerate() {
-                        if let Some(slot) = first.get_mut(before as usize + i) {
-                            *slot = b;
-                        }
-                    }
-                }
-                BodyKind::Echo { chunked: true } => {
-                    push_chunk_header(out, data.len());
-                    out.extend_from_slice(data);
-                    out.extend_from_slice(b"\r\n");
-                }
-                BodyKind::Echo { chunked: false } => out.extend_from_slice(data),
-            }
-        });
-        let echoing = matches!(kind, BodyKind::Echo { .. });
-        let failed = match result {
-            Err(_) => Some((400, &b"malformed request body\n"[..])),
-            Ok(_) if too_big => Some((413, &b"request body too large\n"[..])),
-            Ok(_) => None,
-        };
-        if let Some((status, msg)) = failed {
-            let body = self.body.take().expect("body present");
-            if echoing {
-                // The echo's head is out: all we can do is cut the response short.
-                self.closing = Some(End::Close);
-            } else {
-                let req = Req {
-                    keep_alive: false,
-                    ..body.req
-                };
-                self.simple(ctx, out, &req, status, msg, &[]);
-            }
-            return inp.len();
-        }
-        let used = result.unwrap_or(0);
-        if body.dec.is_done() {
-            let body = self.body.take().expect("body present");
-            match body.kind {
-                BodyKind::Echo { chunked } => {
-                    if chunked {
-                        out.extend_from_slice(b"0\r\n\r\n");
-                    }
-                    self.finish(ctx, &body.req, 200);
-                }
-                BodyKind::Ping { first } => {
-                    if body.seen == 4 && &first == b"ping" {
-                        self.simple(ctx, out, &body.req, 200, b"pong", &[]);
-                    } else {
-                        self.simple(ctx, out, &body.req, 400, b"expected the body ping\n", &[]);
-                    }
-                }
-                BodyKind::Discard(r) => self.respond(ctx, out, r, body.req),
-            }
-        }
-        used
     }
 }

@@ -1,6 +1,6 @@
 //! HTTP/3 (`ServerConfig::http3`): one thread with a UDP socket on the TCP port's number and its
 //! own mio loop, driving the wire crate's sans-I/O [`Server`] (QUIC and HTTP/3) and answering
-//! its requests through the same routing as the TCP side ([`answer`]).
+//! its requests through the same answers as the TCP side ([`crate::answer`], by [`answer`]).
 //!
 //! One thread serves every HTTP/3 connection: QUIC's connections are told apart by their
 //! connection ids, not by the socket, and spreading them over the workers would need a
@@ -103,7 +103,7 @@ impl H3Worker {
                 // In-flight responses may finish within the grace period; then every
                 // connection is closed (CONNECTION_CLOSE with H3_NO_ERROR).
                 drain_deadline = Some(now + self.answers.shared.cfg.grace);
-                self.answers.drain(&mut self.server);
+                self.answers.drain(&mut self.server, now);
                 self.server.goaway_all();
             }
             if let Some(d) = drain_deadline {

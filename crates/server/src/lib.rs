@@ -13,6 +13,7 @@
 //! required) HTTP/3 is served on UDP at the same port number by one more thread (`h3`), and
 //! every HTTP/1.1 and HTTP/2 response advertises it with `Alt-Svc`.
 
+mod answer;
 mod conn;
 mod date;
 mod h3;
@@ -146,9 +147,27 @@ pub(crate) struct Shared {
     pub slots: Option<std::sync::Mutex<slots::Slots>>,
     /// With HTTP/3, the `Alt-Svc` value (`h3=":PORT"`) every TCP response carries.
     pub alt_svc: Option<String>,
+    /// Where the access log goes (with `log`): stderr, or the writer [`start_with_log`] took.
+    pub log_to: Option<std::sync::Mutex<Box<dyn std::io::Write + Send>>>,
 }
 
 impl Shared {
+    /// The access log line of a finished response: `METHOD TARGET STATUS`, whatever the
+    /// protocol.
+    pub(crate) fn log(&self, line: &str, status: u16) {
+        use std::io::Write;
+        // The access log is the one thing this library prints, and only when asked to.
+        match &self.log_to {
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{line} {status}");
+            }
+            Some(w) => {
+                let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = writeln!(w, "{line} {status}");
+            }
+        }
+    }
+
     /// When a sleep of `hold` arriving at `now` is due: `now + hold`, or later when every
     /// service slot is held.
     pub(crate) fn sleep_until(
@@ -230,8 +249,25 @@ impl Drop for ServerHandle {
     }
 }
 
-/// Binds and starts the server; returns once it is listening.
+/// Binds and starts the server; returns once it is listening. With `log`, the access log goes
+/// to stderr.
 pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
+    start_logging(cfg, None)
+}
+
+/// [`start`], with the access log (when `cfg.log`) written to `log` instead of stderr, one line
+/// per response (a test reads it back).
+pub fn start_with_log(
+    cfg: ServerConfig,
+    log: Box<dyn std::io::Write + Send>,
+) -> Result<ServerHandle, ServerError> {
+    start_logging(cfg, Some(log))
+}
+
+fn start_logging(
+    cfg: ServerConfig,
+    log: Option<Box<dyn std::io::Write + Send>>,
+) -> Result<ServerHandle, ServerError> {
     if !(0.0..=1.0).contains(&cfg.fault_rate) {
         return Err(ServerError::Config("fault rate must be between 0 and 1"));
     }
@@ -309,6 +345,7 @@ pub fn start(cfg: ServerConfig) -> Result<ServerHandle, ServerError> {
     let counter_slots = threads + usize::from(h3);
     let shared = Arc::new(Shared {
         alt_svc: h3.then(|| format!("h3=\":{}\"; ma=86400", addr.port())),
+        log_to: log.map(std::sync::Mutex::new),
         slots,
         cfg,
         stop: AtomicBool::new(false),

@@ -4,6 +4,7 @@
 //! once per second, when the Date changes, and copied whole; everything else is assembled here
 //! from parts. Nothing allocates except the output buffer's growth.
 
+use crate::answer::Extra;
 use crate::date::DateCache;
 use std::io::Write;
 
@@ -227,8 +228,13 @@ fn head_with_date(
 /// Appends the decimal digits of `n`.
 pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
     let mut buf = [0u8; 20];
+    out.extend_from_slice(fmt_u64(&mut buf, n));
+}
+
+/// `n` in decimal, in `buf` (a header value of HTTP/2 and HTTP/3 is a slice).
+#[inline]
+fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
     let mut i = buf.len();
-    let mut n = n;
     loop {
         i -= 1;
         buf[i] = b'0' + (n % 10) as u8;
@@ -237,7 +243,54 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&buf[i..]);
+    &buf[i..]
+}
+
+/// The header fields of an HTTP/2 or HTTP/3 response head, names lower-case as both send
+/// them: server, date, alt-svc (when HTTP/3 is advertised), content-type, content-length when
+/// known (its digits in `digits`), and the one extra field.
+pub(crate) struct HeadFields<'a> {
+    h: [(&'static str, &'a [u8]); 6],
+    k: usize,
+}
+
+impl<'a> HeadFields<'a> {
+    pub(crate) fn new(
+        t: &'a Templates,
+        ct: &'a str,
+        len: BodyLen,
+        extra: Extra<'a>,
+        digits: &'a mut [u8; 20],
+    ) -> Self {
+        let mut f = HeadFields {
+            h: [("", b""); 6],
+            k: 0,
+        };
+        f.push("server", SERVER.as_bytes());
+        f.push("date", t.date());
+        if !t.alt_svc().is_empty() {
+            f.push("alt-svc", t.alt_svc());
+        }
+        f.push("content-type", ct.as_bytes());
+        if let BodyLen::Fixed(l) = len {
+            f.push("content-length", fmt_u64(digits, l));
+        }
+        match extra {
+            Extra::None => {}
+            Extra::Checksum(v) => f.push("x-checksum", v.as_bytes()),
+            Extra::Allow(v) => f.push("allow", v.as_bytes()),
+        }
+        f
+    }
+
+    fn push(&mut self, name: &'static str, value: &'a [u8]) {
+        self.h[self.k] = (name, value);
+        self.k += 1;
+    }
+
+    pub(crate) fn get(&self) -> &[(&'static str, &'a [u8])] {
+        &self.h[..self.k]
+    }
 }
 
 /// Appends a chunk-size line for a chunk of `n` bytes.

@@ -19,6 +19,11 @@ pub(crate) enum Fault {
 pub(crate) const RANDOM_FAULTS: [Fault; 4] =
     [Fault::Reset, Fault::Close, Fault::Stall, Fault::Garbage];
 
+/// Fault number `r` of `--fault-rate`'s picks.
+pub(crate) fn random_fault(r: u64) -> Fault {
+    RANDOM_FAULTS[(r % RANDOM_FAULTS.len() as u64) as usize]
+}
+
 /// What `/ws/echo` does after the upgrade (its query: `delay`, `fault`, `code`, `after`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct WsEcho {
@@ -48,6 +53,8 @@ pub(crate) enum Route {
     Hello,
     Ping,
     Echo,
+    /// `/sink`: the request body read and dropped, its size answered.
+    Sink,
     Sleep {
         ms: u64,
     },
@@ -99,6 +106,8 @@ pub(crate) fn route(
         "/ping" if method == "POST" => Route::Ping,
         "/ping" => Route::MethodNotAllowed("POST"),
         "/echo" => Route::Echo,
+        "/sink" if method == "POST" || method == "PUT" => Route::Sink,
+        "/sink" => Route::MethodNotAllowed("POST, PUT"),
         "/json" => only_get(Route::Json),
         "/headers" => only_get(Route::Headers(headers_json())),
         "/fault/reset" => Route::Fault(Fault::Reset),
@@ -251,6 +260,9 @@ mod tests {
             ("POST", "/ping", Route::Ping),
             ("GET", "/ping", Route::MethodNotAllowed("POST")),
             ("PUT", "/echo", Route::Echo),
+            ("POST", "/sink", Route::Sink),
+            ("PUT", "/sink", Route::Sink),
+            ("GET", "/sink", Route::MethodNotAllowed("POST, PUT")),
             ("GET", "/json", Route::Json),
             ("GET", "/headers", Route::Headers(b"{}".to_vec())),
             ("GET", "/sleep/250", Route::Sleep { ms: 250 }),

@@ -1,4 +1,5 @@
-//! Streaming a `/bytes` body from the shared pattern buffer, never buffering it.
+//! Streaming a `/bytes` body from the shared pattern buffer, never buffering it (HTTP/1.1 writes
+//! it here; HTTP/2 and HTTP/3 take it in slices under their flow control, `answer::Reply`).
 //!
 //! Each write is one `writev` of the pending framing bytes (chunk size lines) and up to `write`
 //! bytes of pattern taken as slices of one static buffer, so a 1 GiB body costs no memory and no
@@ -50,6 +51,20 @@ impl Stream {
     /// Body bytes written so far.
     pub(crate) fn sent(&self) -> u64 {
         self.offset
+    }
+
+    /// Body bytes not written yet.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.left + self.chunk_left
+    }
+
+    /// `n` more body bytes went out by another way than [`Stream::pump`] (a protocol with
+    /// frames of its own, unchunked: HTTP/2, HTTP/3).
+    pub(crate) fn advance(&mut self, n: u64) {
+        self.offset += n;
+        let from_chunk = n.min(self.chunk_left);
+        self.chunk_left -= from_chunk;
+        self.left -= n - from_chunk;
     }
 
     /// Writes until done (`Ok(true)`) or the socket is full (`Ok(false)`).

@@ -1,14 +1,15 @@
 //! One worker thread: its own SO_REUSEPORT listener, mio poll loop, connections and timers.
 
-use crate::conn::{random_fault, Cause, Conn, End, Next, Scratch};
+use crate::answer::Checksums;
+use crate::conn::{Cause, Conn, End, Next, Scratch};
 use crate::respond::Templates;
-use crate::route::Fault;
+use crate::route::{random_fault, Fault};
 use crate::transport::Transport;
-use crate::{pattern, ServerConfig, Shared};
+use crate::{ServerConfig, Shared};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::io::{self, Read};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -34,7 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub counters: &'a crate::stats::Counters,
     slot: usize,
     timers: &'a mut BinaryHeap<TimerEntry>,
-    checksums: &'a mut HashMap<u64, String>,
+    /// The worker's memo of `/bytes` checksums.
+    pub checksums: &'a mut Checksums,
 }
 
 impl Ctx<'_> {
@@ -45,26 +47,11 @@ impl Ctx<'_> {
     pub(crate) fn arm_timer(&mut self, at: Instant, id: u64, seq: u64) {
         self.timers.push(Reverse((at, self.slot, id, seq)));
     }
-
-    /// The `X-Checksum` of a `/bytes/{n}` body, memoised (huge bodies take a few combinations).
-    pub(crate) fn checksum(&mut self, n: u64) -> String {
-        if self.checksums.len() > 1024 {
-            self.checksums.clear();
-        }
-        self.checksums
-            .entry(n)
-            .or_insert_with(|| pattern::checksum(n))
-            .clone()
-    }
-
-    /// With `--fault-rate`, decides whether this request gets a fault instead of its answer.
-    /// Decision `i` of the whole server depends only on the seed and `i`, so a run is repeatable.
-    pub(crate) fn pick_fault(&self) -> Option<Fault> {
-        pick_fault(self.shared)
-    }
 }
 
-/// [`Ctx::pick_fault`] for any thread of the server (the HTTP/3 one too).
+/// With `--fault-rate`, decides whether this request gets a fault instead of its answer, for
+/// every thread and protocol. Decision `i` of the whole server depends only on the seed and `i`,
+/// so a run is repeatable.
 pub(crate) fn pick_fault(shared: &Shared) -> Option<Fault> {
     let rate = shared.cfg.fault_rate;
     if rate <= 0.0 {
@@ -93,7 +80,7 @@ pub(crate) struct Worker {
     live: usize,
     next_id: u64,
     timers: BinaryHeap<TimerEntry>,
-    checksums: HashMap<u64, String>,
+    checksums: Checksums,
     templates: Templates,
     scratch: Scratch,
     drain_deadline: Option<Instant>,
@@ -124,7 +111,7 @@ impl Worker {
             live: 0,
             next_id: 0,
             timers: BinaryHeap::new(),
-            checksums: HashMap::new(),
+            checksums: Checksums::default(),
             templates,
             scratch: Scratch {
                 input: input.into_boxed_slice(),

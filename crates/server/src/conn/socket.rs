@@ -1,8 +1,8 @@
-//! A connection's socket work shared by both protocols: reading more input (one read per
-//! readiness edge when it comes up short), writing the output buffer, and the HTTP/2 loop that
-//! drives `h2::H2` between them as `Conn::run_inner` drives the HTTP/1.1 answers.
+//! A connection's socket work shared by every protocol: reading more input (one read per
+//! readiness edge when it comes up short) and writing the output buffer, for the one loop
+//! (`drive`).
 
-use super::{Conn, End, Next, HIGH_WATER};
+use super::{Conn, Next, HIGH_WATER};
 use crate::worker::Ctx;
 use std::io::{self, Read, Write};
 
@@ -54,58 +54,6 @@ impl Conn {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(true),
             Err(_) => Err(()),
         }
-    }
-
-    /// The HTTP/2 loop: frames in, answers and bodies out, as the HTTP/1.1 loop above.
-    pub(super) fn run_h2(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        mut pos: usize,
-        out: &mut Vec<u8>,
-        drain: bool,
-    ) -> Next {
-        let mut exhausted = false;
-        loop {
-            let h2 = self.h2.as_mut().expect("in HTTP/2 mode");
-            if ctx.draining && !h2.draining() {
-                h2.drain(out);
-            }
-            let mut progress = false;
-            if h2.closing.is_none() {
-                let used = h2.feed(ctx, &buf[pos..*len], out);
-                pos += used;
-                progress |= used > 0;
-                h2.pump(out);
-            }
-            if let Some(at) = h2.timer_wanted() {
-                self.timer_seq += 1;
-                ctx.arm_timer(at, self.id, self.timer_seq);
-            }
-            let had = out.len();
-            match self.write_out(ctx, out) {
-                Ok(all) => progress |= all && had > 0,
-                Err(_) => return Next::End(End::Close),
-            }
-            let h2 = self.h2.as_ref().expect("in HTTP/2 mode");
-            if out.is_empty() {
-                if let Some(end) = h2.closing {
-                    return Next::End(end);
-                }
-                if (h2.draining() || self.peer_eof) && h2.idle() && !progress {
-                    return Next::End(End::Close);
-                }
-            }
-            match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
-                Ok(read) => progress |= read,
-                Err(()) => return Next::End(End::Close),
-            }
-            if !progress {
-                break;
-            }
-        }
-        keep_unread(buf, len, pos)
     }
 
     /// Writes what it can of `out`; true when all of it went.

@@ -16,7 +16,6 @@
 //! Close or [`CLOSE_WAIT`], then the TCP connection closes: a client that does not answer the
 //! close holds nothing for long.
 
-use super::socket::keep_unread;
 use super::{End, HIGH_WATER};
 use crate::route::{WsEcho, WsFault};
 use crate::worker::Ctx;
@@ -256,76 +255,11 @@ impl Ws {
 }
 
 impl super::Conn {
-    /// The WebSocket loop: frames in, echoes out, as the HTTP/1.1 loop (`Conn::run_inner`).
-    pub(super) fn run_ws(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-        len: &mut usize,
-        mut pos: usize,
-        out: &mut Vec<u8>,
-        drain: bool,
-    ) -> super::Next {
-        use super::Next;
-        let mut exhausted = false;
-        loop {
-            if self.ws.as_ref().is_some_and(|w| w.shut) {
-                *len = 0;
-                return self.drop_input(ctx, buf);
-            }
-            let ws = self.ws.as_mut().expect("in WebSocket mode");
-            if ctx.draining {
-                ws.drain(ctx, out);
-            }
-            if (ws.stalled && (drain || self.peer_eof)) || ws.expired(ctx.now) {
-                return Next::End(End::Close);
-            }
-            let mut progress = false;
-            let used = ws.feed(ctx, &mut buf[pos..*len], out);
-            pos += used;
-            progress |= used > 0;
-            if let Some(at) = ws.timer_wanted() {
-                self.timer_seq += 1;
-                ctx.arm_timer(at, self.id, self.timer_seq);
-            }
-            let had = out.len();
-            match self.write_out(ctx, out) {
-                Ok(all) => progress |= all && had > 0,
-                Err(_) => return Next::End(End::Close),
-            }
-            let ws = self.ws.as_mut().expect("in WebSocket mode");
-            if out.is_empty() && !self.stream.has_pending() {
-                if let Some(end) = ws.closing {
-                    return Next::End(end);
-                }
-                if ws.done() || (self.peer_eof && !progress) {
-                    return Next::End(End::Close);
-                }
-                if ws.failed && !ws.shut {
-                    ws.shut = true;
-                    self.stream.close_notify();
-                    let _ = self.stream.tcp().shutdown(std::net::Shutdown::Write);
-                    continue;
-                }
-            }
-            if self.ws.as_ref().is_some_and(|w| w.wants_input(out)) {
-                match self.read_more(ctx, buf, len, &mut pos, out, drain, &mut exhausted) {
-                    Ok(read) => progress |= read,
-                    Err(()) => return Next::End(End::Close),
-                }
-            }
-            if !progress {
-                break;
-            }
-        }
-        keep_unread(buf, len, pos)
-    }
-
     /// After a failure and this side's shut: reads and drops what the client still sends,
     /// from the TCP socket itself (rustls must not read after its close_notify), until the
     /// client closes; at most [`DROP_PER_RUN`] bytes a turn, the close wait's timer ending a
     /// client that never stops.
-    fn drop_input(&mut self, ctx: &mut Ctx<'_>, buf: &mut [u8]) -> super::Next {
+    pub(super) fn drop_input(&mut self, ctx: &mut Ctx<'_>, buf: &mut [u8]) -> super::Next {
         use std::io::Read;
         let mut dropped = 0;
         while dropped < DROP_PER_RUN {

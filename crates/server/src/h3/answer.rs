@@ -1,47 +1,93 @@
-//! HTTP/3 requests to answers: the same routes as HTTP/1.1 and HTTP/2 ([`crate::route`]), and
-//! what each unfinished stream still owes (a body the stream's buffer holds back, a `/bytes`
-//! run, a sleep or drip waiting on the loop's timer, a request body being read).
+//! HTTP/3 requests to the one answer of each route ([`crate::answer`]): the session's events in
+//! order, and [`H3Reply`], what HTTP/3 does differently: a head is a HEADERS frame (static-only
+//! QPACK), a body goes out as the stream's buffer takes it (at most `STREAM_BUFFER` that QUIC
+//! has not taken, more on [`Event::Writable`]), an echo that its client does not read pauses
+//! the request's body ([`Server::pause`]: QUIC's flow control then holds the client back).
 //!
 //! Faults over HTTP/3: `/fault/reset` resets the stream (H3_INTERNAL_ERROR) and the connection
 //! goes on; `/fault/close` closes the connection (H3_NO_ERROR, as a server closing would);
-//! `/fault/garbage` answers with a HEADERS frame no QPACK decoder accepts (a connection error for
-//! the client); `/fault/stall` never answers; `/fault/drip` answers one byte at a time.
-//! WebSocket (`/ws/echo`) is not served over HTTP/3 (400, as over HTTP/2).
-//!
-//! Memory: a request body is read as it arrives. `/echo` answers at once and sends each piece
-//! back as it comes; what the stream's buffer cannot take yet is held, and while anything is
-//! held the session reads no more of that request ([`Server::pause`]), so an echo holds at most
-//! what QUIC had already received. A body past `echo_limit` is refused (413 when
-//! `content-length` says so, the stream reset when the body goes past it). Every other body is
-//! dropped as it comes.
+//! `/fault/garbage` answers with a HEADERS frame no QPACK decoder accepts (a connection error
+//! for the client); `/fault/stall` never answers; `/fault/drip` answers one byte at a time. A
+//! body past `echo_limit` is refused (413 when `content-length` says so, the stream reset with
+//! H3_EXCESSIVE_LOAD when the body goes past it). The request's events carry no "no body" flag,
+//! so every request is answered at its end (FIN), faults and echoes at once.
 
-use crate::pattern;
-use crate::respond::{reason, Templates, HELLO, JSON, SERVER};
-use crate::route::{route, Fault, Route};
+use crate::answer::streams::Streams;
+use crate::answer::{self, Act, Checksums, Env, Extra, Reply};
+use crate::respond::{BodyLen, HeadFields, Templates};
+use crate::stats::Counters;
 use crate::Shared;
 use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
 use barrage_wire::h3::ErrorCode;
-use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-mod owed;
-use owed::Owed;
+use std::time::Instant;
 
 /// The HTTP/3 thread's answers in progress.
 pub(super) struct Answers {
     pub(super) shared: Arc<Shared>,
     counters: usize,
     templates: Templates,
-    /// By connection handle and stream id: stream ids are the client's, but QUIC bounds how
-    /// many are open, so Fx hashing cannot be flooded.
-    owed: FxHashMap<StreamRef, Owed>,
-    /// Sleeps' and drips' deadlines ([`owed`]).
-    timers: BinaryHeap<Reverse<(Instant, StreamRef)>>,
-    checksums: HashMap<u64, String>,
+    streams: Streams<StreamRef>,
+    checksums: Checksums,
+}
+
+/// What HTTP/3 does differently, for the answers of one loop turn.
+struct H3Reply<'a> {
+    server: &'a mut Server,
+    templates: &'a Templates,
+    counters: &'a Counters,
+    shared: &'a Shared,
+    now: Instant,
+}
+
+impl Reply<StreamRef> for H3Reply<'_> {
+    const WRITE: usize = 16 * 1024;
+
+    fn head(
+        &mut self,
+        id: StreamRef,
+        status: u16,
+        ct: &'static str,
+        len: BodyLen,
+        extra: Extra<'_>,
+        end: bool,
+    ) {
+        self.counters.response_h3(status);
+        let mut digits = [0u8; 20];
+        let h = HeadFields::new(self.templates, ct, len, extra, &mut digits);
+        self.server.respond(id, status, h.get(), end);
+    }
+
+    fn data(&mut self, id: StreamRef, data: &[u8], end: bool) -> usize {
+        self.server.send_data(id, data, end)
+    }
+
+    fn room(&self, id: StreamRef) -> usize {
+        self.server.room(id)
+    }
+
+    fn open(&self, id: StreamRef) -> bool {
+        self.server.room(id) > 0
+    }
+
+    fn act(&mut self, id: StreamRef, act: Act) {
+        match act {
+            Act::Reset => self.server.reset(id, ErrorCode::Internal),
+            Act::Close => self.server.close_conn(id, self.now),
+            Act::Garbage => self.server.garbage(id),
+            Act::TooLarge => self.server.reset(id, ErrorCode::ExcessiveLoad),
+            Act::Cancel => self.server.reset(id, ErrorCode::RequestCancelled),
+        }
+    }
+
+    fn hold(&mut self, id: StreamRef, held: bool) {
+        self.server.pause(self.now, id, held);
+    }
+
+    fn shared(&self) -> &Shared {
+        self.shared
+    }
 }
 
 impl Answers {
@@ -50,9 +96,8 @@ impl Answers {
             shared,
             counters,
             templates: Templates::new(None),
-            owed: FxHashMap::default(),
-            timers: BinaryHeap::new(),
-            checksums: HashMap::new(),
+            streams: Streams::default(),
+            checksums: Checksums::default(),
         }
     }
 
@@ -77,385 +122,85 @@ impl Answers {
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.owed.is_empty()
+        self.streams.is_empty()
+    }
+
+    /// The earliest sleep or drip deadline.
+    pub(super) fn next_timer(&mut self) -> Option<Instant> {
+        self.streams.next_timer()
+    }
+
+    /// Splits the answers into the streams pending, the reply and the environment of one turn.
+    fn parts<'a>(
+        &'a mut self,
+        server: &'a mut Server,
+        now: Instant,
+    ) -> (&'a mut Streams<StreamRef>, H3Reply<'a>, Env<'a>) {
+        let Answers {
+            shared,
+            counters,
+            templates,
+            streams,
+            checksums,
+        } = self;
+        let shared: &Shared = shared;
+        let r = H3Reply {
+            server,
+            templates,
+            counters: &shared.counters[*counters],
+            shared,
+            now,
+        };
+        let env = Env {
+            shared,
+            now,
+            checksums,
+        };
+        (streams, r, env)
     }
 
     /// A shutdown: stalled streams would hold the grace period for nothing.
-    pub(super) fn drain(&mut self, server: &mut Server) {
-        let stalled: Vec<StreamRef> = self
-            .owed
-            .iter()
-            .filter(|(_, o)| matches!(o, Owed::Stall))
-            .map(|(k, _)| *k)
-            .collect();
-        for id in stalled {
-            server.reset(id, ErrorCode::RequestCancelled);
-            self.owed.remove(&id);
-        }
+    pub(super) fn drain(&mut self, server: &mut Server, now: Instant) {
+        let (streams, mut r, _) = self.parts(server, now);
+        streams.drain(&mut r);
+    }
+
+    /// Answers the sleeps and drips that are due.
+    pub(super) fn fire(&mut self, server: &mut Server, now: Instant) {
+        let (streams, mut r, mut env) = self.parts(server, now);
+        streams.fire(&mut r, &mut env);
     }
 
     /// Answers every event the server has.
     pub(super) fn events(&mut self, server: &mut Server, now: Instant) {
-        while let Some(ev) = server.poll_event() {
+        let (streams, mut r, mut env) = self.parts(server, now);
+        while let Some(ev) = r.server.poll_event() {
             match ev {
-                Event::Request { id, head } => self.request(server, id, head, now),
-                Event::Body { id, data } => self.body(server, id, &data, now),
-                Event::End { id, whole } => {
-                    if whole {
-                        self.end(server, id, now);
-                    }
+                Event::Request { id, head } => {
+                    let (rt, req) =
+                        answer::route_request(env.shared, &head.method, &head.path, || {
+                            headers_json(&head)
+                        });
+                    streams.request(id, rt, req, Some(head.content_length), &mut r, &mut env);
                 }
+                Event::Body { id, data } => streams.body(id, &data, false, &mut r, &mut env),
+                Event::End { id, whole: true } => streams.end(id, &mut r, &mut env),
+                // Malformed: the stream is reset already, nothing to answer.
+                Event::End { id, whole: false } | Event::Gone { id } => streams.gone(id),
                 Event::TooLarge { id } => {
-                    self.owed.remove(&id);
+                    let req = answer::unnamed(env.shared);
                     let msg = b"request header fields too large\n";
-                    self.full(server, id, 431, "text/plain", msg, false);
+                    let p = answer::full(id, 431, "text/plain", msg, req, Extra::None, &mut r);
+                    streams.answered(id, p);
                 }
-                Event::Gone { id } => {
-                    self.owed.remove(&id);
-                }
-                Event::Writable { id } => self.resume(server, id, now),
+                Event::Writable { id } => streams.writable(id, &mut r),
             }
-        }
-    }
-
-    fn request(&mut self, server: &mut Server, id: StreamRef, head: Head, now: Instant) {
-        let (path, query) = match head.path.split_once('?') {
-            Some((p, q)) => (p, Some(q)),
-            None => (head.path.as_str(), None),
-        };
-        let is_head = head.method == "HEAD";
-        let mut rt = route(&head.method, path, query, || headers_json(&head));
-        // `--fault-rate`: from the same server-wide sequence as the TCP workers' picks.
-        if let Some(f) = crate::worker::pick_fault(&self.shared) {
-            rt = Route::Fault(f);
-        }
-        if let Route::Fault(_) = rt {
-            // Faults act at once, whatever the body.
-            return self.respond(server, id, rt, is_head, now);
-        }
-        if matches!(rt, Route::Echo) && head.content_length.is_some_and(|n| n > self.echo_limit()) {
-            self.owed.remove(&id);
-            return self.full(
-                server,
-                id,
-                413,
-                "text/plain",
-                b"request body too large\n",
-                false,
-            );
-        }
-        if matches!(rt, Route::Echo) && !is_head {
-            let ct = "application/octet-stream";
-            self.head(server, id, 200, ct, head.content_length, &[], false);
-            let owed = Owed::Echo {
-                held: Vec::new(),
-                ended: false,
-                seen: 0,
-            };
-            self.owed.insert(id, owed);
-            return;
-        }
-        self.owed.insert(
-            id,
-            Owed::Reading {
-                route: rt,
-                is_head,
-                body: Vec::new(),
-                seen: 0,
-            },
-        );
-    }
-
-    fn echo_limit(&self) -> u64 {
-        self.shared.cfg.echo_limit
-    }
-
-    fn body(&mut self, server: &mut Server, id: StreamRef, data: &[u8], now: Instant) {
-        let limit = self.echo_limit();
-        if let Some(Owed::Echo { held, seen, .. }) = self.owed.get_mut(&id) {
-            *seen += data.len() as u64;
-            if *seen > limit {
-                self.owed.remove(&id);
-                server.reset(id, ErrorCode::ExcessiveLoad);
-                return;
-            }
-            let sent = if held.is_empty() {
-                server.send_data(id, data, false)
-            } else {
-                0
-            };
-            held.extend_from_slice(&data[sent..]);
-            if !held.is_empty() {
-                server.pause(now, id, true);
-            }
-            return;
-        }
-        let Some(Owed::Reading {
-            route, body, seen, ..
-        }) = self.owed.get_mut(&id)
-        else {
-            return;
-        };
-        *seen += data.len() as u64;
-        match route {
-            Route::Echo => {
-                if *seen > limit {
-                    self.owed.remove(&id);
-                    server.reset(id, ErrorCode::ExcessiveLoad);
-                    return;
-                }
-                body.extend_from_slice(data);
-            }
-            Route::Ping => {
-                let keep = 4usize.saturating_sub(body.len()).min(data.len());
-                body.extend_from_slice(&data[..keep]);
-            }
-            _ => {}
-        }
-    }
-
-    fn end(&mut self, server: &mut Server, id: StreamRef, now: Instant) {
-        if let Some(Owed::Echo { held, ended, .. }) = self.owed.get_mut(&id) {
-            *ended = true;
-            if held.is_empty() {
-                server.send_data(id, &[], true);
-                self.owed.remove(&id);
-            }
-            return;
-        }
-        // A fault, a sleep or a body already owed is the stream's whatever its request's end.
-        if !matches!(self.owed.get(&id), Some(Owed::Reading { .. })) {
-            return;
-        }
-        let Some(Owed::Reading {
-            route,
-            is_head,
-            body,
-            seen,
-        }) = self.owed.remove(&id)
-        else {
-            return;
-        };
-        match route {
-            Route::Echo => {
-                let ct = "application/octet-stream";
-                let len = body.len();
-                self.head(
-                    server,
-                    id,
-                    200,
-                    ct,
-                    Some(len as u64),
-                    &[],
-                    is_head || len == 0,
-                );
-                if !is_head && len > 0 {
-                    self.data(server, id, body);
-                }
-            }
-            Route::Ping => {
-                if seen == 4 && body == b"ping" {
-                    self.full(server, id, 200, "text/plain", b"pong", false);
-                } else {
-                    let msg = b"expected the body ping\n";
-                    self.full(server, id, 400, "text/plain", msg, false);
-                }
-            }
-            other => self.respond(server, id, other, is_head, now),
-        }
-    }
-
-    /// Answers a routed request whose body has been read.
-    fn respond(
-        &mut self,
-        server: &mut Server,
-        id: StreamRef,
-        rt: Route,
-        is_head: bool,
-        now: Instant,
-    ) {
-        let text = "text/plain";
-        match rt {
-            Route::Hello => self.full(server, id, 200, text, HELLO, is_head),
-            Route::Json => self.full(server, id, 200, "application/json", JSON, is_head),
-            Route::Headers(json) => self.full(server, id, 200, "application/json", &json, is_head),
-            Route::Echo => self.full(server, id, 200, "application/octet-stream", b"", is_head),
-            Route::Ping => self.full(server, id, 400, text, b"expected the body ping\n", false),
-            Route::Status(code) => {
-                let msg = format!("{code} {}\n", reason(code));
-                let body = if matches!(code, 204 | 304) {
-                    &b""[..]
-                } else {
-                    msg.as_bytes()
-                };
-                self.full(server, id, code, text, body, is_head)
-            }
-            Route::NotFound => self.full(server, id, 404, text, b"not found\n", false),
-            Route::WsEcho(_) => {
-                let msg = b"WebSocket is served over HTTP/1.1 only\n";
-                self.full(server, id, 400, text, msg, false)
-            }
-            Route::MethodNotAllowed(allow) => {
-                let extra = [("allow", allow.as_bytes())];
-                let body = b"method not allowed\n";
-                self.head(
-                    server,
-                    id,
-                    405,
-                    text,
-                    Some(body.len() as u64),
-                    &extra,
-                    false,
-                );
-                self.data(server, id, body.to_vec());
-            }
-            Route::BadParam(msg) => {
-                let msg = format!("{msg}\n");
-                self.full(server, id, 400, text, msg.as_bytes(), false)
-            }
-            Route::Sleep { ms } => {
-                let at = self.shared.sleep_until(now, Duration::from_millis(ms));
-                self.owe(id, Owed::Sleep { at, ms });
-            }
-            Route::Bytes { n, .. } => {
-                // HTTP/3 has no chunked framing: `?chunked=1` changes nothing here but the
-                // content-length, left out as over HTTP/2.
-                let chunked = matches!(rt, Route::Bytes { chunked: true, .. });
-                let sum = self.checksum(n);
-                let extra = [("x-checksum", sum.as_bytes())];
-                let end = is_head || n == 0;
-                let len = (!chunked).then_some(n);
-                self.head(
-                    server,
-                    id,
-                    200,
-                    "application/octet-stream",
-                    len,
-                    &extra,
-                    end,
-                );
-                if !end {
-                    let (mut offset, mut left) = (0, n);
-                    owed::bytes(server, id, &mut offset, &mut left);
-                    if left > 0 {
-                        self.owed.insert(id, Owed::Bytes { offset, left });
-                    }
-                }
-            }
-            Route::Fault(Fault::Reset) => server.reset(id, ErrorCode::Internal),
-            Route::Fault(Fault::Close) => server.close_conn(id, now),
-            Route::Fault(Fault::Garbage) => server.garbage(id),
-            Route::Fault(Fault::Stall) => {
-                self.owed.insert(id, Owed::Stall);
-            }
-            Route::Fault(Fault::Drip { bytes, every_ms }) => {
-                let sum = self.checksum(bytes);
-                let extra = [("x-checksum", sum.as_bytes())];
-                let end = is_head || bytes == 0;
-                let ct = "application/octet-stream";
-                self.head(server, id, 200, ct, Some(bytes), &extra, end);
-                if !end {
-                    let every = Duration::from_millis(every_ms);
-                    let owed = Owed::Drip {
-                        at: now + every,
-                        every,
-                        offset: 0,
-                        left: bytes,
-                    };
-                    self.owe(id, owed);
-                }
-            }
-        }
-    }
-
-    fn checksum(&mut self, n: u64) -> String {
-        if self.checksums.len() > 1024 {
-            self.checksums.clear();
-        }
-        self.checksums
-            .entry(n)
-            .or_insert_with(|| pattern::checksum(n))
-            .clone()
-    }
-
-    /// A response head: `:status`, server, date, content-type, content-length when known.
-    #[allow(clippy::too_many_arguments)]
-    fn head(
-        &mut self,
-        server: &mut Server,
-        id: StreamRef,
-        status: u16,
-        content_type: &str,
-        len: Option<u64>,
-        extra: &[(&str, &[u8])],
-        end: bool,
-    ) {
-        self.shared.counters[self.counters].response_h3(status);
-        let len_s = len.map(|l| l.to_string());
-        let mut h: Vec<(&str, &[u8])> = vec![
-            ("server", SERVER.as_bytes()),
-            ("date", self.templates.date()),
-            ("content-type", content_type.as_bytes()),
-        ];
-        if let Some(l) = &len_s {
-            h.push(("content-length", l.as_bytes()));
-        }
-        h.extend_from_slice(extra);
-        server.respond(id, status, &h, end);
-    }
-
-    /// A whole response with a small body (none for HEAD and bodiless statuses).
-    fn full(
-        &mut self,
-        server: &mut Server,
-        id: StreamRef,
-        status: u16,
-        content_type: &str,
-        body: &[u8],
-        is_head: bool,
-    ) {
-        let end = is_head || body.is_empty();
-        self.head(
-            server,
-            id,
-            status,
-            content_type,
-            Some(body.len() as u64),
-            &[],
-            end,
-        );
-        if !end {
-            self.data(server, id, body.to_vec());
-        }
-    }
-
-    /// Sends a whole body, keeping what the stream's buffer holds back.
-    fn data(&mut self, server: &mut Server, id: StreamRef, body: Vec<u8>) {
-        let sent = server.send_data(id, &body, true);
-        if sent < body.len() {
-            self.owed.insert(
-                id,
-                Owed::Body {
-                    data: body,
-                    at: sent,
-                },
-            );
         }
     }
 }
 
-/// `/headers` over HTTP/3: the same document as HTTP/2's, `version` "HTTP/3".
+/// `/headers` over HTTP/3.
 fn headers_json(h: &Head) -> Vec<u8> {
-    let headers: Vec<serde_json::Value> = h
-        .headers
-        .iter()
-        .map(|(n, v)| serde_json::json!([n, v]))
-        .collect();
-    let v = serde_json::json!({
-        "method": h.method,
-        "target": h.path,
-        "version": "HTTP/3",
-        "headers": headers,
-    });
-    serde_json::to_vec(&v).unwrap_or_default()
+    let fields = h.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes()));
+    answer::headers_json(&h.method, &h.path, "HTTP/3", fields)
 }

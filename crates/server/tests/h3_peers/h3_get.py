@@ -4,8 +4,14 @@ given as arguments, one after another, each printed as one line on stdout:
     STATUS LENGTH SHA256-OF-BODY
 
 Arguments: HOST PORT then requests, each `METHOD PATH` or `METHOD PATH BODYSIZE` (a body of
-BODYSIZE bytes, byte i being i % 251). The certificate is not verified (the server's is
+BODYSIZE bytes, byte i being i % 251) or `METHOD PATH =TEXT` (the body TEXT). H3_HEADER="name:
+value" adds a header field to every request. The certificate is not verified (the server's is
 self-signed). Exits 1 if the connection fails.
+
+A request that gets no response prints instead `reset CODE` (the server reset its stream),
+`closed CODE` (the connection ended; the requests after it are not sent) or `timeout` (nothing
+within H3_TIMEOUT seconds, 30 by default). With H3_BODIES=DIR, each response's body is also
+written to DIR/N (N counting the requests from 0).
 """
 
 import asyncio
@@ -17,7 +23,12 @@ from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.h3.connection import H3_ALPN, H3Connection
 from aioquic.h3.events import DataReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import ConnectionTerminated, StreamReset
+import os
 import ssl
+
+TIMEOUT = float(os.environ.get("H3_TIMEOUT", "30"))
+BODIES = os.environ.get("H3_BODIES")
 
 
 class Client(QuicConnectionProtocol):
@@ -27,6 +38,14 @@ class Client(QuicConnectionProtocol):
         self.waiting = {}
 
     def quic_event_received(self, event):
+        if isinstance(event, StreamReset) and event.stream_id in self.waiting:
+            st = self.waiting[event.stream_id]
+            if not st["done"].done():
+                st["done"].set_result(("reset", event.error_code))
+        if isinstance(event, ConnectionTerminated):
+            for st in self.waiting.values():
+                if not st["done"].done():
+                    st["done"].set_result(("closed", event.error_code))
         for ev in self.h3.handle_event(event):
             if isinstance(ev, (HeadersReceived, DataReceived)) and ev.stream_id in self.waiting:
                 st = self.waiting[ev.stream_id]
@@ -36,7 +55,7 @@ class Client(QuicConnectionProtocol):
                             st["status"] = int(v)
                 else:
                     st["body"] += ev.data
-                if ev.stream_ended:
+                if ev.stream_ended and not st["done"].done():
                     st["done"].set_result(None)
 
     async def request(self, host, method, path, body):
@@ -49,15 +68,21 @@ class Client(QuicConnectionProtocol):
             (b":authority", host.encode()),
             (b":path", path.encode()),
         ]
+        if os.environ.get("H3_HEADER"):
+            name, value = os.environ["H3_HEADER"].split(":", 1)
+            headers.append((name.strip().encode(), value.strip().encode()))
         if body is not None:
             headers.append((b"content-length", str(len(body)).encode()))
         self.h3.send_headers(sid, headers, end_stream=body is None)
         if body is not None:
             self.h3.send_data(sid, body, end_stream=True)
         self.transmit()
-        await asyncio.wait_for(fut, 30)
+        try:
+            end = await asyncio.wait_for(fut, TIMEOUT)
+        except asyncio.TimeoutError:
+            end = ("timeout", None)
         st = self.waiting.pop(sid)
-        return st["status"], st["body"]
+        return end, st["status"], st["body"]
 
 
 async def main():
@@ -65,13 +90,25 @@ async def main():
     cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN)
     cfg.verify_mode = ssl.CERT_NONE
     async with connect(host, port, configuration=cfg, create_protocol=Client) as c:
-        for spec in sys.argv[3:]:
+        for n, spec in enumerate(sys.argv[3:]):
             parts = spec.split(" ")
             body = None
-            if len(parts) == 3:
+            if len(parts) == 3 and parts[2].startswith("="):
+                body = parts[2][1:].encode()
+            elif len(parts) == 3:
                 body = bytes(i % 251 for i in range(int(parts[2])))
-            status, got = await c.request(host, parts[0], parts[1], body)
-            print(status, len(got), hashlib.sha256(got).hexdigest(), flush=True)
+            end, status, got = await c.request(host, parts[0], parts[1], body)
+            if end is None:
+                if BODIES:
+                    with open(os.path.join(BODIES, str(n)), "wb") as f:
+                        f.write(got)
+                print(status, len(got), hashlib.sha256(got).hexdigest(), flush=True)
+            elif end[0] == "timeout":
+                print("timeout", flush=True)
+            else:
+                print(end[0], end[1], flush=True)
+                if end[0] == "closed":
+                    break
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ mod h3;
 mod h3_held;
 mod h3_hostile;
 mod lifecycle;
+mod matrix;
 mod parsers;
 mod pipeline;
 mod tls;

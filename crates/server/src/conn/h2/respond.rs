@@ -1,139 +1,77 @@
-//! Writing HTTP/2 responses: the head every endpoint shares (`:status`, server, date,
-//! content-type, content-length), whole small responses, bodies the windows hold back, and the
-//! access log line of each finished response.
+//! What HTTP/2 does differently in an answer ([`Reply`]): the head every endpoint shares
+//! (`:status`, server, date, alt-svc, content-type, content-length) as a HEADERS frame, bodies
+//! under the flow-control windows and the connection's high-water mark, and faults as
+//! RST_STREAM, a broken header block or the connection's end.
 
-use super::{Owed, Pending, H2};
-use crate::respond::SERVER;
-use crate::worker::Ctx;
-use std::io::Write as _;
+use super::super::{End, HIGH_WATER};
+use crate::answer::{Act, Extra, Reply};
+use crate::respond::{BodyLen, HeadFields, Templates};
+use crate::stats::Counters;
+use crate::Shared;
+use barrage_wire::h2::server::Server;
+use barrage_wire::h2::{frame, ErrorCode};
 
-impl H2 {
-    /// A response head: `:status`, server, date, content-type, content-length when known.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn head(
+/// One turn's view of an HTTP/2 connection for the answers.
+pub(super) struct H2Reply<'a> {
+    pub server: &'a mut Server,
+    pub out: &'a mut Vec<u8>,
+    pub closing: &'a mut Option<End>,
+    pub templates: &'a Templates,
+    pub counters: &'a Counters,
+    pub shared: &'a Shared,
+}
+
+impl Reply<u32> for H2Reply<'_> {
+    fn head(
         &mut self,
-        ctx: &Ctx<'_>,
-        out: &mut Vec<u8>,
         stream: u32,
         status: u16,
-        content_type: &str,
-        len: Option<u64>,
-        extra: &[(&str, &[u8])],
-        end_stream: bool,
+        ct: &'static str,
+        len: BodyLen,
+        extra: Extra<'_>,
+        end: bool,
     ) {
-        ctx.counters.response(true, status);
-        let mut n = itoa_buf();
-        let len_s = len.map(|l| fmt_u64(&mut n, l));
-        let mut h: [(&str, &[u8]); 7] = [("", b""); 7];
-        let mut k = 0;
-        let mut push = |name, value| {
-            h[k] = (name, value);
-            k += 1;
-        };
-        push("server", SERVER.as_bytes());
-        push("date", ctx.templates.date());
-        let alt_svc = ctx.templates.alt_svc();
-        if !alt_svc.is_empty() {
-            push("alt-svc", alt_svc);
-        }
-        push("content-type", content_type.as_bytes());
-        if let Some(l) = len_s {
-            push("content-length", l);
-        }
-        for &(name, value) in extra.iter().take(2) {
-            push(name, value);
-        }
-        self.server
-            .respond(out, stream, status, &h[..k], end_stream);
+        self.counters.response(true, status);
+        let mut digits = [0u8; 20];
+        let h = HeadFields::new(self.templates, ct, len, extra, &mut digits);
+        self.server.respond(self.out, stream, status, h.get(), end);
     }
 
-    /// A whole response with a body (or none for HEAD).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn full(
-        &mut self,
-        ctx: &Ctx<'_>,
-        out: &mut Vec<u8>,
-        stream: u32,
-        status: u16,
-        content_type: &str,
-        body: &[u8],
-        is_head: bool,
-        log: Option<Box<str>>,
-    ) {
-        let end = is_head || body.is_empty();
-        self.head(
-            ctx,
-            out,
-            stream,
-            status,
-            content_type,
-            Some(body.len() as u64),
-            &[],
-            end,
-        );
-        if end {
-            log_line(&log, status);
-        } else {
-            self.data(out, stream, body, log, status);
+    fn data(&mut self, stream: u32, data: &[u8], end: bool) -> usize {
+        self.server.send_data(self.out, stream, data, end)
+    }
+
+    fn room(&self, stream: u32) -> usize {
+        if self.out.len() >= HIGH_WATER {
+            return 0;
+        }
+        self.server.send_room(stream)
+    }
+
+    fn backed_up(&self) -> bool {
+        self.out.len() >= HIGH_WATER
+    }
+
+    fn open(&self, stream: u32) -> bool {
+        self.server.can_send(stream)
+    }
+
+    fn act(&mut self, stream: u32, act: Act) {
+        match act {
+            Act::Reset => self.server.cancel(self.out, stream, ErrorCode::Internal),
+            Act::Close => *self.closing = Some(End::Close),
+            Act::Garbage => {
+                // A HEADERS frame whose block starts with index 0, which no HPACK decoder
+                // accepts (RFC 7541 §6.1): a malformed frame, a connection error for the client.
+                frame::write_header(self.out, 1, frame::Kind::Headers, 0x5, stream);
+                self.out.push(0x80);
+                *self.closing = Some(End::Close);
+            }
+            Act::TooLarge | Act::Cancel => self.server.cancel(self.out, stream, ErrorCode::Cancel),
         }
     }
 
-    /// A short text/plain response.
-    pub(super) fn simple(
-        &mut self,
-        ctx: &Ctx<'_>,
-        out: &mut Vec<u8>,
-        stream: u32,
-        status: u16,
-        body: &[u8],
-        log: Option<Box<str>>,
-    ) {
-        self.full(ctx, out, stream, status, "text/plain", body, false, log);
+    fn shared(&self) -> &Shared {
+        self.shared
     }
-
-    /// Sends a whole body, keeping what the windows hold back.
-    pub(super) fn data(
-        &mut self,
-        out: &mut Vec<u8>,
-        stream: u32,
-        body: &[u8],
-        log: Option<Box<str>>,
-        st: u16,
-    ) {
-        let sent = self.server.send_data(out, stream, body, true);
-        if sent < body.len() {
-            self.owe(stream, Owed::Body(body[sent..].to_vec()), log, st);
-        } else {
-            log_line(&log, st);
-        }
-    }
-}
-
-pub(super) fn log(p: &Pending, status: u16) {
-    log_line(&p.log, status);
-}
-
-/// The access log line of a finished response (only with `--log`).
-pub(super) fn log_line(line: &Option<Box<str>>, status: u16) {
-    if let Some(line) = line {
-        let _ = writeln!(std::io::stderr().lock(), "{line} {status}");
-    }
-}
-
-fn itoa_buf() -> [u8; 20] {
-    [0; 20]
-}
-
-/// `n` in decimal, in `buf`.
-fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[i..]
 }
