@@ -1,0 +1,124 @@
+//! wrk's Lua scripting API (wrk's SCRIPTING document) for `barrage load -s SCRIPT`: the global
+//! `wrk` table (`scheme`, `host`, `port`, `method`, `path`, `headers`, `body`, `thread`),
+//! `wrk.format`, `wrk.request`, `wrk.lookup`, `wrk.connect`, and the hooks `setup(thread)`,
+//! `init(args)`, `delay()`, `request()`, `response(status, headers, body)` and
+//! `done(summary, latency, requests)`, so the scripts wrk's users keep run unchanged.
+//!
+//! As in wrk, each worker thread has its own Lua state ([`Thread`], LuaJIT) and the setup and
+//! done phases run in another ([`Setup`]). What a script's `request()` returns is HTTP/1.1
+//! text (one request or several: wrk's pipeline.lua); it is parsed into [`Request`]s the engine
+//! encodes for whatever protocol it speaks, and parsed again only when the text changes (the
+//! same Lua string back, which LuaJIT interns, is [`Produced::Same`]). `response()` is called
+//! only when the script defines it (wrk's rule: handing headers and body to Lua costs).
+//!
+//! Nothing here prints or touches the network by itself: what a script prints (`print`,
+//! `io.write`) is kept for the caller ([`Thread::take_output`], [`Setup::done`]'s text), and
+//! `wrk.lookup` and `wrk.connect` go through the caller's [`Resolver`].
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+mod env;
+mod request;
+mod setup;
+mod thread;
+mod transfer;
+
+pub use request::{parse_requests, Request};
+pub use setup::{Distribution, Errors, Setup, Summary, ThreadSetup};
+pub use thread::{Produced, Thread};
+pub use transfer::Transfer;
+
+/// A script that failed, in one line: the file and line where Lua knows them, and the hook.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{path}: {message}")]
+    Read { path: String, message: String },
+    /// The script does not compile (Lua's message names the file and the line).
+    #[error("{0}")]
+    Syntax(String),
+    /// A hook (or the script's top level, `hook` = "the script") raised an error.
+    #[error("{message} (in {hook})")]
+    Hook { hook: &'static str, message: String },
+    /// A hook returned what wrk would not take.
+    #[error("{file}: {hook} returned {what}")]
+    BadReturn {
+        file: String,
+        hook: &'static str,
+        what: String,
+    },
+    /// `request()` returned text that is not HTTP/1.1 requests.
+    #[error("{file}: request() returned text that is not an HTTP/1.1 request: {reason}")]
+    BadRequest { file: String, reason: String },
+}
+
+/// The run's target, as wrk puts it in the `wrk` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub scheme: String,
+    pub host: String,
+    /// The port the URL names (wrk leaves `wrk.port` nil when the URL has none).
+    pub port: Option<u16>,
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// `wrk.lookup` and `wrk.connect`, the script's only way to the network, done by the caller.
+pub trait Resolver {
+    /// The addresses of `host` for `service` (a port number or a name), as getaddrinfo.
+    fn lookup(&self, host: &str, service: &str) -> Vec<SocketAddr>;
+    /// Whether a connection to `addr` can be made.
+    fn connect(&self, addr: SocketAddr) -> bool;
+}
+
+/// A script file, read and compiled once (a syntax error is found before any load is sent).
+#[derive(Debug, Clone)]
+pub struct Script {
+    path: PathBuf,
+    /// The name Lua gives the chunk (`@file`), so errors read `file:line:`.
+    name: String,
+    source: String,
+    /// Extra arguments after `--`, handed to `init(args)`.
+    pub args: Vec<String>,
+}
+
+impl Script {
+    /// Reads and compiles `path`.
+    pub fn load(path: &Path, args: Vec<String>) -> Result<Script, ScriptError> {
+        let source = std::fs::read_to_string(path).map_err(|e| ScriptError::Read {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Script::from_source(path, source, args)
+    }
+
+    /// A script from its text (`path` names it in errors).
+    pub fn from_source(
+        path: &Path,
+        source: String,
+        args: Vec<String>,
+    ) -> Result<Script, ScriptError> {
+        let script = Script {
+            name: format!("@{}", path.display()),
+            path: path.to_path_buf(),
+            source,
+            args,
+        };
+        let lua = mlua::Lua::new();
+        lua.load(&script.source)
+            .set_name(&script.name)
+            .into_function()
+            .map_err(|e| ScriptError::Syntax(env::one_line(&e)))?;
+        Ok(script)
+    }
+
+    /// The file, as errors name it.
+    pub fn file(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

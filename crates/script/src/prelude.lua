@@ -1,0 +1,44 @@
+-- barrage's side of wrk's Lua API, run in every environment before the user's script: the
+-- `wrk` table's header lists that ignore the case of names, wrk.format (an HTTP/1.1 request's
+-- text from the table's defaults), and the start of a thread (`__barrage_init`: the Host
+-- header, the script's init(args), the default request). The Rust side fills in the target
+-- (scheme, host, port, method, path) and wrk.lookup, wrk.connect and wrk.thread.
+local any_case = {
+  __newindex = function(t, k, v) rawset(t, string.lower(k), v) end,
+  __index = function(t, k) return rawget(t, string.lower(k)) end,
+}
+
+wrk.headers = setmetatable({}, any_case)
+
+function wrk.format(method, path, headers, body)
+  method = method or wrk.method
+  path = path or wrk.path
+  headers = headers or wrk.headers
+  body = body or wrk.body
+  local h = setmetatable({}, any_case)
+  for k, v in pairs(headers) do h[k] = v end
+  if not h["host"] then h["host"] = wrk.headers["host"] end
+  -- nil without a body: no content-length line at all.
+  h["content-length"] = body and string.len(body)
+  local lines = { method .. " " .. path .. " HTTP/1.1" }
+  for k, v in pairs(h) do lines[#lines + 1] = k .. ": " .. tostring(v) end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = body or ""
+  return table.concat(lines, "\r\n")
+end
+
+function __barrage_host()
+  if not wrk.headers["host"] then
+    local host = wrk.host
+    if string.find(host, ":", 1, true) then host = "[" .. host .. "]" end
+    if wrk.port then host = host .. ":" .. wrk.port end
+    wrk.headers["host"] = host
+  end
+end
+
+function __barrage_init(args)
+  __barrage_host()
+  if type(init) == "function" then init(args) end
+  local req = wrk.format()
+  wrk.request = function() return req end
+end

@@ -1,0 +1,273 @@
+//! One worker thread's Lua state, as wrk gives each of its threads: `init(args)` at start, then
+//! `request()` (or the default request) for each request, `response()` for each response when
+//! the script defines it, `delay()` before each send when it defines that. The requests a
+//! `request()` returns are parsed once per distinct text: the same Lua string again (LuaJIT
+//! interns strings, so the same text is the same string) is [`Produced::Same`].
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
+
+use crate::env::{self, Output};
+use crate::transfer::Transfer;
+use crate::{parse_requests, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
+
+/// What one call of `request()` gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Produced {
+    /// The same text as the call before: [`Thread::requests`] still holds its requests.
+    Same,
+    /// New text: [`Thread::requests`] now holds its requests.
+    New,
+}
+
+/// `wrk.thread` in a running thread: its address, its globals and `stop()`.
+struct Running {
+    addr: Option<String>,
+    stop: Rc<Cell<bool>>,
+}
+
+impl UserData for Running {
+    fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
+        f.add_field_method_get("addr", |_, this| Ok(this.addr.clone()));
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_method("get", |lua, _, name: String| {
+            lua.globals().get::<Value>(name)
+        });
+        m.add_method("set", |lua, _, (name, value): (String, Value)| {
+            Transfer::from_lua(&value).map_err(mlua::Error::runtime)?;
+            lua.globals().set(name, value)
+        });
+        m.add_method("stop", |_, this, ()| {
+            this.stop.set(true);
+            Ok(())
+        });
+    }
+}
+
+/// One worker thread's script.
+pub struct Thread {
+    lua: Lua,
+    out: Output,
+    file: String,
+    request: Option<Function>,
+    response: Option<Function>,
+    delay: Option<Function>,
+    /// The text last parsed, held so it cannot be collected (its address then names it
+    /// alone), and its requests.
+    last: Option<mlua::String>,
+    current: Vec<Request>,
+    stop: Rc<Cell<bool>>,
+}
+
+impl Thread {
+    /// The thread's environment: the script loaded, the setup phase's globals set, `init(args)`
+    /// called and the default request made (`wrk.request()`).
+    pub fn new(
+        script: &Script,
+        target: &Target,
+        resolver: Arc<dyn Resolver + Send + Sync>,
+        setup: &ThreadSetup,
+    ) -> Result<Thread, ScriptError> {
+        let (lua, out) = env::new(script, target, resolver)?;
+        let stop = Rc::new(Cell::new(false));
+        let g = lua.globals();
+        let wrk: Table = g.get("wrk").map_err(|e| env::hook("setup", &e))?;
+        let handle = lua
+            .create_userdata(Running {
+                addr: setup.addr.clone(),
+                stop: stop.clone(),
+            })
+            .map_err(|e| env::hook("setup", &e))?;
+        wrk.set("thread", handle)
+            .map_err(|e| env::hook("setup", &e))?;
+        for (name, value) in &setup.globals {
+            let v = value.to_lua(&lua).map_err(|e| env::hook("setup", &e))?;
+            g.set(name.as_str(), v)
+                .map_err(|e| env::hook("setup", &e))?;
+        }
+        let init: Function = g
+            .get("__barrage_init")
+            .map_err(|e| env::hook("init()", &e))?;
+        init.call::<()>(script.args.clone())
+            .map_err(|e| env::hook("init()", &e))?;
+        let hook =
+            |name: &str| -> Option<Function> { g.get::<Option<Function>>(name).ok().flatten() };
+        let request = hook("request");
+        let response = hook("response");
+        let delay = hook("delay");
+        let mut t = Thread {
+            file: script.file(),
+            request: None,
+            response,
+            delay,
+            last: None,
+            current: Vec::new(),
+            stop,
+            out,
+            lua,
+        };
+        // The default request, which a script without request() sends every time.
+        let default: Function = wrk
+            .get("request")
+            .map_err(|e| env::hook("wrk.request()", &e))?;
+        let v: Value = default
+            .call(())
+            .map_err(|e| env::hook("wrk.request()", &e))?;
+        t.take(v, "wrk.request()")?;
+        t.request = request;
+        Ok(t)
+    }
+
+    /// Whether every request is the default one (no `request()` hook: nothing to call).
+    pub fn is_static(&self) -> bool {
+        self.request.is_none()
+    }
+
+    /// The requests the last `request()` (or the default) gave: one, or a pipelined batch.
+    pub fn requests(&self) -> &[Request] {
+        &self.current
+    }
+
+    /// Calls `request()` (when defined) for the next request or batch.
+    pub fn request(&mut self) -> Result<Produced, ScriptError> {
+        let Some(f) = &self.request else {
+            return Ok(Produced::Same);
+        };
+        let v: Value = f.call(()).map_err(|e| env::hook("request()", &e))?;
+        self.take(v, "request()")
+    }
+
+    /// Whether the script reads responses (`response` is a function after `init`).
+    pub fn wants_response(&self) -> bool {
+        self.response.is_some()
+    }
+
+    /// Calls `response(status, headers, body)`.
+    pub fn response(
+        &mut self,
+        status: u16,
+        headers: &[(&str, &[u8])],
+        body: &[u8],
+    ) -> Result<(), ScriptError> {
+        let Some(f) = &self.response else {
+            return Ok(());
+        };
+        let lua = &self.lua;
+        let call = || -> mlua::Result<()> {
+            let h = lua.create_table()?;
+            for (name, value) in headers {
+                // wrk hands the names as the server wrote them.
+                h.set(*name, lua.create_string(value)?)?;
+            }
+            f.call::<()>((status, h, lua.create_string(body)?))
+        };
+        call().map_err(|e| env::hook("response()", &e))
+    }
+
+    /// Calls `delay()` (when defined): how long to wait before the next send.
+    pub fn delay(&mut self) -> Result<Option<Duration>, ScriptError> {
+        let Some(f) = &self.delay else {
+            return Ok(None);
+        };
+        let v: Value = f.call(()).map_err(|e| env::hook("delay()", &e))?;
+        match v {
+            Value::Integer(ms) if ms >= 0 => Ok(Some(Duration::from_millis(ms as u64))),
+            Value::Number(ms) if ms >= 0.0 && ms.is_finite() => {
+                Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
+            }
+            Value::Nil => Ok(None),
+            other => Err(ScriptError::BadReturn {
+                file: self.file.clone(),
+                hook: "delay()",
+                what: describe(&other),
+            }),
+        }
+    }
+
+    /// Whether the script called `wrk.thread:stop()`.
+    pub fn stopped(&self) -> bool {
+        self.stop.get()
+    }
+
+    /// What the script printed since the last call.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out.borrow_mut())
+    }
+
+    /// The thread's globals that may move to the done phase (`thread:get` there), the
+    /// environment's own (functions, libraries, `wrk`) left out.
+    pub fn snapshot(&self) -> Vec<(String, Transfer)> {
+        let mut v = Vec::new();
+        for (k, val) in self.lua.globals().pairs::<Value, Value>().flatten() {
+            let Value::String(name) = &k else { continue };
+            let Ok(name) = name.to_str().map(|s| s.to_string()) else {
+                continue;
+            };
+            if name == "wrk" || name == "_G" || name.starts_with("__barrage") {
+                continue;
+            }
+            if let Ok(t) = Transfer::from_lua(&val) {
+                if !matches!(val, Value::Table(_)) || !is_library(&name) {
+                    v.push((name, t));
+                }
+            }
+        }
+        v
+    }
+
+    fn take(&mut self, v: Value, hook: &'static str) -> Result<Produced, ScriptError> {
+        let Value::String(s) = &v else {
+            return Err(ScriptError::BadReturn {
+                file: self.file.clone(),
+                hook,
+                what: describe(&v),
+            });
+        };
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|l| l.to_pointer() == s.to_pointer())
+        {
+            return Ok(Produced::Same);
+        }
+        self.current = parse_requests(&s.as_bytes()).map_err(|reason| ScriptError::BadRequest {
+            file: self.file.clone(),
+            reason,
+        })?;
+        self.last = Some(s.clone());
+        Ok(Produced::New)
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Nil => "nothing".into(),
+        Value::Integer(_) | Value::Number(_) => "a number".into(),
+        other => format!("a {}", other.type_name()),
+    }
+}
+
+/// Lua's own library tables, never a script's state.
+fn is_library(name: &str) -> bool {
+    matches!(
+        name,
+        "string"
+            | "table"
+            | "math"
+            | "io"
+            | "os"
+            | "coroutine"
+            | "debug"
+            | "package"
+            | "bit"
+            | "jit"
+            | "ffi"
+            | "utf8"
+    )
+}
