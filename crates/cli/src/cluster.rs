@@ -108,7 +108,7 @@ pub fn plan(a: &K8sArgs) -> anyhow::Result<Plan> {
                 )
             })?;
     let l = &parsed.args;
-    if l.shard.is_some() || l.start_at.is_some() || l.json.is_some() {
+    if l.options.has("shard") || l.options.has("start_at") || l.json.is_some() {
         bail!("--shard, --start-at and --json are set by barrage cluster for each pod: leave them out");
     }
     let cfg = l.to_config()?;
