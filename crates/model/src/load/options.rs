@@ -126,7 +126,7 @@ macro_rules! load_options {
             #[serde(skip_serializing_if = "Option::is_none")]
             echo_check: Option<bool> = None, Grammar::Switch,
                 Flag::negated().conflicts(&["expect_body"]),
-                no("a study's WebSocket contenders are echo servers, or the study gives expect_body");
+                sweep(27, "echo_check");
         }
         config {
             /// Per-request timeout; a late request is an error and its connection is reopened.
