@@ -204,6 +204,20 @@ mod tests {
         }
     }
 
+    /// docs/load.md's table of options, written for people, names every declared flag.
+    #[test]
+    fn the_docs_name_every_flag() {
+        let doc = include_str!("../../../../docs/load.md");
+        for o in OPTIONS {
+            if let Some(l) = o.long() {
+                assert!(
+                    doc.contains(&format!("`--{l}")) || doc.contains(&format!(", --{l}")),
+                    "docs/load.md's options lack --{l}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn flags_become_the_config_a_study_would_give() {
         let g = given(&[
