@@ -271,3 +271,35 @@ pub struct ReadyTable {
     pub timeout: Option<Dur>,
     pub status: Option<u16>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::LoadFields;
+
+    /// The study's load fields are the declaration's sweep axes, no more and no fewer, each
+    /// read in its study form.
+    #[test]
+    fn the_load_fields_are_the_declared_axes() {
+        let mut fields = barrage_model::fields::field_names::<LoadFields>().to_vec();
+        let mut axes: Vec<&str> = barrage_model::load::AXES.iter().map(|(f, _)| *f).collect();
+        fields.sort_unstable();
+        axes.sort_unstable();
+        assert_eq!(fields, axes);
+        let f: LoadFields = toml::from_str(
+            "path = \"/a\"\nduration = \"1.5s\"\nconnections = [1, 10]\nbody = \"x\"\n\
+             targets_order = \"random\"\nstages = \"1s:5\"",
+        )
+        .unwrap();
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["duration"], "1500ms");
+        assert_eq!(v["connections"], serde_json::json!([1, 10]));
+        assert_eq!(v["targets_order"], "random");
+        let bad = toml::from_str::<LoadFields>("targets_order = \"sideways\"").unwrap_err();
+        assert!(bad.to_string().contains("round-robin"), "{bad}");
+        let bad = toml::from_str::<LoadFields>("h2_window = 65535").unwrap_err();
+        assert!(
+            bad.to_string().contains("unknown field `h2_window`"),
+            "{bad}"
+        );
+    }
+}
