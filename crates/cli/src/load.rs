@@ -333,4 +333,60 @@ mod tests {
         assert_eq!(doc["requests"], 50);
         assert_eq!(doc["errors"]["total"], 0);
     }
+
+    /// `--connect-to` sends the run to another address than the URL's, the URL's host still
+    /// named in every request: a name that does not resolve reaches the local server.
+    #[test]
+    fn connect_to_reaches_another_address_with_the_urls_host() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let mut hosts = Vec::new();
+            // The probe's connection, then the run's one.
+            for _ in 0..2 {
+                let Ok((mut s, _)) = listener.accept() else {
+                    break;
+                };
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let text = String::from_utf8_lossy(&buf[..n]).to_string();
+                    hosts.extend(
+                        text.lines()
+                            .filter(|l| l.starts_with("Host:"))
+                            .map(String::from),
+                    );
+                    for _ in 0..text.matches("\r\n\r\n").count() {
+                        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    }
+                }
+            }
+            hosts
+        });
+        let to = addr.to_string();
+        let a = parse(&[
+            "http://barrage.invalid:9/",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "5",
+            "--connect-to",
+            &to,
+        ]);
+        assert_eq!(
+            a.to_config().unwrap().connect_to.as_deref(),
+            Some(to.as_str())
+        );
+        assert_eq!(main(a).unwrap(), ExitCode::SUCCESS);
+        let hosts = server.join().unwrap();
+        assert!(hosts.len() >= 5, "{hosts:?}");
+        assert!(
+            hosts.iter().all(|h| h == "Host: barrage.invalid:9"),
+            "{hosts:?}"
+        );
+    }
 }

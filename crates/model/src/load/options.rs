@@ -199,6 +199,12 @@ macro_rules! load_options {
             #[serde(skip_serializing_if = "Option::is_none")]
             start_at: Option<f64> = None, Grammar::Time, Flag::named("TIME"),
                 no("the lab starts each trial's load itself once the contender is ready");
+            /// Connect to HOST:PORT instead of the URL's host and port, still naming the URL's
+            /// host in requests and in TLS (SNI, the certificate's name), as curl's and oha's
+            /// --connect-to: a virtual host or a certificate tested without DNS.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            connect_to: Option<String> = None, Grammar::Text, Flag::named("HOST:PORT"),
+                no("the runner connects to the contender's own address");
         }
         phase {
             /// Whether the runner writes https:// (wss:// for ws) in front of a point's path;
