@@ -1,8 +1,9 @@
-//! The JSON Schema of a load document's `config` (`docs/schema/load.schema.json`, `$defs.config`),
+//! The JSON Schema of a load document's `config` (`docs/schema/load.schema.json`, `$defs.config`)
+//! and of a study point's phase load (`docs/schema/study.schema.json`, `$defs.load_point`),
 //! generated from the declaration of the load options: each option's type from its value
 //! grammar, its description from its help, `null` allowed where a `Config` writes null, and
-//! `required` the fields a `Config` always writes. The committed file is held to it by a test
-//! (`BARRAGE_BLESS=1` rewrites it).
+//! `required` the fields a `Config` always writes. The committed files are held to it by a test
+//! (`BARRAGE_BLESS=1` rewrites their parts).
 
 use super::spec::{Grammar, Group};
 use super::{Config, OPTIONS};
@@ -127,32 +128,70 @@ pub fn one_line(v: &Value) -> String {
     }
 }
 
-/// `$defs.config` as the schema file writes it: one property a line, at `indent` spaces.
-pub fn config_text(indent: usize) -> String {
-    let c = config();
-    let pad = " ".repeat(indent);
-    let mut lines = vec![
-        format!("{pad}\"config\": {{"),
-        format!("{pad}  \"type\": \"object\","),
-        format!("{pad}  \"required\": {},", one_line(&c["required"])),
-        format!("{pad}  \"additionalProperties\": false,"),
-        format!("{pad}  \"properties\": {{"),
-    ];
-    let props = c["properties"].as_object().cloned().unwrap_or_default();
-    let n = props.len();
-    // In the declaration's order, not the map's.
-    let names = OPTIONS
-        .iter()
-        .filter(|o| props.contains_key(o.name))
-        .map(|o| o.name);
-    for (i, name) in names.enumerate() {
-        let comma = if i + 1 < n { "," } else { "" };
-        lines.push(format!(
-            "{pad}    \"{name}\": {}{comma}",
-            one_line(&props[name])
-        ));
+/// `$defs.load_point` of the study results' schema: a phase's load is a `Config` whose `url` is
+/// the path (the runner puts the contender's address in front), its bodies inline (that file
+/// has no `bytes`).
+pub fn load_point() -> Value {
+    let mut c = config();
+    inline_bytes(&mut c);
+    c["description"] = json!(
+        "the load of a phase: the engine's config (docs/schema/load.schema.json `config`) with only the path in `url`; files older than that (the study's form: `path`, text bodies, durations like \"1s\") do not match it, though barrage still reads them"
+    );
+    c["properties"]["url"]["pattern"] = json!("^/");
+    c
+}
+
+/// Every `{"$ref": "#/$defs/bytes"}` in `v` with the bytes' own schema in its place.
+fn inline_bytes(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("$ref").and_then(Value::as_str) == Some("#/$defs/bytes") {
+                m.remove("$ref");
+                m.insert("type".into(), json!("array"));
+                m.insert(
+                    "items".into(),
+                    json!({ "type": "integer", "minimum": 0, "maximum": 255 }),
+                );
+            }
+            m.values_mut().for_each(inline_bytes);
+        }
+        Value::Array(a) => a.iter_mut().for_each(inline_bytes),
+        _ => {}
     }
-    lines.push(format!("{pad}  }}"));
+}
+
+/// The definition `name` as the schema files write it, at `indent` spaces: one line for each
+/// of its keys, one for each property.
+pub fn def_text(name: &str, def: &Value, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut lines = vec![format!("{pad}\"{name}\": {{")];
+    let Some(m) = def.as_object() else {
+        return String::new();
+    };
+    let keys: Vec<&String> = m.keys().collect();
+    for (i, k) in keys.iter().enumerate() {
+        let comma = if i + 1 < keys.len() { "," } else { "" };
+        if *k != "properties" {
+            lines.push(format!("{pad}  \"{k}\": {}{comma}", one_line(&m[*k])));
+            continue;
+        }
+        lines.push(format!("{pad}  \"properties\": {{"));
+        let props = m[*k].as_object().cloned().unwrap_or_default();
+        // In the declaration's order, not the map's.
+        let names: Vec<&str> = OPTIONS
+            .iter()
+            .filter(|o| props.contains_key(o.name))
+            .map(|o| o.name)
+            .collect();
+        for (j, name) in names.iter().enumerate() {
+            let c = if j + 1 < names.len() { "," } else { "" };
+            lines.push(format!(
+                "{pad}    \"{name}\": {}{c}",
+                one_line(&props[*name])
+            ));
+        }
+        lines.push(format!("{pad}  }}{comma}"));
+    }
     lines.push(format!("{pad}}}"));
     lines.join("\n")
 }
@@ -161,35 +200,54 @@ pub fn config_text(indent: usize) -> String {
 mod tests {
     use super::*;
 
-    const FILE: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/schema/load.schema.json"
-    );
+    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema/");
 
-    /// The committed schema's `config` is the one the declaration gives. `BARRAGE_BLESS=1`
-    /// writes it into the file in place of the old one (the rest of the file as it is).
-    #[test]
-    fn the_committed_schema_has_the_declared_config() {
-        let text = std::fs::read_to_string(FILE).unwrap();
-        let file: Value = serde_json::from_str(&text).unwrap();
-        if file["$defs"]["config"] == config() {
+    /// The committed schema `file`'s `$defs.name` is `want`. `BARRAGE_BLESS=1` writes it into
+    /// the file in place of the old one (the rest of the file as it is).
+    fn committed(file: &str, name: &str, want: &Value) {
+        let path = format!("{DIR}{file}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        if &doc["$defs"][name] == want {
             return;
         }
         if std::env::var_os("BARRAGE_BLESS").is_some() {
-            let start = text.find("\n    \"config\": {\n").expect("$defs.config") + 1;
+            let open = format!("\n    \"{name}\": {{\n");
+            let start = text.find(&open).expect("the definition") + 1;
             let end = start + text[start..].find("\n    }").expect("its end") + "\n    }".len();
-            let new = format!("{}{}{}", &text[..start], config_text(4), &text[end..]);
+            let new = format!(
+                "{}{}{}",
+                &text[..start],
+                def_text(name, want, 4),
+                &text[end..]
+            );
             let back: Value = serde_json::from_str(&new).unwrap();
-            assert_eq!(back["$defs"]["config"], config(), "the splice");
-            std::fs::write(FILE, new).unwrap();
+            assert_eq!(&back["$defs"][name], want, "the splice");
+            std::fs::write(&path, new).unwrap();
             return;
         }
         panic!(
-            "docs/schema/load.schema.json's $defs.config is not the declared one; run \
+            "docs/schema/{file}'s $defs.{name} is not the declared one; run \
              `BARRAGE_BLESS=1 cargo test -p barrage-model committed_schema` and commit it. \
              Declared:\n{}",
-            config_text(4)
+            def_text(name, want, 4)
         );
+    }
+
+    #[test]
+    fn the_committed_schemas_have_the_declared_load() {
+        committed("load.schema.json", "config", &config());
+        committed("study.schema.json", "load_point", &load_point());
+    }
+
+    /// The study schema has no `bytes` of its own: the phase load's bodies are inline.
+    #[test]
+    fn the_load_point_refers_to_nothing_outside_its_file() {
+        let p = load_point();
+        assert!(!p.to_string().contains("$ref"), "{p}");
+        assert_eq!(p["properties"]["body"]["items"]["maximum"], 255);
+        assert_eq!(p["properties"]["expect_body"]["oneOf"][1]["type"], "array");
+        assert_eq!(p["properties"]["url"]["pattern"], "^/");
     }
 
     #[test]
