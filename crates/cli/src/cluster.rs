@@ -108,7 +108,7 @@ pub fn plan(a: &K8sArgs) -> anyhow::Result<Plan> {
                 )
             })?;
     let l = &parsed.args;
-    if l.shard.is_some() || l.start_at.is_some() || l.json.is_some() {
+    if l.options.has("shard") || l.options.has("start_at") || l.json.is_some() {
         bail!("--shard, --start-at and --json are set by barrage cluster for each pod: leave them out");
     }
     let cfg = l.to_config()?;
@@ -119,7 +119,18 @@ pub fn plan(a: &K8sArgs) -> anyhow::Result<Plan> {
             a.shards
         );
     }
-    // Files the load reads go into the ConfigMap; their options point into the mount.
+    // Files the load reads go into the ConfigMap; their options point into the mount: the
+    // options whose value is a file (as declared), and the command line's --body-file.
+    let file_flags: Vec<String> = barrage_model::load::OPTIONS
+        .iter()
+        .filter(|o| o.grammar == barrage_model::load::Grammar::File)
+        .flat_map(|o| {
+            let long = o.long().map(|l| format!("--{l}"));
+            long.into_iter()
+                .chain(o.flag.short.map(|c| format!("-{c}")))
+        })
+        .chain(["--body-file".to_string()])
+        .collect();
     let mut files = Vec::new();
     let mut load_args = Vec::new();
     let mut it = a.load.iter().peekable();
@@ -128,10 +139,7 @@ pub fn plan(a: &K8sArgs) -> anyhow::Result<Plan> {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (arg.clone(), None),
         };
-        if matches!(
-            flag.as_str(),
-            "--targets" | "--body-file" | "--body-lines" | "-Z"
-        ) {
+        if file_flags.contains(&flag) {
             let path = match inline {
                 Some(v) => v,
                 None => it

@@ -3,10 +3,8 @@
 //! While it runs: the live view on a terminal (`live.rs`; `-q` keeps the one progress line),
 //! and the `--metrics` endpoint, both reading the figures so far (`crate::figures`).
 
-#[cfg(test)]
-mod declared;
+mod flags;
 mod live;
-mod parse;
 pub(crate) mod print;
 mod progress;
 mod thresholds;
@@ -21,147 +19,25 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use barrage_model::load::{Protocol, ProtocolOptions, Stage, DEFAULT_H2_WINDOW};
-pub use parse::parse_duration;
+pub use barrage_model::units::parse_duration;
+pub use flags::Given;
 pub use thresholds::{exit_status, EXIT_THRESHOLD};
 
-/// `--stages`' value: one argument holding the whole schedule (clap would take a bare `Vec`
-/// for a list of arguments).
-#[derive(Debug, Clone)]
-pub struct Stages(pub Vec<Stage>);
+/// The measured time of a load given neither a duration, a number of requests nor stages.
+const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
-/// `--stages`, in the one grammar (`barrage_model::units::parse_stages`).
-fn parse_stages(s: &str) -> Result<Stages, String> {
-    barrage_model::units::parse_stages(s).map(Stages)
-}
-
-/// Drive HTTP/1.1 or HTTP/2 load at a URL (closed loop like wrk and h2load, or open loop at a
-/// fixed rate like wrk2) and report throughput, latency (HDR), errors by class and status codes.
+/// Drive HTTP/1.1, HTTP/2, HTTP/3 or WebSocket load at a URL (closed loop like wrk and h2load,
+/// or open loop at a fixed rate like wrk2) and report throughput, latency (HDR), errors by
+/// class and status codes. The load's options are declared once in the model
+/// (`barrage_model::load::OPTIONS`); the rest are the command line's own.
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
-    /// Target URL (http:// or https://). With --targets, the origin of targets written as
-    /// paths (optional when the file has absolute URLs).
-    #[arg(value_name = "URL", required_unless_present = "targets")]
-    pub url: Option<String>,
-    /// Connections to keep open.
-    #[arg(short = 'c', long, value_name = "N", default_value_t = 10)]
-    pub connections: usize,
-    /// Worker threads [default: one per core, at most one per connection].
-    #[arg(short = 't', long, value_name = "N")]
-    pub threads: Option<usize>,
-    /// How long to measure (e.g. 10s, 500ms, 1m, 1.5s) [default: 10s unless -n is given].
-    #[arg(short = 'd', long, value_name = "DURATION", value_parser = parse_duration)]
-    pub duration: Option<Duration>,
-    /// Stop after this many requests (total over all connections).
-    #[arg(short = 'n', long, value_name = "N")]
-    pub requests: Option<u64>,
-    /// Open loop: send R requests per second over all connections (fractions allowed); latency
-    /// is measured from each request's intended send time.
-    #[arg(long, value_name = "R", conflicts_with = "stages")]
-    pub rate: Option<f64>,
-    /// Open loop on a rate schedule, k6's stages: `30s:1000,1m:1000,30s:0` ramps from 0 to
-    /// 1000 req/s over 30 s, holds 1000 for a minute, ramps down to 0 over 30 s. Each stage goes
-    /// linearly from the previous stage's rate (0 before the first) to its own; the run lasts
-    /// their sum (the warmup is its first seconds). Latency counts from each request's
-    /// scheduled time; the per-second series shows the target beside the achieved rate.
-    #[arg(long, value_name = "STAGES", value_parser = parse_stages, conflicts_with_all = ["duration", "requests"])]
-    pub stages: Option<Stages>,
-    /// Closed loop: open the connections evenly over this time (e.g. 10s) instead of all at
-    /// once.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with_all = ["rate", "stages"])]
-    pub ramp_up: Option<Duration>,
-    /// Send the requests of a targets file instead of one: vegeta's http format (`METHOD URL`,
-    /// header lines, an optional `@body-file` relative to the file, a blank line between
-    /// targets; URLs may be paths on URL's origin) or JSON lines (`{"method", "url",
-    /// "header": {name: [values]}, "body": base64}`). One origin per run. Each target gets
-    /// its own figures in the summary and the JSON.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["body", "body_file", "body_lines"])]
-    pub targets: Option<String>,
-    /// The targets file's format [default: json for .json, .jsonl and .ndjson, else http].
-    #[arg(long, value_name = "FORMAT", value_parser = ["http", "json"], requires = "targets")]
-    pub targets_format: Option<String>,
-    /// Order of requests over the targets: each in turn (round-robin), or a shuffled order
-    /// (random) drawn from --seed, repeated, so every target still gets an equal share.
-    #[arg(long, value_name = "ORDER", value_parser = ["round-robin", "random"], default_value = "round-robin", requires = "targets")]
-    pub targets_order: String,
-    /// Seed of --targets-order random (the same seed gives the same order) [default: drawn,
-    /// and recorded in the JSON's config].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// Request bodies from a file, one per line, sent in turn (oha's -Z).
-    #[arg(short = 'Z', long, value_name = "FILE", conflicts_with_all = ["body", "body_file"])]
-    pub body_lines: Option<String>,
-    /// Requests in flight per connection (HTTP/1.1 pipelining).
-    #[arg(long, value_name = "D", default_value_t = 1)]
-    pub pipeline: usize,
-    /// Speak HTTP/2: h2 chosen by ALPN on https:// (h2 and http/1.1 are offered; the summary
-    /// says which the server chose), h2c with prior knowledge on http://.
-    #[arg(long)]
-    pub http2: bool,
-    /// HTTP/2 and HTTP/3: concurrent streams per connection, as h2load's -m (-c connections
-    /// x -m streams in flight). The server's stream limit caps it (for HTTP/2 the summary says
-    /// when it did).
-    #[arg(short = 'm', long, value_name = "N", default_value_t = 1)]
-    pub streams: usize,
-    /// HTTP/2: the receive window announced for each stream and opened for the connection
-    /// (e.g. 64KiB, 1GiB) [default: 2^30-1, as h2load and oha, so that flow control never
-    /// throttles a benchmark].
-    #[arg(long, value_name = "SIZE", value_parser = parse::parse_window, requires = "http2")]
-    pub h2_window: Option<u32>,
-    /// Speak WebSocket to a ws:// or wss:// URL: each connection is upgraded once, then each
-    /// request is one message (the body, text when it is UTF-8, binary else) and ends when the
-    /// server's next message arrives; --pipeline messages in flight. Each reply must echo its
-    /// message, byte for byte (else an error of class `body`): for a server that does not echo,
-    /// give --expect-body (the reply every message must get) or --no-echo-check (any reply).
-    /// The summary's requests are messages.
-    #[arg(long, conflicts_with_all = ["http2", "targets"])]
-    pub ws: bool,
-    /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a longer
-    /// one is an error of class `message_too_large` and its connection is closed (1009).
-    /// Replies are checked as they arrive, so the limit costs no memory [default: 16MiB].
-    #[arg(long, value_name = "SIZE", value_parser = barrage_model::units::parse_size, requires = "ws")]
-    pub ws_max_message: Option<u64>,
-    /// WebSocket: take any reply as the answer to its message instead of checking that it
-    /// echoes it (for servers that answer with something else; --expect-body checks a fixed
-    /// reply instead).
-    #[arg(long, requires = "ws", conflicts_with = "expect_body")]
-    pub no_echo_check: bool,
-    /// Speak HTTP/3 over QUIC (UDP) to an https:// URL: --streams requests at once on each
-    /// connection (capped by the server's limit), certificates verified unless --insecure,
-    /// no 0-RTT.
-    #[arg(long, conflicts_with_all = ["http2", "ws"])]
-    pub http3: bool,
-    /// Send `Connection: close` and open a new connection for every request.
-    #[arg(long)]
-    pub no_keepalive: bool,
-    /// Per-request timeout; a late request is an error and its connection is reopened.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
-    pub timeout: Option<Duration>,
-    /// Run load for this long first and discard its measurements.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub warmup: Option<Duration>,
-    /// Request method.
-    #[arg(short = 'X', long, value_name = "METHOD", default_value = "GET")]
-    pub method: String,
-    /// Extra request header, `Name: value` (repeatable); with --ws, on the upgrade request.
-    #[arg(short = 'H', long = "header", value_name = "HEADER", value_parser = parse::parse_header)]
-    pub headers: Vec<(String, String)>,
-    /// Request body.
-    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
-    pub body: Option<String>,
+    /// The load's options, as declared in the model (`barrage_model::load::OPTIONS`).
+    #[command(flatten)]
+    pub options: Given,
     /// Request body from a file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["body", "targets", "body_lines"])]
     pub body_file: Option<PathBuf>,
-    /// Count responses with another status as errors (class `status`).
-    #[arg(long, value_name = "CODE")]
-    pub expect_status: Option<u16>,
-    /// Count responses with another body as errors (class `body`); with --ws, the reply every
-    /// message must get, instead of its echo.
-    #[arg(long, value_name = "STRING")]
-    pub expect_body: Option<String>,
-    /// Accept any TLS certificate.
-    #[arg(short = 'k', long)]
-    pub insecure: bool,
     /// A threshold the run must meet (repeatable; k6's): `p99 < 10ms`, `p99.9 <= 50ms`,
     /// `max < 1s`, `mean < 5ms`, `rps >= 10k`, `errors < 1%`, `errors <= 0`, `status_5xx <
     /// 0.1%`. Each is listed with its measured value; any failure exits 99.
@@ -171,16 +47,7 @@ pub struct Args {
     /// a latency above a bound on `max`); the result of what ran is still reported.
     #[arg(long, requires = "thresholds")]
     pub abort_on_fail: bool,
-    /// Scale-out: run shard I of N (1-based) of this load: its share of the connections, of the
-    /// rate and of -n (remainders spread so the shares add up), its open-loop sends interleaved
-    /// with the other shards' into one schedule. Merge the shards' JSON with `barrage merge`.
-    #[arg(long, value_name = "I/N", value_parser = parse::parse_shard)]
-    pub shard: Option<barrage_model::load::Shard>,
-    /// Wait until this wall-clock time and start then (Unix seconds, fractions allowed, or RFC
-    /// 3339), so that shards start together.
-    #[arg(long, value_name = "TIME", value_parser = barrage_model::time::parse_instant)]
-    pub start_at: Option<f64>,
-    /// Write the result as a `barrage.load/1` JSON document to PATH (`-` for stdout; the human
+    /// Write the result as a `barrage.load/2` JSON document to PATH (`-` for stdout; the human
     /// summary then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,
@@ -209,59 +76,23 @@ pub struct Args {
 impl Args {
     /// The engine configuration these options describe.
     pub fn to_config(&self) -> anyhow::Result<Config> {
-        let body = match (&self.body, &self.body_file) {
-            (Some(b), _) => b.clone().into_bytes(),
-            (None, Some(p)) => std::fs::read(p)
-                .with_context(|| format!("cannot read --body-file {}", p.display()))?,
-            (None, None) => Vec::new(),
-        };
-        let duration = match (self.duration, self.requests, &self.stages) {
-            (None, None, None) => Some(Duration::from_secs(10)),
-            (d, _, _) => d,
-        };
-        let targets_order = match self.targets_order.as_str() {
-            "random" => barrage_model::load::Order::Random,
-            _ => barrage_model::load::Order::RoundRobin,
-        };
-        // The protocol's options read once, their rules in the flags' words.
-        let protocol = Protocol::from_options(ProtocolOptions {
-            pipeline: self.pipeline,
-            keepalive: !self.no_keepalive,
-            http2: self.http2,
-            streams: self.streams,
-            h2_window: self.h2_window.unwrap_or(DEFAULT_H2_WINDOW),
-            ws: self.ws,
-            http3: self.http3,
-            ws_max_message: self.ws_max_message,
-            echo_check: self.no_echo_check.then_some(false),
-        })
-        .map_err(|e| anyhow::anyhow!(e.flags()))?;
-        Ok(Config {
-            url: self.url.clone().unwrap_or_default(),
-            method: self.method.clone(),
-            headers: self.headers.clone(),
-            body,
-            connections: self.connections,
-            threads: self.threads.unwrap_or(0),
-            duration,
-            requests: self.requests,
-            rate: self.rate,
-            stages: self.stages.clone().map(|s| s.0).unwrap_or_default(),
-            timeout: self.timeout.unwrap_or(Duration::from_secs(10)),
-            warmup: self.warmup.unwrap_or_default(),
-            expect_status: self.expect_status,
-            expect_body: self.expect_body.clone().map(String::into_bytes),
-            insecure: self.insecure,
-            protocol,
-            targets: self.targets.clone(),
-            targets_format: self.targets_format.clone(),
-            targets_order,
-            seed: self.seed,
-            body_lines: self.body_lines.clone(),
-            ramp_up: self.ramp_up,
-            shard: self.shard,
-            start_at: self.start_at,
-        })
+        let mut given = self.options.clone();
+        if let Some(p) = &self.body_file {
+            let body = std::fs::read(p)
+                .with_context(|| format!("cannot read --body-file {}", p.display()))?;
+            given.0.insert("body".into(), serde_json::json!(body));
+        }
+        // The command line's own default: a load that says not when to stop runs 10 s.
+        if !["duration", "requests", "stages"]
+            .iter()
+            .any(|o| given.has(o))
+        {
+            given.0.insert(
+                "duration".into(),
+                barrage_model::units::format_duration(DEFAULT_DURATION).into(),
+            );
+        }
+        given.config()
     }
 }
 
@@ -369,7 +200,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The exit status of a run that got no valid response at all.
-pub const EXIT_NOTHING_ANSWERED: u8 = 1;
+pub const EXIT_NOTHING_ANSWERED: u8 = crate::exit::NO_VALID_RESPONSE;
 
 #[cfg(test)]
 mod tests {
@@ -377,15 +208,20 @@ mod tests {
     use std::io::{Read, Write};
     use std::net::TcpListener;
 
-    fn args(url: &str) -> Args {
-        Args {
-            url: Some(url.into()),
-            connections: 2,
-            pipeline: 1,
-            streams: 1,
-            method: "GET".into(),
-            ..Args::default()
+    /// `barrage load ARGS` parsed.
+    fn parse(a: &[&str]) -> Args {
+        #[derive(clap::Parser)]
+        struct Load {
+            #[command(flatten)]
+            args: Args,
         }
+        <Load as clap::Parser>::try_parse_from(std::iter::once("load").chain(a.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    fn args(url: &str) -> Args {
+        parse(&[url, "-c", "2"])
     }
 
     #[test]
@@ -394,25 +230,35 @@ mod tests {
         assert_eq!(c.duration, Some(Duration::from_secs(10)));
         assert_eq!(c.timeout, Duration::from_secs(10));
         assert!(c.protocol.keepalive());
-        let c = Args {
-            requests: Some(5),
-            no_keepalive: true,
-            body: Some("x=1".into()),
-            expect_body: Some("ok".into()),
-            ..args("http://h/")
-        }
+        let c = parse(&[
+            "http://h/",
+            "-n",
+            "5",
+            "--no-keepalive",
+            "--body",
+            "x=1",
+            "--expect-body",
+            "ok",
+        ])
         .to_config()
         .unwrap();
         assert_eq!((c.duration, c.requests), (None, Some(5)));
         assert!(!c.protocol.keepalive());
         assert_eq!(c.body, b"x=1");
         assert_eq!(c.expect_body.as_deref(), Some(&b"ok"[..]));
-        let missing = Args {
-            body_file: Some("/nonexistent/body".into()),
-            ..args("http://h/")
-        };
+        let c = parse(&["http://h/", "--stages", "1s:5"])
+            .to_config()
+            .unwrap();
+        assert_eq!(c.duration, None, "stages set the run's length");
+        let missing = parse(&["http://h/", "--body-file", "/nonexistent/body"]);
         let e = format!("{:#}", missing.to_config().unwrap_err());
         assert!(e.contains("--body-file /nonexistent/body"), "{e}");
+        let file = std::env::temp_dir().join(format!("barrage-body-{}", std::process::id()));
+        std::fs::write(&file, [0xff, 0, b'a']).unwrap();
+        let c = parse(&["ws://h/", "--ws", "--body-file", file.to_str().unwrap()]);
+        let c = c.to_config().unwrap();
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(c.body, [0xff, 0, b'a'], "a body file's bytes as they are");
     }
 
     #[test]
@@ -464,13 +310,21 @@ mod tests {
             }
         });
         let path = std::env::temp_dir().join(format!("barrage-load-{}.json", std::process::id()));
-        let a = Args {
-            requests: Some(50),
-            threads: Some(1),
-            json: Some(path.display().to_string()),
-            expect_body: Some("ok".into()),
-            ..args(&format!("http://{addr}/"))
-        };
+        let url = format!("http://{addr}/");
+        let json = path.display().to_string();
+        let a = parse(&[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "50",
+            "-t",
+            "1",
+            "--json",
+            &json,
+            "--expect-body",
+            "ok",
+        ]);
         assert_eq!(main(a).unwrap(), ExitCode::SUCCESS);
         server.join().unwrap();
         let doc: serde_json::Value =
@@ -479,5 +333,61 @@ mod tests {
         assert_eq!(doc["schema"], "barrage.load/2");
         assert_eq!(doc["requests"], 50);
         assert_eq!(doc["errors"]["total"], 0);
+    }
+
+    /// `--connect-to` sends the run to another address than the URL's, the URL's host still
+    /// named in every request: a name that does not resolve reaches the local server.
+    #[test]
+    fn connect_to_reaches_another_address_with_the_urls_host() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let mut hosts = Vec::new();
+            // The probe's connection, then the run's one.
+            for _ in 0..2 {
+                let Ok((mut s, _)) = listener.accept() else {
+                    break;
+                };
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let text = String::from_utf8_lossy(&buf[..n]).to_string();
+                    hosts.extend(
+                        text.lines()
+                            .filter(|l| l.starts_with("Host:"))
+                            .map(String::from),
+                    );
+                    for _ in 0..text.matches("\r\n\r\n").count() {
+                        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    }
+                }
+            }
+            hosts
+        });
+        let to = addr.to_string();
+        let a = parse(&[
+            "http://barrage.invalid:9/",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "5",
+            "--connect-to",
+            &to,
+        ]);
+        assert_eq!(
+            a.to_config().unwrap().connect_to.as_deref(),
+            Some(to.as_str())
+        );
+        assert_eq!(main(a).unwrap(), ExitCode::SUCCESS);
+        let hosts = server.join().unwrap();
+        assert!(hosts.len() >= 5, "{hosts:?}");
+        assert!(
+            hosts.iter().all(|h| h == "Host: barrage.invalid:9"),
+            "{hosts:?}"
+        );
     }
 }

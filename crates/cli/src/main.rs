@@ -1,14 +1,16 @@
 //! The `barrage` binary: turns command-line arguments into library configs and library results
 //! into output. One module per subcommand; no measurement logic lives here.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cluster;
 mod compare;
+mod exit;
 mod figures;
 mod history;
 mod load;
+mod manual;
 mod merge;
 mod metrics;
 mod plan;
@@ -32,8 +34,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Drive HTTP/1.1 or HTTP/2 load at a URL (or a targets file) and report throughput,
-    /// latency and errors.
+    /// Drive HTTP/1.1, HTTP/2, HTTP/3 or WebSocket load at a URL (or a targets file) and report
+    /// throughput, latency and errors.
+    #[command(after_help = exit::help(exit::LOAD))]
     Load(Box<load::Args>),
     /// Run a load as shards on a cluster (Kubernetes: an Indexed Job) and merge them.
     #[command(subcommand)]
@@ -43,6 +46,7 @@ enum Command {
     /// Run the target server (test endpoints, fault injection).
     Serve(serve::Args),
     /// Run a study (default: the embedded study of barrage serve under three connection modes).
+    #[command(after_help = exit::help(exit::RUN))]
     Run(run::Args),
     /// Choose a study's trial count by power from a pilot run: the trials each comparison needs
     /// to detect a ratio (--ratio 1.10) at the study's Holm-corrected level.
@@ -58,6 +62,19 @@ enum Command {
         after_help = "Exit status: 0 when compared (no regression, or --fail-on never); 1 when --fail-on regression found one (each is named on stderr); 2 when the inputs cannot be read or compared."
     )]
     Compare(compare::Args),
+    /// Print the completion script of a shell for barrage (e.g. `source <(barrage completions
+    /// bash)`, or save it where the shell looks: bash-completion's completions/barrage, a
+    /// directory of zsh's $fpath as _barrage, fish's completions/barrage.fish).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print barrage's man page (roff) on stdout, or that of one command (`barrage man load`:
+    /// barrage-load(1)); read it with `barrage man load | man -l -`.
+    Man {
+        /// The command whose page to print.
+        command: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -72,6 +89,12 @@ fn main() -> ExitCode {
         Some(Command::Plan(args)) => plan::main(args),
         Some(Command::History(args)) => history::main(args),
         Some(Command::Compare(args)) => compare::main(args),
+        Some(Command::Completions { shell }) => manual::completions(Cli::command(), shell),
+        Some(Command::Man { command }) => manual::man(
+            Cli::command(),
+            command.as_deref(),
+            &[("load", exit::LOAD), ("run", exit::RUN)],
+        ),
         None => run::main(run::Args::default()),
     };
     match result {
@@ -79,7 +102,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line: the error and its causes, as `barrage: what failed: why`.
             eprintln!("barrage: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(exit::BAD_INPUT)
         }
     }
 }

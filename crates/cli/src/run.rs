@@ -225,7 +225,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             results.planned_trials,
             dir.display()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     }
     if !results.thresholds.is_empty() {
         println!("Thresholds:");

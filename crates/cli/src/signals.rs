@@ -62,7 +62,7 @@ impl CtrlC {
                 let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
                 if sig == libc::SIGINT || sig == libc::SIGTERM {
                     if cancel.is_cancelled() {
-                        std::process::exit(130);
+                        std::process::exit(crate::exit::INTERRUPTED.into());
                     }
                     cancel.cancel();
                 }

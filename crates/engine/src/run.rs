@@ -24,7 +24,11 @@ use std::time::{Duration, Instant};
 pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunResult, EngineError> {
     let c = &cfg.cfg;
     let target = &cfg.target;
-    let addr = resolve(&target.host, target.port)?;
+    // `--connect-to`: the socket's address; the URL's host is still the requests' and TLS's.
+    let addr = match &c.connect_to {
+        Some(to) => resolve(to.as_str(), to)?,
+        None => resolve((target.host.as_str(), target.port), &target.host)?,
+    };
     let http2 = matches!(c.protocol, LoadProtocol::Http2 { .. });
     let http3 = matches!(c.protocol, LoadProtocol::Http3 { .. });
     let tls = match target.tls {
@@ -386,8 +390,8 @@ fn collect(
     out
 }
 
-fn resolve(host: &str, port: u16) -> Result<SocketAddr, EngineError> {
-    let addrs = (host, port)
+fn resolve(at: impl ToSocketAddrs, host: &str) -> Result<SocketAddr, EngineError> {
+    let addrs = at
         .to_socket_addrs()
         .map_err(|source| EngineError::Resolve {
             host: host.to_string(),

@@ -1,6 +1,7 @@
 //! barrage's model: the typed documents every part of barrage writes and reads, declared once.
 //!
-//! - [`load`]: the `barrage.load/1` document (one load run).
+//! - [`load`]: the `barrage.load/1` document (one load run), and the one declaration of every
+//!   load option (`load::OPTIONS`: the `Config`, flags, study fields and schema come from it).
 //! - [`study`]: the `barrage.study/2` results document (a study's trials and statistics).
 //! - [`process`]: what a contender's process tree did (samples, exit).
 //! - [`metric`]: the metric registry (key, label, unit, direction, reader, format); [`figure`]:

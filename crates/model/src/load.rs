@@ -1,159 +1,38 @@
-//! The one description of a load, in one place: the `Config` (every field with its default),
-//! its rules ([`check`]: one pure check the engine, the lab and the CLI call), and the fields a
-//! study may sweep with their short labels ([`AXES`]). A new load option is a field here, its
-//! rule and axis here, its flag in `barrage load`, its line in the study grammar and its use in
-//! the engine; `cli/src/load/declared.rs` fails when the flag or the study field is missing.
+//! The one description of a load: the `Config`, declared option by option in `options.rs` with
+//! each option's default, help, value grammar, flag and study axis ([`OPTIONS`], plain data the
+//! CLI builds its flags from, the lab its study grammar, [`schema`] the JSON Schema), its rules
+//! ([`check`]: one pure check the engine, the lab and the CLI call), and the fields a study may
+//! sweep with their short labels ([`AXES`], from the declaration). A new load option is its
+//! entry in `options.rs`, its rule here if it has one, and its use in the engine.
 //!
 //! The `barrage.load/2` document is [`doc`]'s (re-exported), its figures' intervals [`intervals`]'.
 
 pub mod doc;
 pub mod intervals;
 mod names;
+mod options;
 mod protocol;
+pub mod schema;
+pub mod spec;
 
 pub use doc::*;
 pub use names::Names;
-pub use protocol::{
-    Options as ProtocolOptions, Protocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE,
-};
+pub use options::{option, Config, InStudy, Options as ProtocolOptions, OPTIONS};
+pub use protocol::{Protocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE};
+pub use spec::{Flag, Form, Grammar, Group, Spec, Study};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
 
-/// What to load and how: the one description of a load. Plain data, every field public;
-/// `Default` gives wrk-like settings; [`check`] holds its rules (the engine, the lab and the CLI
-/// call it; the engine's `Validate` then reads the files and the URL). In a
-/// study's points `url` holds only the path: the runner puts the contender's address in front.
-/// An unknown field is an error (a renamed field must not be dropped silently); every results
-/// document written so far uses only these names (and `path`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// A study file (and study results written before this field existed) says `path`.
-    #[serde(alias = "path")]
-    pub url: String,
-    pub method: String,
-    pub headers: Vec<(String, String)>,
-    /// Bytes (a JSON array); a study says it as text.
-    #[serde(deserialize_with = "crate::units::bytes_or_text::deserialize")]
-    pub body: Vec<u8>,
-    pub connections: usize,
-    /// Worker threads; 0 means one per core. Never more than `connections`.
-    pub threads: usize,
-    /// Serialized as seconds (a number), like every duration here; read also in the one
-    /// duration grammar ("15s"), as a study writes it.
-    #[serde(with = "crate::units::secs_or_text::option")]
-    pub duration: Option<Duration>,
-    pub requests: Option<u64>,
-    /// Open loop: requests per second over all connections.
-    pub rate: Option<f64>,
-    /// Open loop with a rate schedule (k6's stages): each stage ramps the rate linearly from
-    /// the previous stage's target (0 before the first) to its own; the run lasts their sum.
-    /// Read as a list of stages or as text, `"30s:1000,1m:1000,30s:0"`.
-    #[serde(
-        deserialize_with = "crate::units::stages_or_text",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub stages: Vec<Stage>,
-    /// The protocol with its own options (pipelining, keep-alive, HTTP/2's streams and
-    /// window, WebSocket): in documents and study files the flat fields of [`ProtocolOptions`].
-    #[serde(flatten)]
-    pub protocol: Protocol,
-    #[serde(with = "crate::units::secs_or_text::required")]
-    pub timeout: Duration,
-    #[serde(with = "crate::units::secs_or_text::required")]
-    pub warmup: Duration,
-    pub expect_status: Option<u16>,
-    #[serde(deserialize_with = "crate::units::bytes_or_text::option")]
-    pub expect_body: Option<Vec<u8>>,
-    pub insecure: bool,
-    /// A file of requests to send instead of one (`--targets`): vegeta's `http` format, or JSON
-    /// lines. A relative path is the caller's to resolve (a study resolves it against its
-    /// directory).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub targets: Option<String>,
-    /// `http` or `json`; None: by the file's extension (`.json`, `.jsonl`, `.ndjson` are JSON).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub targets_format: Option<String>,
-    /// How requests go over the targets.
-    #[serde(skip_serializing_if = "Order::is_round_robin")]
-    pub targets_order: Order,
-    /// The seed of `targets_order = random`; None: one is drawn, and the result records it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// A file of request bodies, one per line, sent in turn (oha's `-Z`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub body_lines: Option<String>,
-    /// Closed loop: open the connections evenly over this time instead of all at once.
-    #[serde(
-        with = "crate::units::secs_or_text::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub ramp_up: Option<Duration>,
-    /// Scale-out: this process runs shard `index` of `count` (1-based) of the load.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    /// Wait until this wall-clock time (Unix seconds) and start then, so that shards start
-    /// together.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_at: Option<f64>,
-}
-
 /// The names of a load's fields in documents and study files, the protocol's flat options
-/// among them (`url` as `url`, not its alias `path`). Read from a `Config` with every field set,
-/// because serde lists no fields of a struct with a flattened one; the literal below names every
-/// field, so a field added to `Config` does not compile until it is set here, and the
-/// declared-once test (cli/src/load/declared.rs) then asks for its flag and study field.
+/// among them (`url` as `url`, not its alias `path`), in a document's order: the declaration's.
 pub fn field_names() -> Vec<String> {
-    let every = Config {
-        url: "/".into(),
-        method: "GET".into(),
-        headers: vec![("a".into(), "b".into())],
-        body: b"x".to_vec(),
-        connections: 1,
-        threads: 1,
-        duration: Some(Duration::from_secs(1)),
-        requests: Some(1),
-        rate: Some(1.0),
-        stages: vec![Stage {
-            duration: Duration::from_secs(1),
-            target: 1.0,
-        }],
-        protocol: Protocol::ws(1),
-        timeout: Duration::from_secs(1),
-        warmup: Duration::ZERO,
-        expect_status: Some(200),
-        expect_body: Some(b"x".to_vec()),
-        insecure: true,
-        targets: Some("t".into()),
-        targets_format: Some("http".into()),
-        targets_order: Order::Random,
-        seed: Some(1),
-        body_lines: Some("b".into()),
-        ramp_up: Some(Duration::from_secs(1)),
-        shard: Some(Shard { index: 1, count: 1 }),
-        start_at: Some(0.0),
-    };
-    // Each protocol writes the flat options, and its own flag (`ws`, `http3`) only when set:
-    // the names are those of every protocol's document together.
-    let mut names: Vec<String> = Vec::new();
-    for protocol in [Protocol::ws(1), Protocol::Http3 { streams: 1 }] {
-        let doc = serde_json::to_value(Config {
-            protocol,
-            ..every.clone()
-        });
-        let Ok(serde_json::Value::Object(m)) = doc else {
-            unreachable!("a Config serializes as an object")
-        };
-        names.extend(
-            m.keys()
-                .filter(|k| !names.contains(k))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
-    }
-    names
+    OPTIONS
+        .iter()
+        .filter(|o| o.group != Group::Phase)
+        .map(|o| o.name.to_string())
+        .collect()
 }
 
 /// One shard of a load split over several processes (`--shard I/N`).
@@ -179,37 +58,6 @@ pub enum Order {
 impl Order {
     fn is_round_robin(&self) -> bool {
         *self == Order::RoundRobin
-    }
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            url: String::new(),
-            method: "GET".into(),
-            headers: Vec::new(),
-            body: Vec::new(),
-            connections: 10,
-            threads: 0,
-            duration: None,
-            requests: None,
-            rate: None,
-            stages: Vec::new(),
-            protocol: Protocol::default(),
-            timeout: Duration::from_secs(10),
-            warmup: Duration::ZERO,
-            expect_status: None,
-            expect_body: None,
-            insecure: false,
-            targets: None,
-            targets_format: None,
-            targets_order: Order::RoundRobin,
-            seed: None,
-            body_lines: None,
-            ramp_up: None,
-            shard: None,
-            start_at: None,
-        }
     }
 }
 
@@ -538,35 +386,9 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
 
 /// A sweepable load field (a study's name for it, which is the load `Config`'s except `path`,
 /// the `url` of a point, and `tls`, the scheme of that URL, which a point's phase holds:
-/// `study::Phase::tls`) and its short label.
-pub const AXES: &[(&str, &str)] = &[
-    ("method", "method"),
-    ("path", "path"),
-    ("body", "body"),
-    ("expect_status", "status"),
-    ("expect_body", "expect_body"),
-    ("keepalive", "keepalive"),
-    ("http2", "http2"),
-    ("ws", "ws"),
-    ("http3", "http3"),
-    ("tls", "tls"),
-    ("insecure", "insecure"),
-    ("pipeline", "pipeline"),
-    ("streams", "streams"),
-    ("threads", "threads"),
-    ("connections", "c"),
-    ("rate", "rate"),
-    ("stages", "stages"),
-    ("targets", "targets"),
-    ("targets_format", "targets_format"),
-    ("targets_order", "order"),
-    ("seed", "seed"),
-    ("body_lines", "body_lines"),
-    ("ramp_up", "ramp_up"),
-    ("duration", "d"),
-    ("requests", "n"),
-    ("timeout", "timeout"),
-];
+/// `study::Phase::tls`) and its short label, in the sweep's order (the ranks the declaration
+/// gives them, `options.rs`).
+pub const AXES: &[(&str, &str)] = &options::AXES;
 
 /// The short label of an axis ("connections" -> "c"); a name that is no load axis (a client
 /// study's parameter, `network.rtt`) as it is.

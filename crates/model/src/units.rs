@@ -320,6 +320,21 @@ pub fn parse_stages(s: &str) -> Result<Vec<crate::load::Stage>, String> {
     Ok(v)
 }
 
+/// A rate schedule as a study writes it: text in [`parse_stages`]' grammar
+/// (`"30s:1000,1m:1000,30s:0"`), checked when read; a list of them is a sweep axis like any
+/// other list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct StagesText(pub String);
+
+impl<'de> Deserialize<'de> for StagesText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_stages(&s).map_err(de::Error::custom)?;
+        Ok(StagesText(s))
+    }
+}
+
 /// Stages written back in [`parse_stages`]' grammar: `30s:1000,1m:1000,30s:0`.
 pub fn format_stages(stages: &[crate::load::Stage]) -> String {
     stages

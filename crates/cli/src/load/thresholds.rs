@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// k6's exit status for a broken threshold.
-pub const EXIT_THRESHOLD: u8 = 99;
+pub const EXIT_THRESHOLD: u8 = crate::exit::THRESHOLD;
 
 /// Passes every record on to `inner` and, with `--abort-on-fail`, cancels the run when a
 /// threshold breaks for good (an error count past its bound, a second's p99 above a bound on

@@ -7,6 +7,7 @@ mod cluster;
 mod compare;
 mod history;
 mod live_view;
+mod manual;
 mod merge;
 mod metrics;
 mod netns;

@@ -7,7 +7,7 @@ use std::time::Duration;
 /// Contenders kept in quick mode.
 const CONTENDERS: usize = 2;
 /// Connections at most this many are kept (the first two of them).
-const MAX_CONNECTIONS: u32 = 10;
+const MAX_CONNECTIONS: usize = 10;
 /// Every duration (of a point or a phase) becomes this.
 const DURATION: Duration = Duration::from_secs(1);
 /// Request-bounded loads are capped at this many requests (and also bounded by [`DURATION`]).
@@ -72,7 +72,7 @@ fn first(v: &OneOrMany<Param>) -> Param {
 
 fn quick_fields(f: &mut LoadFields) {
     if let Some(OneOrMany::Many(cs)) = &mut f.connections {
-        let small: Vec<u32> = cs
+        let small: Vec<usize> = cs
             .iter()
             .copied()
             .filter(|&c| c <= MAX_CONNECTIONS)

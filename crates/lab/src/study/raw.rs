@@ -1,7 +1,7 @@
 //! The study file as TOML says it (serde structs with spans), before validation turns it into a
 //! [`super::Study`]. Unknown keys are errors: a typo must not silently become a default.
 
-use super::value::{Bytes, Dur, Loss, OneOrMany, Param, Rate, StagesText};
+use super::value::{Bytes, Dur, Loss, OneOrMany, Param, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -70,40 +70,40 @@ pub struct StudyTable {
     pub on_busy: Option<Spanned<String>>,
 }
 
-/// Calls `$then!` with the study's load fields, `name: type` (each read as one value or a
-/// list): the one place they are declared. [`LoadFields`] and the tables that add keys to them
-/// (`[load]`, variants, phases) are generated from it; `flatten` cannot be combined with
-/// `deny_unknown_fields`, which keeps typos from becoming defaults.
+/// Calls `$then! { HEAD ; name: type, ... }` with the study's load fields, each read as one
+/// value or a list: the load options the model's declaration lets a study sweep
+/// (`barrage_model::load_options!`), each under its study name (`path` for `url`) and in its
+/// study form (`InStudy`: durations as "15s", bodies as text). [`LoadFields`] and the tables
+/// that add keys to them (`[load]`, variants, phases) are generated from it; `flatten` cannot be
+/// combined with `deny_unknown_fields`, which keeps typos from becoming defaults.
 macro_rules! load_fields {
     ($then:ident! { $($head:tt)* }) => {
-        $then! { $($head)* ;
-            method: String,
-            path: String,
-            body: String,
-            expect_status: u16,
-            expect_body: String,
-            connections: u32,
-            threads: u32,
-            duration: Dur,
-            requests: u64,
-            rate: f64,
-            stages: StagesText,
-            pipeline: u32,
-            keepalive: bool,
-            http2: bool,
-            ws: bool,
-            http3: bool,
-            tls: bool,
-            insecure: bool,
-            streams: u32,
-            timeout: Dur,
-            targets: String,
-            targets_format: String,
-            targets_order: String,
-            seed: u64,
-            body_lines: String,
-            ramp_up: Dur,
-        }
+        barrage_model::load_options!(study_fields [{ $then { $($head)* } } []]);
+    };
+}
+
+/// The callback of `load_options!`: walks the declaration (its blocks spliced), keeps the
+/// options a study sweeps, then calls `$then!`.
+macro_rules! study_fields {
+    ([{ $then:ident { $($head:tt)* } } [$($acc:tt)*]]) => {
+        $then! { $($head)* ; $($acc)* }
+    };
+    ([$pass:tt [$($acc:tt)*]] $block:ident { $($inner:tt)* } $($rest:tt)*) => {
+        study_fields! { [$pass [$($acc)*]] $($inner)* $($rest)* }
+    };
+    ([$pass:tt [$($acc:tt)*]] $(#[$m:meta])* $name:ident : $ty:ty = $d:expr, $g:expr, $f:expr,
+     sweep(as $alias:ident, $($x:tt)*) ; $($rest:tt)*) => {
+        study_fields! { [$pass [$($acc)* $alias: <$ty as barrage_model::load::InStudy>::Form,]]
+            $($rest)* }
+    };
+    ([$pass:tt [$($acc:tt)*]] $(#[$m:meta])* $name:ident : $ty:ty = $d:expr, $g:expr, $f:expr,
+     sweep $x:tt ; $($rest:tt)*) => {
+        study_fields! { [$pass [$($acc)* $name: <$ty as barrage_model::load::InStudy>::Form,]]
+            $($rest)* }
+    };
+    ([$pass:tt [$($acc:tt)*]] $(#[$m:meta])* $name:ident : $ty:ty = $d:expr, $g:expr, $f:expr,
+     $other:ident $x:tt ; $($rest:tt)*) => {
+        study_fields! { [$pass [$($acc)*]] $($rest)* }
     };
 }
 
@@ -270,4 +270,36 @@ pub struct ReadyTable {
     pub path: Option<String>,
     pub timeout: Option<Dur>,
     pub status: Option<u16>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoadFields;
+
+    /// The study's load fields are the declaration's sweep axes, no more and no fewer, each
+    /// read in its study form.
+    #[test]
+    fn the_load_fields_are_the_declared_axes() {
+        let mut fields = barrage_model::fields::field_names::<LoadFields>().to_vec();
+        let mut axes: Vec<&str> = barrage_model::load::AXES.iter().map(|(f, _)| *f).collect();
+        fields.sort_unstable();
+        axes.sort_unstable();
+        assert_eq!(fields, axes);
+        let f: LoadFields = toml::from_str(
+            "path = \"/a\"\nduration = \"1.5s\"\nconnections = [1, 10]\nbody = \"x\"\n\
+             targets_order = \"random\"\nstages = \"1s:5\"",
+        )
+        .unwrap();
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["duration"], "1500ms");
+        assert_eq!(v["connections"], serde_json::json!([1, 10]));
+        assert_eq!(v["targets_order"], "random");
+        let bad = toml::from_str::<LoadFields>("targets_order = \"sideways\"").unwrap_err();
+        assert!(bad.to_string().contains("round-robin"), "{bad}");
+        let bad = toml::from_str::<LoadFields>("h2_window = 65535").unwrap_err();
+        assert!(
+            bad.to_string().contains("unknown field `h2_window`"),
+            "{bad}"
+        );
+    }
 }

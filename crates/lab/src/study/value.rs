@@ -68,19 +68,5 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 }
 
 pub use barrage_model::units::{
-    format_duration, parse_bytes, parse_duration, Bytes, Dur, Loss, Param, Rate,
+    format_duration, parse_bytes, parse_duration, Bytes, Dur, Loss, Param, Rate, StagesText,
 };
-
-/// A rate schedule as a study writes it: text in the one grammar (`"30s:1000,1m:1000,30s:0"`),
-/// checked when read; a list of them is a sweep axis like any other list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct StagesText(pub String);
-
-impl<'de> Deserialize<'de> for StagesText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        barrage_model::units::parse_stages(&s).map_err(de::Error::custom)?;
-        Ok(StagesText(s))
-    }
-}

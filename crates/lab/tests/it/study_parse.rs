@@ -148,6 +148,7 @@ fn study_errors_name_the_line() {
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nheaders = { \"X\" = \"a\\r\\nb\" }\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "invalid header"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nws = true\nmethod = \"POST\"\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "method is HTTP's; a WebSocket load (ws = true)"),
         ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\nws = true\nexpect_status = 200\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "expect_status is HTTP's"),
+        ("[study]\nname = \"x\"\n[load]\nduration = \"1s\"\necho_check = false\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n", 3, "echo_check is WebSocket's: it needs ws = true"),
     ];
     for (src, line, text) in cases {
         let e = parse(src).expect_err(src);
@@ -319,6 +320,25 @@ start = "true {port}"
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A WebSocket study may sweep the echo check like any declared option: one point checks that
+/// each reply echoes its message, the other takes any reply.
+#[test]
+fn study_sweeps_the_echo_check() {
+    let src = "[study]\nname = \"x\"\n[load]\nws = true\npath = \"/ws\"\nduration = \"1s\"\necho_check = [true, false]\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n";
+    let points = sweep::points(&parse(src).unwrap()).unwrap();
+    let got: Vec<(&str, bool)> = points
+        .iter()
+        .map(|p| match p.phases[0].load.protocol {
+            barrage_model::load::Protocol::Ws { echo, .. } => (p.label.as_str(), echo),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [("echo_check=true", true), ("echo_check=false", false)]
+    );
 }
 
 #[test]

@@ -11,18 +11,19 @@ pub enum Names {
 }
 
 impl Names {
-    /// The option `field` (a `Config` field name).
+    /// The option `field` (a `Config` field name): its flag as declared (`headers` is
+    /// `--header`).
     pub(super) fn opt(self, field: &str) -> String {
         match self {
             Names::Fields => field.to_string(),
-            Names::Flags => format!("--{}", field.replace('_', "-")),
+            Names::Flags => format!("--{}", flag_name(field)),
         }
     }
     /// The boolean option `field` switched off.
     pub(super) fn off(self, field: &str) -> String {
         match self {
             Names::Fields => format!("{field} = false"),
-            Names::Flags => format!("--no-{}", field.replace('_', "-")),
+            Names::Flags => format!("--no-{}", flag_name(field)),
         }
     }
     /// The boolean option `field` switched on.
@@ -32,4 +33,11 @@ impl Names {
             Names::Flags => self.opt(field),
         }
     }
+}
+
+/// The long flag of `field` without its `no-`: the declared one, else the field's name.
+fn flag_name(field: &str) -> String {
+    super::option(field)
+        .and_then(|o| o.flag.long)
+        .map_or_else(|| field.replace('_', "-"), str::to_string)
 }

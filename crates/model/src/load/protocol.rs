@@ -7,11 +7,12 @@
 //!
 //! Documents, study files and the flags still say it as flat options (`pipeline`, `keepalive`,
 //! `http2`, `streams`, `h2_window`, `ws`, `ws_max_message`, `echo_check`, `http3`): [`Options`]
-//! is that form, and
+//! is that form (declared with every load option, `options.rs`), and
 //! [`Protocol::from_options`] its one reading, with the rules that used to be spread over
 //! `check` (the CLI reports them in flag words, serde in field words). Written back through
 //! [`Options`], a document reads as before.
 
+use super::options::Options;
 use super::LoadError;
 use serde::{Deserialize, Serialize};
 
@@ -55,41 +56,6 @@ impl Default for Protocol {
             pipeline: 1,
             keepalive: true,
         }
-    }
-}
-
-/// A protocol said as flat options, as documents, study files and flags say it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Options {
-    /// Requests (or WebSocket messages) in flight per connection; 1 means none.
-    pub pipeline: usize,
-    pub keepalive: bool,
-    pub http2: bool,
-    /// HTTP/2's concurrent streams per connection.
-    pub streams: usize,
-    pub h2_window: u32,
-    /// Written only when set, so HTTP documents read as before WebSocket existed.
-    #[serde(skip_serializing_if = "is_false")]
-    pub ws: bool,
-    /// Written only when set, as `ws`.
-    #[serde(skip_serializing_if = "is_false")]
-    pub http3: bool,
-    /// WebSocket's alone, written for it only: the longest reply [default:
-    /// [`DEFAULT_WS_MAX_MESSAGE`]], and whether replies must echo their messages [default: yes].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ws_max_message: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub echo_check: Option<bool>,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Protocol::default().into()
     }
 }
 
@@ -208,17 +174,8 @@ impl Protocol {
 
 impl From<Protocol> for Options {
     fn from(p: Protocol) -> Options {
-        let base = Options {
-            pipeline: 1,
-            keepalive: true,
-            http2: false,
-            streams: 1,
-            h2_window: DEFAULT_H2_WINDOW,
-            ws: false,
-            http3: false,
-            ws_max_message: None,
-            echo_check: None,
-        };
+        // The declared defaults (`options.rs`), HTTP/1.1's.
+        let base = Options::default();
         match p {
             Protocol::Http1 {
                 pipeline,

@@ -238,3 +238,99 @@ fn a_config_reads_its_names_and_refuses_others() {
     let e = serde_json::from_str::<Config>(r#"{"url":"/","conections":3}"#).unwrap_err();
     assert!(e.to_string().contains("unknown field `conections`"), "{e}");
 }
+
+/// The sweep's order is the one studies have been labelled with (a point's label and id
+/// depend on it): the declaration's ranks keep it; an axis added later comes after these.
+#[test]
+fn the_sweep_keeps_its_order() {
+    let names: Vec<&str> = AXES.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        names[..26],
+        [
+            "method",
+            "path",
+            "body",
+            "expect_status",
+            "expect_body",
+            "keepalive",
+            "http2",
+            "ws",
+            "http3",
+            "tls",
+            "insecure",
+            "pipeline",
+            "streams",
+            "threads",
+            "connections",
+            "rate",
+            "stages",
+            "targets",
+            "targets_format",
+            "targets_order",
+            "seed",
+            "body_lines",
+            "ramp_up",
+            "duration",
+            "requests",
+            "timeout"
+        ]
+    );
+    assert_eq!(short_label("targets_order"), "order");
+    assert_eq!(short_label("duration"), "d");
+}
+
+/// Each option declared once has one name, one flag and one short letter; the protocol's
+/// declared defaults are the default protocol; a `Config` writes only declared names.
+#[test]
+fn the_declaration_names_each_thing_once() {
+    let mut seen = [(); 3].map(|_| std::collections::BTreeSet::new());
+    for o in OPTIONS {
+        let names = [
+            o.name.to_string(),
+            o.long().unwrap_or_default(),
+            o.flag.short.map(String::from).unwrap_or_default(),
+        ];
+        for (set, n) in seen.iter_mut().zip(names) {
+            assert!(n.is_empty() || set.insert(n.clone()), "{n} twice");
+        }
+        assert!(
+            !o.help().is_empty() && !o.help().contains('\n'),
+            "{}: {:?}",
+            o.name,
+            o.help()
+        );
+    }
+    assert_eq!(
+        Protocol::from_options(ProtocolOptions::default()),
+        Ok(Protocol::default())
+    );
+    // What a `Config` writes is declared (whatever protocol and options it holds).
+    let names = field_names();
+    for c in [
+        Config::default(),
+        Config {
+            protocol: Protocol::ws(1),
+            targets: Some("t".into()),
+            shard: Some(Shard { index: 1, count: 1 }),
+            ..Config::default()
+        },
+        Config {
+            protocol: Protocol::Http3 { streams: 2 },
+            ..Config::default()
+        },
+    ] {
+        let doc = serde_json::to_value(c).unwrap();
+        for k in doc.as_object().unwrap().keys() {
+            assert!(names.contains(k), "{k} is written but not declared");
+        }
+    }
+    assert_eq!(
+        option("headers").and_then(|o| o.long()).as_deref(),
+        Some("header")
+    );
+    assert_eq!(
+        option("keepalive").and_then(|o| o.long()).as_deref(),
+        Some("no-keepalive")
+    );
+    assert_eq!(option("url").map(|o| o.study_name()), Some("path"));
+}
