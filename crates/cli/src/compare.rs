@@ -218,18 +218,13 @@ fn comparison(args: &Args, options: &Options) -> anyhow::Result<Comparison> {
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let options = Options { noise: args.noise };
     let d = comparison(&args, &options)?;
-    let format = args.format.unwrap_or_else(|| {
-        match args
-            .output
-            .as_deref()
-            .and_then(|p| p.extension())
-            .and_then(|e| e.to_str())
-        {
+    let format = args
+        .format
+        .unwrap_or_else(|| match crate::extension(args.output.as_deref()) {
             Some("md" | "markdown") => OutFormat::Md,
             Some("json") => OutFormat::Json,
             _ => OutFormat::Table,
-        }
-    });
+        });
     let text = match format {
         OutFormat::Table => render::text(&d),
         OutFormat::Md => render::markdown(&d),

@@ -77,6 +77,11 @@ enum Command {
     },
 }
 
+/// An output file's extension, which picks its format when `--format` does not.
+fn extension(path: Option<&std::path::Path>) -> Option<&str> {
+    path?.extension()?.to_str()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

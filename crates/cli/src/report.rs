@@ -47,18 +47,13 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if args.results.is_empty() {
         bail!("no results given");
     }
-    let format = args.format.unwrap_or_else(|| {
-        match args
-            .output
-            .as_deref()
-            .and_then(|p| p.extension())
-            .and_then(|e| e.to_str())
-        {
+    let format = args
+        .format
+        .unwrap_or_else(|| match crate::extension(args.output.as_deref()) {
             Some("md" | "markdown") => OutFormat::Md,
             Some("csv") => OutFormat::Csv,
             _ => OutFormat::Html,
-        }
-    });
+        });
     let mut inputs = Vec::new();
     for p in &args.results {
         let file = if p.is_dir() {

@@ -50,41 +50,37 @@ impl Worker<'_> {
 
     /// Writes what the session has to send; keeps the rest for the next writable event.
     pub(super) fn flush(&mut self, i: usize, now: Instant) {
-        let c = &mut self.conns[i];
-        let Some(t) = c.t.as_mut() else { return };
-        loop {
-            let out = c.session.out();
-            if out.is_empty() {
-                return;
+        match self.write_out(i, now) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) if self.conns[i].t.as_ref().is_some_and(|t| refused(t, &e)) => {
+                self.on_eof(i, now)
             }
-            match t.write(out.bytes, out.segment) {
-                Ok(n) => {
-                    c.session.wrote(now, n);
-                    self.iv.bytes_written += n as u64;
-                    if self.measuring {
-                        self.rec.counts.bytes_written += n as u64;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if refused(t, &e) => return self.on_eof(i, now),
-                Err(e) => return self.fail(i, ErrorClass::Reset, &e, now),
-            }
+            Err(e) => self.fail(i, ErrorClass::Reset, &e, now),
         }
     }
 
     /// Writes the session's last word before its connection closes on an error (WebSocket's
     /// Close), as far as the socket takes it now; what it does not take is dropped with it.
     fn last_word(&mut self, i: usize, now: Instant) {
+        let _ = self.write_out(i, now);
+    }
+
+    /// Writes until the session has nothing to send or the socket takes nothing more; the
+    /// socket's error is the caller's to judge.
+    #[inline]
+    fn write_out(&mut self, i: usize, now: Instant) -> io::Result<()> {
         let c = &mut self.conns[i];
-        let Some(t) = c.t.as_mut() else { return };
+        let Some(t) = c.t.as_mut() else {
+            return Ok(());
+        };
         loop {
             let out = c.session.out();
             if out.is_empty() {
-                return;
+                return Ok(());
             }
             match t.write(out.bytes, out.segment) {
-                Ok(0) => return,
+                Ok(0) => return Ok(()),
                 Ok(n) => {
                     c.session.wrote(now, n);
                     self.iv.bytes_written += n as u64;
@@ -93,7 +89,7 @@ impl Worker<'_> {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return,
+                Err(e) => return Err(e),
             }
         }
     }
