@@ -278,7 +278,7 @@ fn encode_json(
     desc: &MessageDescriptor,
     v: &serde_json::Value,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    let m = DynamicMessage::deserialize(desc.clone(), v.clone())?;
+    let m = DynamicMessage::deserialize(desc.clone(), v)?;
     Ok(m.encode_to_vec())
 }
 

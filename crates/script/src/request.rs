@@ -1,5 +1,5 @@
-//! The text a script's `request()` returns, as requests: HTTP/1.1 heads (httparse) each with
-//! the body its `content-length` gives; several back to back are a pipelined batch (wrk's
+//! The text a script's `request()` returns, as requests: HTTP/1.1 heads (the server's parser)
+//! each with the body its `content-length` gives; several back to back are a pipelined batch (wrk's
 //! pipeline.lua), answered as several responses.
 
 /// One request a script asked for.
@@ -13,43 +13,50 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
-/// Parses `text` into its requests (at least one).
+/// The largest head a script's request may have (as barrage serve's own limit).
+const MAX_HEAD: usize = 64 * 1024;
+
+/// Parses `text` into its requests (at least one), with the server's own request parser
+/// (`barrage_wire::parse_request_head`: the same checks and framing as `barrage serve`).
 pub fn parse_requests(mut text: &[u8]) -> Result<Vec<Request>, String> {
     let mut out = Vec::new();
     while !text.is_empty() || out.is_empty() {
-        let mut fields = [httparse::EMPTY_HEADER; 64];
-        let mut req = httparse::Request::new(&mut fields);
-        let n = match req.parse(text) {
-            Ok(httparse::Status::Complete(n)) => n,
-            Ok(httparse::Status::Partial) => {
-                return Err(format!("request {} is cut short", out.len() + 1))
-            }
-            Err(e) => return Err(format!("request {}: {e}", out.len() + 1)),
+        let n = out.len() + 1;
+        let mut slots = barrage_wire::header_slots();
+        let head = match barrage_wire::parse_request_head(text, &mut slots, MAX_HEAD) {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err(format!("request {n} is cut short")),
+            Err(e) => return Err(format!("request {n}: {e}")),
         };
-        let mut len = 0usize;
-        let mut headers = Vec::with_capacity(req.headers.len());
-        for h in req.headers.iter() {
-            let value = String::from_utf8_lossy(h.value).into_owned();
-            if h.name.eq_ignore_ascii_case("content-length") {
-                len = value
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("request {}: content-length {value:?}", out.len() + 1))?;
+        let len = match head.framing {
+            barrage_wire::Framing::Length(len) => usize::try_from(len).unwrap_or(usize::MAX),
+            barrage_wire::Framing::Chunked => {
+                return Err(format!(
+                    "request {n}: a chunked body (give a content-length)"
+                ))
             }
-            headers.push((h.name.to_owned(), value));
-        }
-        let rest = &text[n..];
+            _ => 0,
+        };
+        let rest = &text[head.head_len..];
         if rest.len() < len {
             return Err(format!(
-                "request {}: a body of {} bytes where content-length says {len}",
-                out.len() + 1,
+                "request {n}: a body of {} bytes where content-length says {len}",
                 rest.len()
             ));
         }
         out.push(Request {
-            method: req.method.unwrap_or("GET").to_owned(),
-            path: req.path.unwrap_or("/").to_owned(),
-            headers,
+            method: head.method.to_owned(),
+            path: head.target.to_owned(),
+            headers: head
+                .headers
+                .iter()
+                .map(|h| {
+                    (
+                        h.name.to_owned(),
+                        String::from_utf8_lossy(h.value).into_owned(),
+                    )
+                })
+                .collect(),
             body: rest[..len].to_vec(),
         });
         text = &rest[len..];

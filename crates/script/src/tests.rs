@@ -383,7 +383,7 @@ fn thread_stop_in_setup_and_functions_across_threads_are_refused() {
 #[test]
 fn requests_parse_with_their_bodies() {
     let text =
-        b"POST /a HTTP/1.1\r\nhost: h\r\ncontent-length: 3\r\n\r\nabcGET /b HTTP/1.1\r\n\r\n";
+        b"POST /a HTTP/1.1\r\nhost: h\r\ncontent-length: 3\r\n\r\nabcGET /b HTTP/1.1\r\nhost: h\r\n\r\n";
     let r = parse_requests(text).unwrap();
     assert_eq!(r.len(), 2);
     assert_eq!(
@@ -399,7 +399,7 @@ fn requests_parse_with_their_bodies() {
         .unwrap_err()
         .contains("cut short"));
     assert!(
-        parse_requests(b"POST / HTTP/1.1\r\ncontent-length: 9\r\n\r\nab")
+        parse_requests(b"POST / HTTP/1.1\r\nhost: h\r\ncontent-length: 9\r\n\r\nab")
             .unwrap_err()
             .contains("content-length says 9")
     );

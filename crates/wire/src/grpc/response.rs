@@ -46,7 +46,6 @@ pub struct Response {
     message: String,
     decoder: MessageDecoder,
     messages: u64,
-    scratch: Vec<(bool, Vec<u8>)>,
 }
 
 impl Response {
@@ -62,7 +61,6 @@ impl Response {
             message: String::new(),
             decoder: MessageDecoder::new(max),
             messages: 0,
-            scratch: Vec::new(),
         }
     }
 
@@ -137,28 +135,31 @@ impl Response {
         };
         let Response {
             decoder,
-            scratch,
             messages,
             max,
             ..
         } = self;
-        // The messages this chunk completes are handed out before an error later in it, so a
-        // body reads the same however it was cut; a message that does not inflate comes
-        // before the decoder's error, which lies further on in the stream.
-        let fed = decoder.feed(bytes, |c, p| scratch.push((c, p.to_vec())));
+        // Each message is handed out as the decoder completes it: a plain one without a copy,
+        // a compressed one inflated. A message that does not inflate stops the handing out and
+        // comes before the decoder's error, which lies further on in the stream; so a body
+        // reads the same however it was cut.
         let mut broken = None;
-        for (compressed, payload) in scratch.drain(..) {
-            match encoding.decompress(compressed, &payload, *max) {
+        let fed = decoder.feed(bytes, |compressed, payload| {
+            if broken.is_some() {
+                return;
+            }
+            if !compressed {
+                *messages += 1;
+                return on_message(payload);
+            }
+            match encoding.decompress(true, payload, *max) {
                 Ok(p) => {
                     *messages += 1;
                     on_message(&p);
                 }
-                Err(e) => {
-                    broken = Some(e);
-                    break;
-                }
+                Err(e) => broken = Some(e),
             }
-        }
+        });
         if let Some(e) = broken.or(fed.err()) {
             self.part = Part::Done;
             return Some(Outcome::Broken(e));
