@@ -19,11 +19,13 @@ use crate::route::{Fault, Route};
 use crate::stream::Stream;
 use std::time::{Duration, Instant};
 
+mod call;
 mod reply;
 mod request;
+pub(crate) mod session;
 pub(crate) mod streams;
 pub(crate) use reply::{Act, Extra, Fixed, Reply};
-pub(crate) use request::{headers_json, route_request, unnamed, Checksums, Env, Req};
+pub(crate) use request::{headers_json, route_call, route_request, unnamed, Checksums, Env, Req};
 
 const TEXT: &str = "text/plain";
 const OCTETS: &str = "application/octet-stream";
@@ -61,6 +63,8 @@ pub(crate) enum Owed {
     },
     /// `/fault/stall`: nothing, until the client leaves (or the server shuts down).
     Stall,
+    /// A gRPC call: its head is out, its messages go both ways, its status at the end.
+    Grpc(Box<crate::grpc::Call>),
 }
 
 /// A request's answer in progress.
@@ -90,6 +94,7 @@ impl Pending {
     pub(crate) fn held(&self) -> usize {
         match &self.owed {
             Owed::Echo { held, .. } => held.len(),
+            Owed::Grpc(call) => call.held(),
             _ => 0,
         }
     }
@@ -143,6 +148,7 @@ pub(crate) fn start<K: Copy>(
         );
     }
     let owed = match rt {
+        Route::Grpc(m) => return call::start(k, m, req, r),
         Route::Echo if !req.is_head => {
             let len = length.map_or(BodyLen::Chunked, BodyLen::Fixed);
             r.head(k, 200, OCTETS, len, Extra::None, false);
@@ -216,6 +222,10 @@ pub(crate) fn body<K: Copy>(
             }
             Some(p)
         }
+        Owed::Grpc(call) => {
+            call.body(data, end);
+            call::pump(k, p, r)
+        }
         // A sleep, a drip or a body owed is the request's whatever its body.
         _ => Some(p),
     }
@@ -268,6 +278,10 @@ pub(crate) fn end<K: Copy>(
             ..
         } => sink(k, seen, p.req, r),
         Owed::Reading { route, .. } => respond(k, route, p.req, r, env),
+        Owed::Grpc(ref mut call) => {
+            call.body(&[], true);
+            call::pump(k, p, r)
+        }
         _ => Some(p),
     }
 }
@@ -291,6 +305,7 @@ pub(crate) fn pump<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> boo
             *at == data.len()
         }
         Owed::Bytes(s) => r.pattern(k, s),
+        Owed::Grpc(_) => return call::flush(k, p, r),
         _ => return false,
     };
     if done {
@@ -391,6 +406,10 @@ pub(crate) fn respond<K: Copy>(
         Route::WsEcho(_) => {
             let msg = b"WebSocket is served over HTTP/1.1 only, without a request body\n";
             full(k, 400, TEXT, msg, req, Extra::None, r)
+        }
+        Route::Grpc(m) => {
+            let p = call::start(k, m, req, r)?;
+            end(k, p, r, env)
         }
         Route::Sleep { ms } => {
             let at = env.shared.sleep_until(env.now, Duration::from_millis(ms));

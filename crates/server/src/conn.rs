@@ -455,7 +455,7 @@ impl Conn {
             Ok(accept) => {
                 handshake::write_accept(out, &accept, b"Server: barrage\r\n");
                 ctx.counters.ws_upgrade();
-                ctx.counters.response(false, 101);
+                ctx.counters.response_over("HTTP/1.1", 101);
                 if let Some(line) = &req.log {
                     ctx.shared.log(line, 101);
                 }

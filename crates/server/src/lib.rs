@@ -16,6 +16,7 @@
 mod answer;
 mod conn;
 mod date;
+mod grpc;
 mod h3;
 /// The `/bytes/{n}` body pattern and its checksum (in the wire crate, so the lab reaches it
 /// without depending on the server).

@@ -279,6 +279,7 @@ impl<'a> HeadFields<'a> {
             Extra::None => {}
             Extra::Checksum(v) => f.push("x-checksum", v.as_bytes()),
             Extra::Allow(v) => f.push("allow", v.as_bytes()),
+            Extra::GrpcStatus(v) => f.push("grpc-status", v.as_bytes()),
         }
         f
     }

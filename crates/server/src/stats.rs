@@ -41,14 +41,16 @@ impl Counters {
         bump(&self.accepted);
     }
 
-    /// A response (its head) went out with `status`, over HTTP/2 when `h2`.
-    pub(crate) fn response(&self, h2: bool, status: u16) {
-        bump(&self.responses[usize::from(h2)][usize::from(status).min(CODES - 1)]);
-    }
-
-    /// A response (its head) went out with `status` over HTTP/3.
-    pub(crate) fn response_h3(&self, status: u16) {
-        bump(&self.responses[2][usize::from(status).min(CODES - 1)]);
+    /// A response (its head) went out with `status` over the protocol named `version` as a
+    /// request line or a stream session names it ("HTTP/1.1", "HTTP/2", "HTTP/3"; a constant
+    /// at every call, so the match folds away).
+    pub(crate) fn response_over(&self, version: &str, status: u16) {
+        let slot = match version {
+            "HTTP/2" => 1,
+            "HTTP/3" => 2,
+            _ => 0,
+        };
+        bump(&self.responses[slot][usize::from(status).min(CODES - 1)]);
     }
 
     pub(crate) fn ws_upgrade(&self) {
@@ -191,11 +193,11 @@ mod tests {
         let w = [Counters::default(), Counters::default()];
         w[0].accepted();
         w[1].accepted();
-        w[0].response(false, 200);
-        w[1].response(false, 200);
-        w[1].response(true, 404);
-        w[1].response(true, 9999);
-        w[0].response_h3(200);
+        w[0].response_over("HTTP/1.1", 200);
+        w[1].response_over("HTTP/1.1", 200);
+        w[1].response_over("HTTP/2", 404);
+        w[1].response_over("HTTP/2", 9999);
+        w[0].response_over("HTTP/3", 200);
         w[0].ws_upgrade();
         w[1].ws_message();
         w[1].ws_message();

@@ -21,6 +21,7 @@ pub mod h3;
 pub mod pattern;
 pub mod request;
 pub mod response;
+pub mod server;
 pub mod ws;
 
 pub use body::{

@@ -15,6 +15,8 @@ pub(crate) enum Extra<'a> {
     Checksum(&'a str),
     /// `Allow` of a 405.
     Allow(&'static str),
+    /// `grpc-status` of a trailers-only gRPC answer.
+    GrpcStatus(&'a str),
 }
 
 /// A response a protocol may have ready-made (HTTP/1.1's pre-rendered keep-alive answers).
@@ -103,6 +105,9 @@ pub(crate) trait Reply<K: Copy> {
     /// An echo holds bytes its stream did not take (`true`) or caught up: stop or resume
     /// reading the request's body where the protocol can (HTTP/3).
     fn hold(&mut self, _k: K, _held: bool) {}
+    /// Ends the response with a trailer section (gRPC's status). Only stream protocols carry
+    /// gRPC calls; HTTP/1.1 never gets one.
+    fn trailers(&mut self, _k: K, _fields: &[(&str, &[u8])]) {}
     /// The server's state (for the access log).
     fn shared(&self) -> &Shared;
 }

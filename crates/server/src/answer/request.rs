@@ -52,7 +52,22 @@ pub(crate) fn route_request(
         Some((p, q)) => (p, Some(q)),
         None => (target, None),
     };
-    let mut rt = route(method, path, query, headers_json);
+    routed(
+        shared,
+        method,
+        target,
+        route(method, path, query, headers_json),
+    )
+}
+
+/// Routes a gRPC call (its method from the path) as [`route_request`] routes a request.
+pub(crate) fn route_call(shared: &Shared, method: &str, target: &str) -> (Route, Req) {
+    let call = crate::grpc::method(target);
+    routed(shared, method, target, Route::Grpc(call))
+}
+
+/// A routed request with `--fault-rate`'s pick, and what its answer needs of it.
+fn routed(shared: &Shared, method: &str, target: &str, mut rt: Route) -> (Route, Req) {
     if let Some(f) = crate::worker::pick_fault(shared) {
         rt = Route::Fault(f);
     }

@@ -107,14 +107,6 @@ impl<K: Key> Streams<K> {
         self.pending.get(&k).map_or(0, Pending::held)
     }
 
-    /// Request `k`'s body ended.
-    pub(crate) fn end<R: Reply<K>>(&mut self, k: K, r: &mut R, env: &mut Env<'_>) {
-        if let Some(p) = self.pending.remove(&k) {
-            let p = super::end(k, p, r, env);
-            self.keep(k, p);
-        }
-    }
-
     /// Request `k` is gone (reset by the client, its connection ended).
     pub(crate) fn gone(&mut self, k: K) {
         self.pending.remove(&k);

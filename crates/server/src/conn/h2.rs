@@ -2,26 +2,26 @@
 //! by ALPN under TLS): the same answers as HTTP/1.1 and HTTP/3 ([`crate::answer`]), every
 //! stream answered as soon as it can be, bodies sent as the flow-control windows allow.
 //!
-//! The protocol itself (stream states, request checks, windows) is the wire crate's
-//! [`barrage_wire::h2::server::Server`]; this module hands its requests to the answers, keeps
-//! the streams whose answers are pending ([`Streams`]), and says what HTTP/2 does differently
-//! (`respond`: a head is a HEADERS frame, a fault is RST_STREAM or GOAWAY).
+//! The protocol itself (stream states, request checks, windows, what a head, a reset or a
+//! fault is in frames) is the wire crate's [`barrage_wire::h2::server::Server`], a
+//! [`barrage_wire::server::ServerSession`] answered like HTTP/3's
+//! ([`crate::answer::session`]); this module keeps the streams whose answers are pending
+//! ([`Streams`]), the connection's shutdown and the bound on echo bodies held.
 //!
 //! Faults: `/fault/reset` resets the stream (RST_STREAM INTERNAL_ERROR) and the connection goes
 //! on; `/fault/garbage` answers with a header block no HPACK decoder accepts (a connection error
 //! for the client) and closes; `/fault/close` closes the connection; `/fault/stall` never
 //! answers the stream.
 
-use super::End;
+use super::{End, HIGH_WATER};
+use crate::answer::session::{self, Routed, SessionReply};
 use crate::answer::streams::Streams;
-use crate::answer::{self, Env, Extra};
+use crate::answer::Env;
 use crate::worker::Ctx;
-use barrage_wire::h2::server::{Config, Event, Request, Server};
+use barrage_wire::h2::server::{Config, Server};
 use barrage_wire::h2::ErrorCode;
+use barrage_wire::server::ServerSession;
 use std::time::Instant;
-
-mod respond;
-use respond::H2Reply;
 
 // What one connection can make the server hold, each bound tied to a setting:
 // - a header block in progress: four times the header list size announced (the session; past
@@ -84,14 +84,15 @@ impl H2 {
         &'a mut self,
         ctx: &'a mut Ctx<'_>,
         out: &'a mut Vec<u8>,
-    ) -> (&'a mut Streams<u32>, H2Reply<'a>, Env<'a>) {
-        let r = H2Reply {
-            server: &mut self.server,
+    ) -> (&'a mut Streams<u32>, SessionReply<'a, Server>, Env<'a>) {
+        let r = SessionReply {
+            session: &mut self.server,
             out,
-            closing: &mut self.closing,
+            high_water: HIGH_WATER,
             templates: ctx.templates,
             counters: ctx.counters,
             shared: ctx.shared,
+            now: ctx.now,
         };
         let env = Env {
             shared: ctx.shared,
@@ -101,55 +102,46 @@ impl H2 {
         (&mut self.streams, r, env)
     }
 
+    /// Whether the connection ends once its output is written (an error, or a fault that
+    /// closes it).
+    fn ending(&mut self) -> bool {
+        if self.closing.is_none() && self.server.ended() {
+            self.closing = Some(End::Close);
+        }
+        self.closing.is_some()
+    }
+
     /// Parses and answers the frames in `inp`; returns the bytes used. A connection error
     /// writes GOAWAY and sets `closing`.
     pub(crate) fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
         // One read's frames: the window credit written before it is the client's to use.
         self.server.session.commit_credit();
         let mut pos = 0;
-        while self.closing.is_none() && out.len() < super::HIGH_WATER {
-            let (used, ev) = match self.server.next(&inp[pos..], out) {
+        while !self.ending() && out.len() < HIGH_WATER {
+            let (used, ev) = match ServerSession::next(&mut self.server, &inp[pos..], out) {
                 Ok(x) => x,
-                Err(e) => {
-                    self.server.goaway(out, e.code, e.what.as_bytes());
+                Err(_) => {
+                    // The session wrote its GOAWAY.
                     self.closing = Some(End::Close);
                     return inp.len();
                 }
             };
             pos += used;
             let Some(ev) = ev else { break };
-            match ev {
-                Event::Request(req) => {
-                    let (rt, rq) = answer::route_request(ctx.shared, req.method, req.path, || {
-                        headers_json(&req)
-                    });
-                    let body = (!req.end_stream).then_some(req.content_length);
-                    let stream = req.stream;
-                    let (streams, mut r, mut env) = self.parts(ctx, out);
-                    streams.request(stream, rt, rq, body, &mut r, &mut env);
+            let ev = Routed::new::<Server>(ev, ctx.shared);
+            let data = match ev {
+                Routed::Body { id, .. } => Some(id),
+                _ => None,
+            };
+            let (streams, mut r, mut env) = self.parts(ctx, out);
+            session::serve(ev, streams, &mut r, &mut env);
+            let conn_window = self.server.config().conn_window as usize;
+            if let Some(stream) = data {
+                if self.streams.held_by(stream) > 0 && self.streams.held() > conn_window {
+                    self.server
+                        .goaway(out, ErrorCode::EnhanceYourCalm, ECHO_HELD_TOO_LONG);
+                    self.closing = Some(End::Close);
                 }
-                Event::TooLarge { stream, .. } => {
-                    let req = answer::unnamed(ctx.shared);
-                    let msg = b"request header fields too large\n";
-                    let (streams, mut r, _) = self.parts(ctx, out);
-                    let p = answer::full(stream, 431, "text/plain", msg, req, Extra::None, &mut r);
-                    streams.answered(stream, p);
-                }
-                Event::Data {
-                    stream,
-                    data,
-                    end_stream,
-                } => {
-                    let (streams, mut r, mut env) = self.parts(ctx, out);
-                    streams.body(stream, data, end_stream, &mut r, &mut env);
-                    let conn_window = self.server.config().conn_window as usize;
-                    if self.streams.held_by(stream) > 0 && self.streams.held() > conn_window {
-                        self.server
-                            .goaway(out, ErrorCode::EnhanceYourCalm, ECHO_HELD_TOO_LONG);
-                        self.closing = Some(End::Close);
-                    }
-                }
-                Event::Reset { stream } => self.streams.gone(stream),
             }
         }
         pos
@@ -159,6 +151,7 @@ impl H2 {
     pub(crate) fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
         let (streams, mut r, _) = self.parts(ctx, out);
         streams.pump_all(&mut r);
+        self.ending();
     }
 
     /// Answers the sleeps and drips that are due ([`H2::timer_wanted`] arms the next).
@@ -166,6 +159,7 @@ impl H2 {
         let (streams, mut r, mut env) = self.parts(ctx, out);
         streams.fire(&mut r, &mut env);
         self.armed = None;
+        self.ending();
     }
 
     /// The earliest sleep or drip deadline, if the timer is not already armed for it.
@@ -192,10 +186,4 @@ impl H2 {
     pub(crate) fn draining(&self) -> bool {
         self.draining
     }
-}
-
-/// `/headers` over HTTP/2: the target from `:path` (pseudo-header fields left out, as they are
-/// no headers).
-fn headers_json(r: &Request<'_>) -> Vec<u8> {
-    answer::headers_json(r.method, r.path, "HTTP/2", r.headers())
 }

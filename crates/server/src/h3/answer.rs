@@ -1,8 +1,9 @@
-//! HTTP/3 requests to the one answer of each route ([`crate::answer`]): the session's events in
-//! order, and [`H3Reply`], what HTTP/3 does differently: a head is a HEADERS frame (static-only
-//! QPACK), a body goes out as the stream's buffer takes it (at most `STREAM_BUFFER` that QUIC
-//! has not taken, more on [`Event::Writable`]), an echo that its client does not read pauses
-//! the request's body ([`Server::pause`]: QUIC's flow control then holds the client back).
+//! HTTP/3 requests to the one answer of each route ([`crate::answer`]): the endpoint's events
+//! in order, answered through wire's [`ServerSession`] like HTTP/2's
+//! ([`crate::answer::session`]). What HTTP/3 does differently is the wire crate's: a head is a
+//! HEADERS frame (static-only QPACK), a body goes out as the stream's buffer takes it (at most
+//! `STREAM_BUFFER` that QUIC has not taken, more on a Writable event), an echo that its client
+//! does not read pauses the request's body (QUIC's flow control then holds the client back).
 //!
 //! Faults over HTTP/3: `/fault/reset` resets the stream (H3_INTERNAL_ERROR) and the connection
 //! goes on; `/fault/close` closes the connection (H3_NO_ERROR, as a server closing would);
@@ -12,13 +13,13 @@
 //! H3_EXCESSIVE_LOAD when the body goes past it). The request's events carry no "no body" flag,
 //! so every request is answered at its end (FIN), faults and echoes at once.
 
+use crate::answer::session::{self, Routed, SessionReply};
 use crate::answer::streams::Streams;
-use crate::answer::{self, Act, Checksums, Env, Extra, Reply};
-use crate::respond::{BodyLen, HeadFields, Templates};
-use crate::stats::Counters;
+use crate::answer::{Checksums, Env};
+use crate::respond::Templates;
 use crate::Shared;
-use barrage_wire::h3::server::{Event, Head, Server, StreamRef};
-use barrage_wire::h3::ErrorCode;
+use barrage_wire::h3::server::{Server, StreamRef};
+use barrage_wire::server::ServerSession;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,64 +31,8 @@ pub(super) struct Answers {
     templates: Templates,
     streams: Streams<StreamRef>,
     checksums: Checksums,
-}
-
-/// What HTTP/3 does differently, for the answers of one loop turn.
-struct H3Reply<'a> {
-    server: &'a mut Server,
-    templates: &'a Templates,
-    counters: &'a Counters,
-    shared: &'a Shared,
-    now: Instant,
-}
-
-impl Reply<StreamRef> for H3Reply<'_> {
-    const WRITE: usize = 16 * 1024;
-
-    fn head(
-        &mut self,
-        id: StreamRef,
-        status: u16,
-        ct: &'static str,
-        len: BodyLen,
-        extra: Extra<'_>,
-        end: bool,
-    ) {
-        self.counters.response_h3(status);
-        let mut digits = [0u8; 20];
-        let h = HeadFields::new(self.templates, ct, len, extra, &mut digits);
-        self.server.respond(id, status, h.get(), end);
-    }
-
-    fn data(&mut self, id: StreamRef, data: &[u8], end: bool) -> usize {
-        self.server.send_data(id, data, end)
-    }
-
-    fn room(&self, id: StreamRef) -> usize {
-        self.server.room(id)
-    }
-
-    fn open(&self, id: StreamRef) -> bool {
-        self.server.room(id) > 0
-    }
-
-    fn act(&mut self, id: StreamRef, act: Act) {
-        match act {
-            Act::Reset => self.server.reset(id, ErrorCode::Internal),
-            Act::Close => self.server.close_conn(id, self.now),
-            Act::Garbage => self.server.garbage(id),
-            Act::TooLarge => self.server.reset(id, ErrorCode::ExcessiveLoad),
-            Act::Cancel => self.server.reset(id, ErrorCode::RequestCancelled),
-        }
-    }
-
-    fn hold(&mut self, id: StreamRef, held: bool) {
-        self.server.pause(self.now, id, held);
-    }
-
-    fn shared(&self) -> &Shared {
-        self.shared
-    }
+    /// The interface's output buffer, which the endpoint never writes (it keeps each stream's).
+    out: Vec<u8>,
 }
 
 impl Answers {
@@ -98,6 +43,7 @@ impl Answers {
             templates: Templates::new(None),
             streams: Streams::default(),
             checksums: Checksums::default(),
+            out: Vec::new(),
         }
     }
 
@@ -135,17 +81,24 @@ impl Answers {
         &'a mut self,
         server: &'a mut Server,
         now: Instant,
-    ) -> (&'a mut Streams<StreamRef>, H3Reply<'a>, Env<'a>) {
+    ) -> (
+        &'a mut Streams<StreamRef>,
+        SessionReply<'a, Server>,
+        Env<'a>,
+    ) {
         let Answers {
             shared,
             counters,
             templates,
             streams,
             checksums,
+            out,
         } = self;
         let shared: &Shared = shared;
-        let r = H3Reply {
-            server,
+        let r = SessionReply {
+            session: server,
+            out,
+            high_water: usize::MAX,
             templates,
             counters: &shared.counters[*counters],
             shared,
@@ -173,34 +126,13 @@ impl Answers {
 
     /// Answers every event the server has.
     pub(super) fn events(&mut self, server: &mut Server, now: Instant) {
-        let (streams, mut r, mut env) = self.parts(server, now);
-        while let Some(ev) = r.server.poll_event() {
-            match ev {
-                Event::Request { id, head } => {
-                    let (rt, req) =
-                        answer::route_request(env.shared, &head.method, &head.path, || {
-                            headers_json(&head)
-                        });
-                    streams.request(id, rt, req, Some(head.content_length), &mut r, &mut env);
-                }
-                Event::Body { id, data } => streams.body(id, &data, false, &mut r, &mut env),
-                Event::End { id, whole: true } => streams.end(id, &mut r, &mut env),
-                // Malformed: the stream is reset already, nothing to answer.
-                Event::End { id, whole: false } | Event::Gone { id } => streams.gone(id),
-                Event::TooLarge { id } => {
-                    let req = answer::unnamed(env.shared);
-                    let msg = b"request header fields too large\n";
-                    let p = answer::full(id, 431, "text/plain", msg, req, Extra::None, &mut r);
-                    streams.answered(id, p);
-                }
-                Event::Writable { id } => streams.writable(id, &mut r),
-            }
+        loop {
+            let Ok((_, Some(ev))) = server.next(&[], &mut self.out) else {
+                return;
+            };
+            let ev = Routed::new::<Server>(ev, &self.shared);
+            let (streams, mut r, mut env) = self.parts(server, now);
+            session::serve(ev, streams, &mut r, &mut env);
         }
     }
-}
-
-/// `/headers` over HTTP/3.
-fn headers_json(h: &Head) -> Vec<u8> {
-    let fields = h.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes()));
-    answer::headers_json(&h.method, &h.path, "HTTP/3", fields)
 }

@@ -8,6 +8,7 @@ mod bad_requests;
 mod common;
 mod endpoints;
 mod faults;
+mod grpc;
 mod h2;
 mod h2_hostile;
 mod h3;

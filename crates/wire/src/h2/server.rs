@@ -15,9 +15,10 @@ use super::settings::Settings;
 use super::{FRAME_HEADER_LEN, MAX_WINDOW};
 
 mod request;
+mod seam;
 mod send;
-pub use request::Request;
 use request::{check_field, Block, Fields};
+pub use request::{FieldsRef, Request};
 
 /// What the server announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +119,8 @@ pub struct Server {
     pub peer_gone: bool,
     /// Scratch for encoding response header blocks.
     hpack_buf: Vec<u8>,
+    /// This side ends the connection at once, without GOAWAY (a fault: [`Server::ended`]).
+    ended: bool,
 }
 
 impl Server {
@@ -141,6 +144,7 @@ impl Server {
             going_away: false,
             peer_gone: false,
             hpack_buf: Vec::new(),
+            ended: false,
         }
     }
 
@@ -160,6 +164,12 @@ impl Server {
         self.streams.len()
     }
 
+    /// The connection is to end once the output is written, with no word more
+    /// ([`crate::server::ServerSession::close`] or `garbage`).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
     /// The highest stream id the client opened (a GOAWAY's last-stream-id).
     pub fn last_stream(&self) -> u32 {
         self.last_id
@@ -173,6 +183,16 @@ impl Server {
         buf: &'b [u8],
         out: &mut Vec<u8>,
     ) -> Result<(usize, Option<Event<'s, 'b>>), H2Error> {
+        let (at, found) = self.advance(buf, out)?;
+        Ok((at, found.map(|f| self.event(buf, f))))
+    }
+
+    /// [`Server::next`]'s parsing: the bytes used and what was found, borrowing nothing.
+    fn advance(
+        &mut self,
+        buf: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(usize, Option<Found>), H2Error> {
         let mut at = 0;
         let found = loop {
             match frame::parse_frame(&buf[at..], self.session.local.max_frame_size) {
@@ -200,7 +220,12 @@ impl Server {
                 Err(e) => return Err(e),
             }
         };
-        let ev = match found {
+        Ok((at, Some(found)))
+    }
+
+    /// The event `found` names, borrowing the decoded block and the input.
+    fn event<'s, 'b>(&'s self, buf: &'b [u8], found: Found) -> Event<'s, 'b> {
+        match found {
             Found::Request(stream) => {
                 let b = &self.block;
                 let f = &self.fields;
@@ -231,8 +256,7 @@ impl Server {
                 end_stream: end,
             },
             Found::Reset(stream) => Event::Reset { stream },
-        };
-        Ok((at, Some(ev)))
+        }
     }
 
     fn find(&mut self, id: u32) -> Option<&mut Stream> {

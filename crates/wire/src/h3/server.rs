@@ -51,6 +51,7 @@ use thiserror::Error;
 mod conn;
 pub mod request;
 mod sched;
+mod seam;
 use conn::Conn;
 pub use request::Head;
 
@@ -161,6 +162,8 @@ pub struct Server {
     /// Datagrams the endpoint answered with itself (version negotiation, a refused connection).
     direct: VecDeque<(SocketAddr, Vec<u8>)>,
     events: VecDeque<Event>,
+    /// The event [`crate::server::ServerSession::next`] handed out last (borrowed from here).
+    current: Option<Event>,
     /// Connections accepted so far, and the serial of the next.
     accepted: u64,
     /// Connections that may have datagrams to send (handle, serial), each once.
@@ -213,6 +216,7 @@ impl Server {
             conns: FxHashMap::default(),
             direct: VecDeque::new(),
             events: VecDeque::new(),
+            current: None,
             accepted: 0,
             sending: VecDeque::new(),
             timers: BinaryHeap::new(),
@@ -386,6 +390,16 @@ impl Server {
             return false;
         };
         let ok = c.respond(id.stream, status, headers, end, &mut self.events);
+        self.settle(id.conn, true);
+        ok
+    }
+
+    /// Ends stream `id` with a trailer section. False when the stream is gone.
+    pub fn send_trailers(&mut self, id: StreamRef, headers: &[(&str, &[u8])]) -> bool {
+        let Some(c) = self.conns.get_mut(&id.conn) else {
+            return false;
+        };
+        let ok = c.trailers(id.stream, headers, &mut self.events);
         self.settle(id.conn, true);
         ok
     }

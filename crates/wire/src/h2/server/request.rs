@@ -23,7 +23,23 @@ pub struct Request<'a> {
 impl<'a> Request<'a> {
     /// The regular header fields in order (pseudo-header fields left out).
     pub fn headers(&self) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
-        let f = self.fields;
+        FieldsRef(self.fields).iter()
+    }
+
+    /// The regular header fields, to iterate as often as needed.
+    pub fn fields(&self) -> FieldsRef<'a> {
+        FieldsRef(self.fields)
+    }
+}
+
+/// A request's decoded header block, borrowed from the session.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldsRef<'a>(&'a Fields);
+
+impl<'a> FieldsRef<'a> {
+    /// The regular header fields in order (pseudo-header fields left out).
+    pub fn iter(self) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+        let f = self.0;
         f.idx
             .iter()
             .map(move |&(n0, n1, v1)| {

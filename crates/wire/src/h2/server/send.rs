@@ -36,21 +36,7 @@ impl Server {
         let mut block = std::mem::take(&mut self.hpack_buf);
         block.clear();
         encode_status(&mut block, status);
-        for (name, value) in headers {
-            match hpack::static_index(name.as_bytes(), value) {
-                Some((i, true)) => hpack::encode_indexed(&mut block, i),
-                Some((i, false)) => {
-                    hpack::encode_literal(&mut block, i, b"", value, hpack::Indexing::Without)
-                }
-                None => hpack::encode_literal(
-                    &mut block,
-                    0,
-                    name.as_bytes(),
-                    value,
-                    hpack::Indexing::Without,
-                ),
-            }
-        }
+        encode_fields(&mut block, headers);
         frame::write_headers(
             out,
             stream,
@@ -62,6 +48,19 @@ impl Server {
         if end_stream {
             self.sent_end(out, stream);
         }
+    }
+
+    /// Ends `stream` with a trailer section (a HEADERS frame with END_STREAM; no `:status`).
+    pub fn send_trailers(&mut self, out: &mut Vec<u8>, stream: u32, fields: &[(&str, &[u8])]) {
+        if !self.can_send(stream) {
+            return;
+        }
+        let mut block = std::mem::take(&mut self.hpack_buf);
+        block.clear();
+        encode_fields(&mut block, fields);
+        frame::write_headers(out, stream, &block, true, self.session.peer.max_frame_size);
+        self.hpack_buf = block;
+        self.sent_end(out, stream);
     }
 
     /// Appends as much of `data` as the windows allow, in DATA frames no larger than the client
@@ -147,5 +146,21 @@ fn encode_status(out: &mut Vec<u8>, status: u16) {
     match hpack::static_index(b":status", &digits) {
         Some((i, true)) => hpack::encode_indexed(out, i),
         _ => hpack::encode_literal(out, 8, b"", &digits, hpack::Indexing::Without),
+    }
+}
+
+/// Appends `headers` to a header block: indexed or name-indexed from the static table where it
+/// has them, literal otherwise, nothing added to the client's dynamic table.
+fn encode_fields(block: &mut Vec<u8>, headers: &[(&str, &[u8])]) {
+    for (name, value) in headers {
+        match hpack::static_index(name.as_bytes(), value) {
+            Some((i, true)) => hpack::encode_indexed(block, i),
+            Some((i, false)) => {
+                hpack::encode_literal(block, i, b"", value, hpack::Indexing::Without)
+            }
+            None => {
+                hpack::encode_literal(block, 0, name.as_bytes(), value, hpack::Indexing::Without)
+            }
+        }
     }
 }

@@ -22,6 +22,28 @@ impl Conn {
         end: bool,
         events: &mut Events,
     ) -> bool {
+        self.section(stream, Some(status), headers, end, events)
+    }
+
+    /// A trailer section, ending the stream.
+    pub(in crate::h3::server) fn trailers(
+        &mut self,
+        stream: u64,
+        headers: &[(&str, &[u8])],
+        events: &mut Events,
+    ) -> bool {
+        self.section(stream, None, headers, true, events)
+    }
+
+    /// A HEADERS frame: `:status` first when given (a head), none in a trailer section.
+    fn section(
+        &mut self,
+        stream: u64,
+        status: Option<u16>,
+        headers: &[(&str, &[u8])],
+        end: bool,
+        events: &mut Events,
+    ) -> bool {
         self.visits += 1;
         let Some(r) = self.reqs.get_mut(&stream) else {
             return false;
@@ -30,11 +52,13 @@ impl Conn {
             return false;
         }
         let mut s = [0u8; 3];
-        let st = status.clamp(100, 999);
+        let st = status.unwrap_or(0).clamp(100, 999);
         s[0] = b'0' + (st / 100) as u8;
         s[1] = b'0' + (st / 10 % 10) as u8;
         s[2] = b'0' + (st % 10) as u8;
-        let fields = std::iter::once((&b":status"[..], &s[..]))
+        let head = status.map(|_| (&b":status"[..], &s[..]));
+        let fields = head
+            .into_iter()
             .chain(headers.iter().map(|(n, v)| (n.as_bytes(), *v)));
         self.block.clear();
         self.encoder.encode(fields, &mut self.block);
