@@ -192,7 +192,8 @@ impl Run<'_> {
                 | End::Reset { tag, .. }
                 | End::Malformed { tag, .. }
                 | End::Unprocessed { tag }
-                | End::HeaderTooLarge { tag } => tag,
+                | End::HeaderTooLarge { tag }
+                | End::Grpc { tag, .. } => tag,
             };
             self.end(tag);
             self.log.push(Log::Ended(e));

@@ -22,6 +22,9 @@ pub enum ConfigError {
     /// A targets or body-lines file that cannot be used: `FILE:LINE: why`.
     #[error("{0}")]
     Targets(String),
+    /// A gRPC call that cannot be made: its schema, its method or its data.
+    #[error("{0}")]
+    Grpc(String),
 }
 
 /// Where requests go, taken apart from the URL.

@@ -24,4 +24,7 @@ pub enum EngineError {
     Io(#[from] std::io::Error),
     #[error("a worker thread panicked")]
     WorkerPanic,
+    /// gRPC over TLS to a server that did not choose h2 by ALPN.
+    #[error("{host} chose {alpn} by ALPN: gRPC needs HTTP/2 (h2)")]
+    GrpcWithoutH2 { host: String, alpn: String },
 }

@@ -8,6 +8,7 @@
 //! intervals for the [`Sink`] and their recorders into the [`RunResult`]. The HTTP codec is
 //! `barrage-wire`'s.
 
+mod call;
 mod config;
 mod error;
 mod pacer;

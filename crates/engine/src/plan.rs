@@ -27,6 +27,9 @@ pub(crate) fn requests(
         return from_targets(cfg, &path);
     }
     let target = parse_url(&cfg.url)?;
+    if matches!(cfg.protocol, barrage_model::load::Protocol::Grpc { .. }) {
+        return Ok((target.clone(), vec![crate::call::request(cfg)?], Vec::new()));
+    }
     let requests = match cfg.body_lines.clone() {
         Some(file) => targets::load_body_lines(&file)
             .map_err(ConfigError::Targets)?

@@ -29,7 +29,8 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         Some(to) => resolve(to.as_str(), to)?,
         None => resolve((target.host.as_str(), target.port), &target.host)?,
     };
-    let http2 = matches!(c.protocol, LoadProtocol::Http2 { .. });
+    let http2 = c.protocol.is_http2();
+    let grpc = matches!(c.protocol, LoadProtocol::Grpc { .. });
     let http3 = matches!(c.protocol, LoadProtocol::Http3 { .. });
     let tls = match target.tls {
         // QUIC's TLS is the HTTP/3 session's (h3_setup).
@@ -61,6 +62,12 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         (true, true, _) => Some("http/1.1"),
     };
     let h2 = matches!(protocol, Some("h2" | "h2c"));
+    if grpc && !h2 {
+        return Err(EngineError::GrpcWithoutH2 {
+            host: target.host.clone(),
+            alpn: protocol.unwrap_or("no protocol").to_string(),
+        });
+    }
     // Requests in flight per connection: the protocol's depth (HTTP/2's streams, the pipeline
     // depth), but one for an HTTP/2 load that ALPN turned into HTTP/1.1.
     let depth = if http2 && !h2 { 1 } else { c.protocol.depth() };

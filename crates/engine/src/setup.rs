@@ -14,6 +14,10 @@ use barrage_wire::ws::client as wsclient;
 use barrage_wire::RequestSpec;
 use std::net::SocketAddr;
 
+/// The longest gRPC reply message read (gRPC's usual default for what a side receives); a
+/// longer one is an error of class `grpc`, refused before it is read.
+const GRPC_MAX_MESSAGE: u32 = 4 << 20;
+
 /// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
 /// pipelined batch is one slice of one buffer.
 pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
@@ -56,9 +60,10 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     let scheme = if tls { "https" } else { "http" };
     let several = cfg.requests.len() > 1;
     let window = match c.protocol {
-        LoadProtocol::Http2 { window, .. } => window,
+        LoadProtocol::Http2 { window, .. } | LoadProtocol::Grpc { window, .. } => window,
         _ => DEFAULT_H2_WINDOW,
     };
+    let grpc = matches!(c.protocol, LoadProtocol::Grpc { .. });
     h2client::Setup {
         requests: cfg
             .requests
@@ -73,10 +78,10 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
                     &r.body,
                 );
                 // Different requests on one connection cannot share HPACK table entries.
-                if several {
-                    req.without_indexing()
-                } else {
-                    req
+                let req = if several { req.without_indexing() } else { req };
+                match grpc {
+                    true => req.grpc(GRPC_MAX_MESSAGE),
+                    false => req,
                 }
             })
             .collect(),

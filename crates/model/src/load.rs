@@ -115,6 +115,12 @@ pub enum LoadError {
     Http3With(&'static str),
     /// `http3` with a URL that is not `https://`.
     Http3Url,
+    /// `grpc` with an option of another protocol's or of a plain request's (its field name).
+    GrpcWith(&'static str),
+    /// An option that is gRPC's alone without `grpc` (its field name).
+    GrpcOnly(&'static str),
+    /// `grpc` without `call`.
+    GrpcCall,
     ShardConnections {
         connections: usize,
         shards: u32,
@@ -247,6 +253,21 @@ impl LoadError {
                 o("streams")
             ),
             Http3Url => format!("{} needs an https:// URL (QUIC is always TLS)", n.on("http3")),
+            GrpcWith(f) => format!(
+                "{} does not go with {}: a gRPC call's request is --call's with --data",
+                match *f {
+                    "keepalive" => n.off(f),
+                    "http3" | "ws" => n.on(f),
+                    _ => o(f),
+                },
+                n.on("grpc")
+            ),
+            GrpcOnly(f) => format!("{} is gRPC's: it needs {}", o(f), n.on("grpc")),
+            GrpcCall => format!(
+                "{} needs {} (package.Service/Method)",
+                n.on("grpc"),
+                o("call")
+            ),
             StartAt => format!(
                 "{} must be a time (Unix seconds of 0 or more)",
                 o("start_at")
@@ -346,6 +367,24 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
     )?;
     // The protocol's own options were checked when it was made (`Protocol::from_options`);
     // what is left are its rules against the rest of the load.
+    let grpc_only = [
+        ("call", c.call.is_some()),
+        ("proto", c.proto.is_some()),
+        ("protoset", c.protoset.is_some()),
+        ("data", c.data.is_some()),
+        ("data_file", c.data_file.is_some()),
+        ("metadata", c.metadata.is_some()),
+    ];
+    if matches!(c.protocol, Protocol::Grpc { .. }) {
+        fail(c.call.is_none(), GrpcCall)?;
+        fail(!c.body.is_empty(), GrpcWith("body"))?;
+        fail(c.body_lines.is_some(), GrpcWith("body_lines"))?;
+        fail(c.targets.is_some(), GrpcWith("targets"))?;
+        fail(c.expect_body.is_some(), GrpcWith("expect_body"))?;
+        fail(c.method != "GET" && c.method != "POST", GrpcWith("method"))?;
+    } else if let Some((f, _)) = grpc_only.iter().find(|(_, set)| *set) {
+        return Err(GrpcOnly(f));
+    }
     let ws = c.protocol.is_ws();
     if matches!(c.protocol, Protocol::Http3 { .. }) {
         fail(!c.url.starts_with("https://"), Http3Url)?;

@@ -74,6 +74,10 @@ pub enum Failure {
     HeaderTooLarge { limit_kib: u32 },
     /// No response within the timeout: this side cancelled the request.
     Timeout(Duration),
+    /// A gRPC call ended with this status (its code's name), not OK.
+    GrpcStatus(&'static str),
+    /// A gRPC reply broke gRPC (what went wrong, [`crate::grpc::GrpcError::kind`]).
+    Grpc(&'static str),
 }
 
 impl Failure {
@@ -83,6 +87,8 @@ impl Failure {
             Failure::Malformed(_) => ErrorClass::Protocol,
             Failure::HeaderTooLarge { .. } => ErrorClass::HeaderTooLarge,
             Failure::Timeout(_) => ErrorClass::Timeout,
+            Failure::GrpcStatus(_) => ErrorClass::GrpcStatus,
+            Failure::Grpc(_) => ErrorClass::Grpc,
         }
     }
 }
@@ -97,6 +103,8 @@ impl fmt::Display for Failure {
                 "response header list larger than the {limit_kib} KiB announced"
             ),
             Failure::Timeout(t) => write!(f, "no response within {t:?} (stream cancelled)"),
+            Failure::GrpcStatus(code) => write!(f, "grpc-status {code}"),
+            Failure::Grpc(kind) => write!(f, "a reply that broke gRPC: {kind}"),
         }
     }
 }
@@ -168,6 +176,9 @@ impl Counts {
             }
             Asked::Ws { .. } => ProtocolFigures::Ws(self.ws.figures()),
             Asked::Http3 { streams } => ProtocolFigures::Http3(self.h3.figures(streams)),
+            Asked::Grpc { streams, .. } => {
+                ProtocolFigures::Grpc(self.h2.grpc_figures(alpn.unwrap_or("h2c"), streams))
+            }
         };
         f.settle(requests_written);
         Some(f)

@@ -37,12 +37,16 @@ pub struct Plan {
 
 impl Plan {
     pub fn of(c: &Config) -> Plan {
-        let mut title = format!("{} {} c={}", c.method, c.url, c.connections);
+        let mut title = match &c.call {
+            Some(call) => format!("gRPC {call} {} c={}", c.url, c.connections),
+            None => format!("{} {} c={}", c.method, c.url, c.connections),
+        };
         match c.protocol {
             Protocol::Http1 { pipeline, .. } if pipeline > 1 => {
                 title.push_str(&format!(" pipeline={pipeline}"));
             }
             Protocol::Http2 { streams, .. } => title.push_str(&format!(" http2 m={streams}")),
+            Protocol::Grpc { streams, .. } => title.push_str(&format!(" m={streams}")),
             Protocol::Ws { pipeline, .. } if pipeline > 1 => {
                 title.push_str(&format!(" ws pipeline={pipeline}"));
             }

@@ -34,6 +34,9 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
             format!("targets {file} ({} targets, {order})", r.targets.len())
         }
         (None, Some(file)) => format!("{} {} with bodies from {file}", c.method, c.url),
+        (None, None) if c.call.is_some() => {
+            format!("gRPC {} at {}", c.call.as_deref().unwrap_or(""), c.url)
+        }
         (None, None) => format!("{} {}", c.method, c.url),
     };
     let _ = writeln!(o, "barrage load {what} for {:.2}s", r.duration_s);

@@ -5,6 +5,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod grpc;
+mod grpc_python;
 mod h2;
 mod h2_interop;
 mod h2_serve;

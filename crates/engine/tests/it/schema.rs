@@ -130,3 +130,36 @@ fn a_websocket_run_validates() {
     broken["ws"]["closes"]["4000"] = (-1).into();
     assert!(!v.is_valid(&broken));
 }
+
+#[test]
+fn a_grpc_run_validates() {
+    let v = schema();
+    let s = barrage_server::start(barrage_server::ServerConfig {
+        threads: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let doc = document(Config {
+        url: format!("http://{}", s.local_addr()),
+        protocol: Protocol::Grpc {
+            streams: 4,
+            window: barrage_model::load::DEFAULT_H2_WINDOW,
+        },
+        call: Some("barrage.test.v1.Test/Stream".into()),
+        proto: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/grpc/barrage.proto").into()),
+        data: Some(r#"{"count": 2}"#.into()),
+        connections: 2,
+        threads: 1,
+        requests: Some(20),
+        duration: None,
+        ..Config::default()
+    });
+    assert_valid(&v, &doc);
+    assert_eq!(doc["config"]["grpc"], true);
+    assert_eq!(doc["grpc"]["calls"]["OK"], 20);
+    assert_eq!(doc["grpc"]["messages_received"], 40);
+    assert_eq!(doc["grpc"]["http2"]["protocol"], "h2c");
+    let mut broken = doc;
+    broken["grpc"]["calls"]["NOPE"] = 1.into();
+    assert!(!v.is_valid(&broken));
+}

@@ -110,6 +110,13 @@ macro_rules! load_options {
             /// --insecure, no 0-RTT.
             #[serde(skip_serializing_if = "is_false")]
             http3: bool = false, Grammar::Switch, Flag::switch(), sweep(9, "http3");
+            /// Speak gRPC over HTTP/2 (h2c on http://, h2 chosen by ALPN on https://): each
+            /// request is one call of --call, its messages from --data or --data-file (JSON),
+            /// --streams calls at once per connection. A call ends with its grpc-status: OK is
+            /// a response; another code is an error of class `grpc_status` (every code counted
+            /// in the summary), a reply that breaks gRPC one of class `grpc`.
+            #[serde(skip_serializing_if = "is_false")]
+            grpc: bool = false, Grammar::Switch, Flag::switch(), sweep(28, "grpc");
             /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a
             /// longer one is an error of class `message_too_large` and its connection is closed
             /// (1009). Replies are checked as they arrive, so the limit costs no memory
@@ -205,6 +212,35 @@ macro_rules! load_options {
             #[serde(skip_serializing_if = "Option::is_none")]
             connect_to: Option<String> = None, Grammar::Text, Flag::named("HOST:PORT"),
                 no("the runner connects to the contender's own address");
+            /// gRPC: the method to call, `package.Service/Method` (ghz's --call).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            call: Option<String> = None, Grammar::Text,
+                Flag::named("METHOD").requires("grpc"), sweep(29, "call");
+            /// gRPC: the .proto file that declares --call's service, compiled at run time (no
+            /// protoc); its imports are looked up beside it.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            proto: Option<String> = None, Grammar::File,
+                Flag::named("FILE").requires("grpc").conflicts(&["protoset"]), sweep(30, "proto");
+            /// gRPC: a compiled descriptor set (`protoc -o FILE --include_imports`) instead of
+            /// --proto.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            protoset: Option<String> = None, Grammar::File,
+                Flag::named("FILE").requires("grpc"), sweep(31, "protoset");
+            /// gRPC: each call's request as JSON: an object is one message, an array one
+            /// message per element in one call (client and bidirectional streaming)
+            /// [default: {}, the empty message].
+            #[serde(skip_serializing_if = "Option::is_none")]
+            data: Option<String> = None, Grammar::Text,
+                Flag::named("JSON").requires("grpc").conflicts(&["data_file"]), sweep(32, "data");
+            /// gRPC: --data's JSON from a file.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            data_file: Option<String> = None, Grammar::File,
+                Flag::named("FILE").requires("grpc"), sweep(33, "data_file");
+            /// gRPC: metadata sent with each call, a JSON object of strings
+            /// (`{"authorization": "Bearer x"}`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            metadata: Option<String> = None, Grammar::Text,
+                Flag::named("JSON").requires("grpc"), sweep(34, "metadata");
         }
         phase {
             /// Whether the runner writes https:// (wss:// for ws) in front of a point's path;

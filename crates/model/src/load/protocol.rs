@@ -39,6 +39,8 @@ pub enum Protocol {
     /// HTTP/3 over QUIC (`https://` only): `streams` requests at once per connection, capped by
     /// the server's limit.
     Http3 { streams: usize },
+    /// gRPC over HTTP/2: `streams` calls at once per connection, `window` as HTTP/2's.
+    Grpc { streams: usize, window: u32 },
 }
 
 /// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
@@ -77,6 +79,17 @@ impl Protocol {
             fail(!o.keepalive, Http3With("keepalive"))?;
             return Ok(Protocol::Http3 { streams: o.streams });
         }
+        if o.grpc {
+            fail(o.http3, GrpcWith("http3"))?;
+            fail(o.ws, GrpcWith("ws"))?;
+            fail(o.pipeline > 1, GrpcWith("pipeline"))?;
+            fail(!o.keepalive, GrpcWith("keepalive"))?;
+            fail(!(65_535..=(1 << 31) - 1).contains(&o.h2_window), Window)?;
+            return Ok(Protocol::Grpc {
+                streams: o.streams,
+                window: o.h2_window,
+            });
+        }
         if o.ws {
             fail(o.http2, WsWith("http2"))?;
             fail(!o.keepalive, WsWith("keepalive"))?;
@@ -111,7 +124,9 @@ impl Protocol {
     pub fn depth(&self) -> usize {
         match *self {
             Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } => pipeline,
-            Protocol::Http2 { streams, .. } | Protocol::Http3 { streams } => streams,
+            Protocol::Http2 { streams, .. }
+            | Protocol::Http3 { streams }
+            | Protocol::Grpc { streams, .. } => streams,
         }
     }
 
@@ -120,7 +135,10 @@ impl Protocol {
     pub fn keepalive(&self) -> bool {
         match *self {
             Protocol::Http1 { keepalive, .. } => keepalive,
-            Protocol::Http2 { .. } | Protocol::Ws { .. } | Protocol::Http3 { .. } => true,
+            Protocol::Http2 { .. }
+            | Protocol::Ws { .. }
+            | Protocol::Http3 { .. }
+            | Protocol::Grpc { .. } => true,
         }
     }
 
@@ -151,6 +169,7 @@ impl Protocol {
             Protocol::Http2 { .. } => "h2",
             Protocol::Ws { .. } => "ws",
             Protocol::Http3 { .. } => "h3",
+            Protocol::Grpc { .. } => "grpc",
         }
     }
 
@@ -163,12 +182,19 @@ impl Protocol {
         }
     }
 
-    /// HTTP/2's or HTTP/3's streams per connection (1 for the other protocols).
+    /// HTTP/2's, HTTP/3's or gRPC's streams per connection (1 for the other protocols).
     pub fn streams(&self) -> usize {
         match *self {
-            Protocol::Http2 { streams, .. } | Protocol::Http3 { streams } => streams,
+            Protocol::Http2 { streams, .. }
+            | Protocol::Http3 { streams }
+            | Protocol::Grpc { streams, .. } => streams,
             _ => 1,
         }
+    }
+
+    /// Whether it runs over HTTP/2 (HTTP/2 itself, or gRPC).
+    pub fn is_http2(&self) -> bool {
+        matches!(self, Protocol::Http2 { .. } | Protocol::Grpc { .. })
     }
 }
 
@@ -205,6 +231,12 @@ impl From<Protocol> for Options {
             Protocol::Http3 { streams } => Options {
                 streams,
                 http3: true,
+                ..base
+            },
+            Protocol::Grpc { streams, window } => Options {
+                grpc: true,
+                streams,
+                h2_window: window,
                 ..base
             },
         }

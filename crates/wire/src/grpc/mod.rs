@@ -67,6 +67,46 @@ pub enum GrpcError {
     BadTimeout(String),
 }
 
+impl GrpcError {
+    /// What went wrong in a few fixed words (`Copy`: a failed call carries it to the
+    /// recorder, which formats it only for an example).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GrpcError::BadFlag(_) => "a compressed flag other than 0 or 1",
+            GrpcError::TooLarge { .. } => "a message over the limit",
+            GrpcError::Truncated { .. } => "the stream ended inside a message",
+            GrpcError::CompressedWithoutEncoding => "a compressed message without grpc-encoding",
+            GrpcError::Inflate(_) => "a compressed message that does not inflate",
+            GrpcError::UnknownEncoding(_) => "an unknown grpc-encoding",
+            GrpcError::BadStatus(_) => "a grpc-status outside 0-16",
+            GrpcError::MissingStatus => "no grpc-status",
+            GrpcError::HttpStatus(..) => "an HTTP status other than 200 without grpc-status",
+            GrpcError::NotGrpc => "a content-type other than application/grpc",
+            GrpcError::BadTimeout(_) => "a bad grpc-timeout",
+        }
+    }
+}
+
+/// How a call ended, in a form that copies: its status code and the reply messages read, or
+/// the kind of error that broke it ([`GrpcError::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Status { code: Code, messages: u64 },
+    Broken(&'static str),
+}
+
+impl From<&Outcome> for Ended {
+    fn from(o: &Outcome) -> Ended {
+        match o {
+            Outcome::Status { code, messages, .. } => Ended::Status {
+                code: *code,
+                messages: *messages,
+            },
+            Outcome::Broken(e) => Ended::Broken(e.kind()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,9 @@ pub struct Request {
     pub body: Vec<u8>,
     /// A HEAD request: its response has no content whatever its `content-length` says.
     head: bool,
+    /// A gRPC call: its response is read as gRPC's (messages of at most this many bytes, a
+    /// status in the trailers) and ends as [`End::Grpc`].
+    grpc: Option<u32>,
 }
 
 impl Request {
@@ -93,7 +96,14 @@ impl Request {
             table_bytes,
             body: body.to_vec(),
             head: method.eq_ignore_ascii_case("HEAD"),
+            grpc: None,
         }
+    }
+
+    /// The same request as a gRPC call whose reply messages may be at most `max` bytes.
+    pub fn grpc(mut self, max: u32) -> Request {
+        self.grpc = Some(max);
+        self
     }
 
     /// The same request with every field a literal without indexing: what a connection that
@@ -154,6 +164,8 @@ pub enum End<T> {
     Unprocessed { tag: T },
     /// The response's header list passed [`Config::max_header_list`]; the stream was reset.
     HeaderTooLarge { tag: T },
+    /// A gRPC call's end: its status, or what broke it (the stream is reset if it was open).
+    Grpc { tag: T, ended: crate::grpc::Ended },
 }
 
 #[derive(Debug)]
@@ -173,6 +185,8 @@ struct Stream<T> {
     /// the response has no content by definition (HEAD, 204, 304: `no_content`).
     content_length: Option<u64>,
     no_content: bool,
+    /// A gRPC call's response being read (boxed: most streams are not calls).
+    grpc: Option<Box<crate::grpc::Response>>,
     /// A `content-length` that is not one decimal number: the response is malformed.
     bad_length: bool,
 }
@@ -304,6 +318,9 @@ impl<T: Copy> Client<T> {
             content_length: None,
             no_content: req.head,
             bad_length: false,
+            grpc: req
+                .grpc
+                .map(|max| Box::new(crate::grpc::Response::new(max))),
         });
         if !req.body.is_empty() {
             self.send_bodies(reqs);
@@ -386,6 +403,9 @@ impl<T: Copy> Client<T> {
                     value,
                 } => {
                     if let Some(s) = streams.iter_mut().find(|s| s.id == stream) {
+                        if let Some(g) = s.grpc.as_mut() {
+                            g.header(name, value);
+                        }
                         if name == b":status" {
                             s.status = parse_status(value);
                             s.no_content |= matches!(s.status, 204 | 304);
@@ -415,6 +435,12 @@ impl<T: Copy> Client<T> {
                         return on(End::HeaderTooLarge { tag: s.tag });
                     }
                     let s = &mut streams[at];
+                    if let Some(g) = s.grpc.as_mut() {
+                        if let Some(o) = g.headers_end(end_stream) {
+                            on(grpc_end(streams, at, &o, end_stream, forget));
+                        }
+                        return;
+                    }
                     match s.status {
                         // An interim (1xx) response: the final one follows.
                         100..=199 if !end_stream => s.status = 0,
@@ -439,6 +465,13 @@ impl<T: Copy> Client<T> {
                         return;
                     };
                     let s = &mut streams[at];
+                    if let Some(g) = s.grpc.as_mut() {
+                        // Reply messages are counted by the reader; their bytes go no further.
+                        if let Some(o) = g.data(data, end_stream, &mut |_| {}) {
+                            on(grpc_end(streams, at, &o, end_stream, forget));
+                        }
+                        return;
+                    }
                     if s.status < 200 {
                         return on(malformed(streams, at, ErrorCode::Protocol, forget));
                     }
@@ -572,6 +605,25 @@ fn end<T>(
         };
     }
     streams.remove(at).response(expect_body)
+}
+
+/// Ends gRPC call `at` with `o`; a stream still open (a broken reply) is reset with CANCEL once
+/// the feed is over.
+fn grpc_end<T>(
+    streams: &mut Vec<Stream<T>>,
+    at: usize,
+    o: &crate::grpc::Outcome,
+    end_stream: bool,
+    forget: &mut Vec<(u32, Option<ErrorCode>)>,
+) -> End<T> {
+    let s = streams.remove(at);
+    if !end_stream {
+        forget.push((s.id, Some(ErrorCode::Cancel)));
+    }
+    End::Grpc {
+        tag: s.tag,
+        ended: o.into(),
+    }
 }
 
 /// Ends stream `at` as malformed; it is reset with `code` once the feed is over.

@@ -56,6 +56,8 @@ classes! {
     Protocol = "protocol": "The server broke the protocol (HTTP/2, HTTP/3, WebSocket), on a stream or the whole connection: a bad :status, DATA that disagrees with content-length or passes the receive window, a connection error.",
     HeaderTooLarge = "header_too_large": "HTTP/2 and HTTP/3: response header lists larger than the size barrage announced (64 KiB), or header blocks larger than four times it (the connection's streams).",
     MessageTooLarge = "message_too_large": "WebSocket: replies longer than config.ws_max_message (their frames together); the connection is closed with 1009 and the messages in flight on it are counted here.",
+    GrpcStatus = "grpc_status": "gRPC: a call that ended with a status other than OK (each code counted in grpc.calls).",
+    Grpc = "grpc": "gRPC: a reply that broke gRPC: no grpc-status, one outside 0-16, a message over the limit or cut short, a compressed message without grpc-encoding, a body that is not gRPC.",
     Unasked = "unasked": "Messages (WebSocket) or responses (HTTP/1.1) the server sent with none in flight, such as a second reply to one message: each answers no request and is counted once, like a failed connect (requests_written = requests + total - connect - unasked + in_flight).",
 }
 

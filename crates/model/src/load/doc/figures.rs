@@ -1,5 +1,5 @@
 //! A protocol's own figures, as one type: [`ProtocolFigures`] is the load document's protocol
-//! section (`http2`, `ws` or `http3`, beside the figures every protocol has), and each section
+//! section (`http2`, `ws`, `http3` or `grpc`, beside the figures every protocol has), and each section
 //! is a [`Section`]: it stores sums, so shards merge by adding them ([`ProtocolFigures::merged`],
 //! never averaging means), derives its ratios and means from them ([`Section::settle`]), and
 //! says itself in words ([`Section::lines`]), which the terminal prints and the HTML report
@@ -10,10 +10,12 @@
 //! Documents written before the sums were stored (`handshake_total_us`) still read: their
 //! means are kept, and merging them weights each mean by its count, as it did then.
 
+mod grpc;
 mod http2;
 mod http3;
 mod ws;
 
+pub use grpc::Grpc;
 pub use http2::Http2;
 pub use http3::Http3;
 pub use ws::Ws;
@@ -110,6 +112,7 @@ sections! {
     Http2(Http2) = "http2",
     Ws(Ws) = "ws",
     Http3(Http3) = "http3",
+    Grpc(Grpc) = "grpc",
 }
 
 impl ProtocolFigures {

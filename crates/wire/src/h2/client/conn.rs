@@ -4,6 +4,7 @@
 
 use super::{Client, Config, End as StreamEnd, Request};
 use crate::client::{self, ClientSession, ConnError, End, ErrorClass, Failure, Fed, Tag, Transmit};
+use crate::grpc::{Code, Ended};
 use crate::h2::session::HEADER_BLOCK_TOO_LARGE;
 use crate::h2::ErrorCode;
 use std::time::{Duration, Instant};
@@ -37,6 +38,9 @@ pub struct Counts {
     /// Streams opened, and connections they were opened on (streams per connection).
     pub streams: u64,
     pub connections: u64,
+    /// gRPC calls that ended with a status, by code (0-16), and the reply messages they read.
+    pub grpc_codes: [u64; 17],
+    pub grpc_messages: u64,
 }
 
 impl Default for Counts {
@@ -51,6 +55,8 @@ impl Default for Counts {
             header_bytes_decoded: 0,
             streams: 0,
             connections: 0,
+            grpc_codes: [0; 17],
+            grpc_messages: 0,
         }
     }
 }
@@ -68,6 +74,26 @@ impl Counts {
         self.header_bytes_decoded += o.header_bytes_decoded;
         self.streams += o.streams;
         self.connections += o.connections;
+        for (a, b) in self.grpc_codes.iter_mut().zip(o.grpc_codes) {
+            *a += b;
+        }
+        self.grpc_messages += o.grpc_messages;
+    }
+
+    /// The load document's `grpc` section: the calls by status and the reply messages, over
+    /// the `http2` section of the same counts.
+    pub fn grpc_figures(&self, protocol: &str, streams: usize) -> barrage_model::load::Grpc {
+        let calls = crate::grpc::Code::ALL
+            .iter()
+            .filter(|c| self.grpc_codes[c.as_u32() as usize] > 0)
+            .map(|c| (c.name().to_string(), self.grpc_codes[c.as_u32() as usize]))
+            .collect();
+        barrage_model::load::Grpc {
+            calls,
+            messages_received: self.grpc_messages,
+            messages_per_call: 0.0,
+            http2: self.figures(protocol, streams),
+        }
     }
 
     /// The load document's `http2` section of these counts (sums; the caller settles what
@@ -226,6 +252,28 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                     StreamEnd::HeaderTooLarge { tag } => End::Failed {
                         tag,
                         failure: Failure::HeaderTooLarge { limit_kib },
+                    },
+                    StreamEnd::Grpc { tag, ended } => match ended {
+                        Ended::Status { code, messages } => {
+                            if tag.counted() {
+                                counts.grpc_codes[code.as_u32() as usize] += 1;
+                                counts.grpc_messages += messages;
+                            }
+                            if code == Code::Ok {
+                                End::Response {
+                                    tag,
+                                    status: 200,
+                                    body_ok: true,
+                                }
+                            } else {
+                                let failure = Failure::GrpcStatus(code.name());
+                                End::Failed { tag, failure }
+                            }
+                        }
+                        Ended::Broken(kind) => End::Failed {
+                            tag,
+                            failure: Failure::Grpc(kind),
+                        },
                     },
                     StreamEnd::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.

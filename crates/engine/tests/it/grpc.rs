@@ -1,0 +1,168 @@
+//! `barrage load --grpc` against `barrage serve`'s gRPC services (both in process, port 0, h2c):
+//! exact call counts on both sides, reply messages counted, every call's status counted by code,
+//! a non-OK status an error of its own class, in the closed and the open loop; and the load's
+//! errors before anything is sent (a method the schema lacks, gRPC options without --grpc).
+
+use barrage_engine::Validate as _;
+use barrage_engine::{run, Cancel, Config, ErrorClass, NullSink, Protocol, RunResult};
+use barrage_model::load::{Grpc, DEFAULT_H2_WINDOW};
+use barrage_server::{start, ServerConfig, ServerHandle};
+
+const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/grpc/barrage.proto");
+
+fn server() -> ServerHandle {
+    start(ServerConfig {
+        threads: 1,
+        ..ServerConfig::default()
+    })
+    .unwrap()
+}
+
+fn call(s: &ServerHandle, method: &str, data: &str, n: u64) -> Config {
+    Config {
+        url: format!("http://{}", s.local_addr()),
+        connections: 4,
+        threads: 2,
+        requests: Some(n),
+        protocol: Protocol::Grpc {
+            streams: 8,
+            window: DEFAULT_H2_WINDOW,
+        },
+        call: Some(format!("barrage.test.v1.Test/{method}")),
+        proto: Some(PROTO.into()),
+        data: Some(data.into()),
+        ..Config::default()
+    }
+}
+
+fn load(c: Config) -> RunResult {
+    run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap()
+}
+
+/// HTTP/2 responses the server counted (a call's head, trailers-only included).
+fn served(s: &ServerHandle) -> u64 {
+    s.stats()
+        .responses
+        .iter()
+        .filter(|(p, c, _)| *p == "h2" && *c == 200)
+        .map(|(_, _, n)| n)
+        .sum()
+}
+
+fn grpc(r: &RunResult) -> &Grpc {
+    Grpc::of(&r.protocol).expect("a grpc section")
+}
+
+#[test]
+fn each_method_is_called_exactly_n_times_and_the_server_agrees() {
+    // (method, data, reply messages per call)
+    let cases = [
+        ("Echo", r#"{"payload": "aGk=", "text": "x"}"#, 1),
+        ("Echo", r#"{"size": 1000}"#, 1),
+        ("Stream", r#"{"count": 3, "size": 10}"#, 3),
+        ("Sum", r#"[{"value": 1}, {"value": 2}, {"value": 3}]"#, 1),
+        ("Chat", r#"[{"text": "a"}, {"text": "b"}]"#, 2),
+    ];
+    for (method, data, per_call) in cases {
+        let s = server();
+        let r = load(call(&s, method, data, 600));
+        let name = format!("{method} {data}");
+        assert_eq!(r.errors.total(), 0, "{name}: {:?}", r.error_examples);
+        assert_eq!(r.requests, 600, "{name}");
+        assert_eq!(r.requests_written, 600, "{name}");
+        let g = grpc(&r);
+        assert_eq!(g.calls.get("OK"), Some(&600), "{name}: {:?}", g.calls);
+        assert_eq!(g.calls.len(), 1, "{name}: {:?}", g.calls);
+        assert_eq!(g.messages_received, 600 * per_call, "{name}");
+        assert_eq!(g.messages_per_call, per_call as f64, "{name}");
+        assert_eq!(g.http2.protocol, "h2c", "{name}");
+        assert_eq!(served(&s), 600, "{name}: the server's count");
+    }
+}
+
+#[test]
+fn a_status_other_than_ok_is_counted_by_code_and_as_an_error() {
+    let s = server();
+    // HealthCheckRequest { service: "nope" }: NOT_FOUND from the health service. The call's
+    // schema is written here, beside the test's server.
+    let dir = std::env::temp_dir().join(format!("barrage-grpc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let proto = dir.join("health.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\";\npackage grpc.health.v1;\n\
+         message HealthCheckRequest { string service = 1; }\n\
+         message HealthCheckResponse { int32 status = 1; }\n\
+         service Health { rpc Check(HealthCheckRequest) returns (HealthCheckResponse); \
+         rpc Watch(HealthCheckRequest) returns (stream HealthCheckResponse); }\n",
+    )
+    .unwrap();
+    let health = |call: &str, data: &str| Config {
+        call: Some(call.into()),
+        proto: Some(proto.to_string_lossy().into_owned()),
+        ..call_on(&s, data)
+    };
+    let r = load(health(
+        "grpc.health.v1.Health/Check",
+        r#"{"service": "nope"}"#,
+    ));
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.errors[ErrorClass::GrpcStatus], 300);
+    assert_eq!(grpc(&r).calls.get("NOT_FOUND"), Some(&300));
+    let example = &r.error_examples["grpc_status"];
+    assert!(example.contains("grpc-status NOT_FOUND"), "{example}");
+
+    // Watch is not served: UNIMPLEMENTED, trailers-only.
+    let r = load(health("grpc.health.v1.Health/Watch", "{}"));
+    assert_eq!(r.errors[ErrorClass::GrpcStatus], 300);
+    assert_eq!(grpc(&r).calls.get("UNIMPLEMENTED"), Some(&300));
+
+    // The same service's Check for the served service: SERVING, OK.
+    let r = load(health("grpc.health.v1.Health/Check", "{}"));
+    assert_eq!((r.requests, r.errors.total()), (300, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 300 calls of nothing in particular on `s` (the caller names the call).
+fn call_on(s: &ServerHandle, data: &str) -> Config {
+    call(s, "Echo", data, 300)
+}
+
+#[test]
+fn the_open_loop_paces_calls() {
+    let s = server();
+    let r = load(Config {
+        rate: Some(2000.0),
+        requests: Some(1000),
+        ..call(&s, "Echo", "{}", 1000)
+    });
+    assert_eq!((r.requests, r.errors.total()), (1000, 0));
+    assert_eq!(grpc(&r).calls.get("OK"), Some(&1000));
+    assert_eq!(served(&s), 1000);
+}
+
+#[test]
+fn a_call_that_cannot_be_made_is_refused_before_any_load() {
+    let s = server();
+    let err = |c: Config| c.validate().unwrap_err().to_string();
+    let e = err(call(&s, "Nope", "{}", 1));
+    assert!(
+        e.contains("has no method \"Nope\"") && e.contains("Echo"),
+        "{e}"
+    );
+    let e = err(call(&s, "Echo", r#"{"nope": 1}"#, 1));
+    assert!(e.contains("--data") && e.contains("nope"), "{e}");
+    let e = err(Config {
+        protocol: Protocol::Http2 {
+            streams: 1,
+            window: DEFAULT_H2_WINDOW,
+        },
+        ..call(&s, "Echo", "{}", 1)
+    });
+    assert!(e.contains("gRPC's"), "{e}");
+    let e = err(Config {
+        call: None,
+        ..call(&s, "Echo", "{}", 1)
+    });
+    assert!(e.contains("call"), "{e}");
+}

@@ -1,0 +1,56 @@
+//! gRPC's section of the load document: the calls by their status code (every code counted, OK
+//! included), the reply messages, and the HTTP/2 underneath.
+
+use super::{per, Http2, Section};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a gRPC run saw (calls written in the measured window).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Grpc {
+    /// Calls that ended with a status, by its code's name (`OK`, `UNAVAILABLE`, ...): a non-OK
+    /// one is also an error of class `grpc_status`.
+    pub calls: BTreeMap<String, u64>,
+    /// Reply messages read, and per call that ended with a status (derived).
+    pub messages_received: u64,
+    pub messages_per_call: f64,
+    /// The HTTP/2 connection's figures.
+    pub http2: Http2,
+}
+
+impl Section for Grpc {
+    fn add(&mut self, o: &Grpc) {
+        for (k, n) in &o.calls {
+            *self.calls.entry(k.clone()).or_default() += n;
+        }
+        self.messages_received += o.messages_received;
+        self.http2.add(&o.http2);
+    }
+
+    fn settle(&mut self, requests_written: u64) {
+        let calls: u64 = self.calls.values().sum();
+        self.messages_per_call = per(self.messages_received as f64, calls);
+        self.http2.settle(requests_written);
+    }
+
+    fn lines(&self) -> Vec<String> {
+        let codes: Vec<String> = self.calls.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let mut out = vec![
+            format!(
+                "gRPC calls by status: {}",
+                if codes.is_empty() {
+                    "none".to_string()
+                } else {
+                    codes.join(", ")
+                }
+            ),
+            format!(
+                "Reply messages: {} ({:.2} per call)",
+                self.messages_received, self.messages_per_call
+            ),
+        ];
+        out.extend(self.http2.lines());
+        out
+    }
+}
