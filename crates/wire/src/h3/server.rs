@@ -38,7 +38,8 @@
 use bytes::BytesMut;
 use quinn_proto::crypto::rustls::QuicServerConfig;
 use quinn_proto::{
-    DatagramEvent, Endpoint, EndpointConfig, IdleTimeout, ServerConfig, TransportConfig, VarInt,
+    DatagramEvent, Endpoint, EndpointConfig, IdleTimeout, RandomConnectionIdGenerator,
+    ServerConfig, TransportConfig, VarInt,
 };
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -204,12 +205,16 @@ impl Server {
             .max_concurrent_uni_streams(VarInt::from_u32(16))
             .max_idle_timeout(IdleTimeout::try_from(idle).ok());
         quic.transport_config(Arc::new(t));
-        let endpoint = Endpoint::new(
-            Arc::new(EndpointConfig::default()),
-            Some(Arc::new(quic)),
-            true,
-            None,
-        );
+        // Connection IDs of 8 random bytes. quinn-proto's default generator puts 3 random bytes
+        // and a 5-byte keyed hash in its 8: with hundreds of handshakes under way (a flood at
+        // its bounds) a new Retry's ID then met an existing connection's about once in 40 runs
+        // of `h3_handshakes.rs` (24 bits: a birthday collision), and the client's answer went
+        // to that connection instead of a handshake of its own. The hash only lets an endpoint
+        // drop a datagram for an ID it never issued without a lookup; the lookup is one hash
+        // probe here.
+        let mut endpoint_config = EndpointConfig::default();
+        endpoint_config.cid_generator(|| Box::new(RandomConnectionIdGenerator::new(8)));
+        let endpoint = Endpoint::new(Arc::new(endpoint_config), Some(Arc::new(quic)), true, None);
         Ok(Server {
             endpoint,
             config,
