@@ -1,16 +1,16 @@
-//! A gRPC load's request: `call`'s method found in `proto` (compiled at run time, no protoc) or
-//! `protoset`, `data` (or `data_file`) encoded once into the call's length-prefixed messages,
+//! A gRPC load's request: `call`'s method found in `proto` (compiled at run time, no protoc),
+//! `protoset`, or the server's reflection service when neither is given (`reflect.rs`), `data` (or `data_file`) encoded once into the call's length-prefixed messages,
 //! `metadata` as header fields. Every call of the run sends these bytes; the HTTP/2 session
 //! reads each reply as gRPC's (wire's `grpc::Response`).
 
-use crate::config::{check_header, ConfigError, ResolvedRequest};
+use crate::config::{check_header, ConfigError, ResolvedRequest, Target};
 use barrage_model::load::Config;
 use barrage_proto::Schema;
 use barrage_wire::grpc::encode_message;
 use std::path::PathBuf;
 
 /// The one request of a gRPC load.
-pub(crate) fn request(cfg: &Config) -> Result<ResolvedRequest, ConfigError> {
+pub(crate) fn request(cfg: &Config, target: &Target) -> Result<ResolvedRequest, ConfigError> {
     let err = ConfigError::Grpc;
     // `check` made sure `call` is there.
     let call = cfg.call.as_deref().unwrap_or_default();
@@ -24,15 +24,50 @@ pub(crate) fn request(cfg: &Config) -> Result<ResolvedRequest, ConfigError> {
             let bytes = std::fs::read(set).map_err(|e| err(format!("{set}: {e}")))?;
             Schema::from_protoset(&bytes)
         }
-        (None, None) => {
-            return Err(err(
-                "gRPC needs the call's schema: give --proto FILE or --protoset FILE (server \
-                 reflection is not read yet)"
-                    .into(),
-            ))
-        }
+        (None, None) => return reflected(cfg, target, call),
     }
     .map_err(|e| err(e.to_string()))?;
+    build(cfg, &schema, call)
+}
+
+/// The schema from the server's reflection service, then the request.
+fn reflected(cfg: &Config, target: &Target, call: &str) -> Result<ResolvedRequest, ConfigError> {
+    let err = ConfigError::Grpc;
+    let service = call
+        .trim_start_matches('/')
+        .split_once('/')
+        .map(|(s, _)| s)
+        .or_else(|| call.rsplit_once('.').map(|(s, _)| s))
+        .ok_or_else(|| err(format!("--call {call:?}: expected package.Service/Method")))?;
+    let (host, port) = match &cfg.connect_to {
+        Some(to) => match to.rsplit_once(':') {
+            Some((h, p)) => (
+                h.trim_matches(['[', ']']).to_string(),
+                p.parse().unwrap_or(0),
+            ),
+            None => (to.clone(), target.port),
+        },
+        None => (target.host.clone(), target.port),
+    };
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| err(format!("cannot resolve {host}")))?;
+    let peer = crate::reflect::Peer {
+        addr,
+        authority: &target.authority,
+        host: &target.host,
+        tls: target.tls,
+        insecure: cfg.insecure,
+        timeout: cfg.timeout,
+    };
+    let schema = crate::reflect::schema(&peer, service).map_err(err)?;
+    build(cfg, &schema, call)
+}
+
+/// The request of `call` in `schema` with the load's data and metadata.
+fn build(cfg: &Config, schema: &Schema, call: &str) -> Result<ResolvedRequest, ConfigError> {
+    let err = ConfigError::Grpc;
     let method = schema.method(call).map_err(|e| err(e.to_string()))?;
     let json = match (&cfg.data, &cfg.data_file) {
         (Some(d), _) => d.clone(),

@@ -14,6 +14,7 @@ mod error;
 mod pacer;
 mod plan;
 pub mod recorder;
+mod reflect;
 mod result;
 mod run;
 mod setup;

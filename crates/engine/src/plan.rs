@@ -28,7 +28,8 @@ pub(crate) fn requests(
     }
     let target = parse_url(&cfg.url)?;
     if matches!(cfg.protocol, barrage_model::load::Protocol::Grpc { .. }) {
-        return Ok((target.clone(), vec![crate::call::request(cfg)?], Vec::new()));
+        let request = crate::call::request(cfg, &target)?;
+        return Ok((target, vec![request], Vec::new()));
     }
     let requests = match cfg.body_lines.clone() {
         Some(file) => targets::load_body_lines(&file)

@@ -55,6 +55,66 @@ enum Hostile {
     GoawayZero,
     /// 1 MiB of DATA on each stream in one write, whatever window the client announced.
     PastTheWindow,
+    /// gRPC: a reply message whose prefix announces 4 GiB - 1 bytes, then a trickle of it.
+    GrpcHugeMessage,
+    /// gRPC: a message with the compressed flag and no `grpc-encoding`, then `grpc-status: 0`.
+    GrpcCompressedWithoutEncoding,
+    /// gRPC: `grpc-encoding: gzip` and one message that inflates to 64 MiB.
+    GrpcGzipBomb,
+    /// gRPC: a reply message and END_STREAM on the DATA: no trailers, no status.
+    GrpcNoTrailers,
+    /// gRPC: trailers with `grpc-status: 17`.
+    GrpcStatusOutOfRange,
+    /// gRPC: reply messages, forever, on every call (an endless server stream).
+    GrpcEndless,
+}
+
+/// gRPC's response head: `:status 200` and `content-type: application/grpc` (a literal whose
+/// name is static entry 31), and `extra` fields as literals with new names.
+fn grpc_head(extra: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let mut block = Vec::new();
+    indexed(&mut block, 8);
+    block.extend_from_slice(&[0x0f, 31 - 15, 16]);
+    block.extend_from_slice(b"application/grpc");
+    for (n, v) in extra {
+        block.push(0x00);
+        block.push(n.len() as u8);
+        block.extend_from_slice(n);
+        block.push(v.len() as u8);
+        block.extend_from_slice(v);
+    }
+    block
+}
+
+/// Trailers of one field, a literal with a new name.
+fn trailer(name: &[u8], value: &[u8]) -> Vec<u8> {
+    let mut block = vec![0x00, name.len() as u8];
+    block.extend_from_slice(name);
+    block.push(value.len() as u8);
+    block.extend_from_slice(value);
+    block
+}
+
+/// One gRPC message: the flag, the length, the bytes.
+fn grpc_message(compressed: bool, payload: &[u8]) -> Vec<u8> {
+    let mut m = vec![u8::from(compressed)];
+    m.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    m.extend_from_slice(payload);
+    m
+}
+
+/// 64 MiB of zeros, gzipped (about 64 KiB), made once.
+fn gzip_bomb() -> &'static [u8] {
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| {
+        use flate2::write::GzEncoder;
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..64 {
+            e.write_all(&zeros).unwrap();
+        }
+        e.finish().unwrap()
+    })
 }
 
 fn frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
@@ -249,6 +309,69 @@ fn serve(mut sock: TcpStream, mode: Hostile, stop: &AtomicBool) {
                 // (RST_STREAM REFUSED_STREAM), as RFC 9113 §5.1.2 has it.
                 Hostile::ZeroStreams => frame(&mut out, RST_STREAM, 0, stream, &[0, 0, 0, 7]),
                 Hostile::GoawayZero => {}
+                Hostile::GrpcHugeMessage => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    let mut m = vec![0, 0xff, 0xff, 0xff, 0xff];
+                    m.extend_from_slice(&[b'x'; 1000]);
+                    frame(&mut out, DATA, 0, stream, &m);
+                }
+                Hostile::GrpcCompressedWithoutEncoding => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    frame(&mut out, DATA, 0, stream, &grpc_message(true, b"abc"));
+                    let t = trailer(b"grpc-status", b"0");
+                    frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &t);
+                }
+                Hostile::GrpcGzipBomb => {
+                    let head = grpc_head(&[(b"grpc-encoding", b"gzip")]);
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &head);
+                    let m = grpc_message(true, gzip_bomb());
+                    for chunk in m.chunks(16_000) {
+                        frame(&mut out, DATA, 0, stream, chunk);
+                    }
+                    let t = trailer(b"grpc-status", b"0");
+                    frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &t);
+                }
+                Hostile::GrpcNoTrailers => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    frame(
+                        &mut out,
+                        DATA,
+                        END_STREAM,
+                        stream,
+                        &grpc_message(false, b""),
+                    );
+                }
+                Hostile::GrpcStatusOutOfRange => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    frame(&mut out, DATA, 0, stream, &grpc_message(false, b""));
+                    let t = trailer(b"grpc-status", b"17");
+                    frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &t);
+                }
+                Hostile::GrpcEndless => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    if sock.write_all(&out).is_err() {
+                        return;
+                    }
+                    // Every call streams until the client gives up on it: one thread per
+                    // connection, so the first call's stream is the only one served.
+                    let mut more = Vec::new();
+                    for _ in 0..100 {
+                        frame(
+                            &mut more,
+                            DATA,
+                            0,
+                            stream,
+                            &grpc_message(false, &[b'y'; 100]),
+                        );
+                    }
+                    while !stop.load(Ordering::Relaxed) {
+                        if sock.write_all(&more).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    return;
+                }
             }
         }
         if !out.is_empty() && sock.write_all(&out).is_err() {
@@ -416,4 +539,70 @@ fn goaway_before_any_answer_is_a_connect_error_with_a_backoff() {
         "{:?} of {accepted}",
         r.errors
     );
+}
+
+/// A gRPC load (docs/grpc/barrage.proto's Echo) against the hostile server.
+fn grpc(c: &mut Config) {
+    c.protocol = Protocol::Grpc {
+        streams: 4,
+        window: DEFAULT_H2_WINDOW,
+    };
+    c.call = Some("barrage.test.v1.Test/Echo".into());
+    c.proto = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/grpc/barrage.proto").into());
+}
+
+/// Every case of a gRPC reply that breaks gRPC: an error of class `grpc` naming what, never a
+/// success, in bounded memory.
+#[test]
+fn a_grpc_reply_that_breaks_grpc_is_a_grpc_error_in_bounded_memory() {
+    let cases = [
+        (Hostile::GrpcHugeMessage, "a message over the limit"),
+        (
+            Hostile::GrpcCompressedWithoutEncoding,
+            "a compressed message without grpc-encoding",
+        ),
+        (Hostile::GrpcGzipBomb, "a message over the limit"),
+        (Hostile::GrpcNoTrailers, "no grpc-status"),
+        (Hostile::GrpcStatusOutOfRange, "a grpc-status outside 0-16"),
+    ];
+    for (mode, words) in cases {
+        let (r, peak, _) = against(mode, grpc);
+        no_success(mode, &r);
+        assert!(r.errors[ErrorClass::Grpc] > 0, "{mode:?}: {:?}", r.errors);
+        assert_eq!(
+            r.errors.total(),
+            r.errors[ErrorClass::Grpc],
+            "{mode:?}: {:?} {:?}",
+            r.errors,
+            r.error_examples
+        );
+        assert!(
+            r.error_examples["grpc"].contains(words),
+            "{mode:?}: {:?}",
+            r.error_examples
+        );
+        // The 4 GiB message is refused at its prefix, the bomb stops inflating at the 4 MiB
+        // limit: a few MiB at most, whatever the server claims or sends.
+        assert!(
+            peak < 24 << 20,
+            "{mode:?}: peak live heap grew {peak} bytes"
+        );
+    }
+}
+
+/// A server stream that never ends: each call times out (counted `timeout`, the stream
+/// cancelled), its messages counted and dropped as they come, never held.
+#[test]
+fn an_endless_grpc_stream_times_out_in_bounded_memory() {
+    let mode = Hostile::GrpcEndless;
+    let (r, peak, _) = against(mode, grpc);
+    no_success(mode, &r);
+    assert!(r.errors[ErrorClass::Timeout] > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.errors.total(),
+        r.errors[ErrorClass::Timeout],
+        "{:?}",
+        r.errors
+    );
+    assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
 }

@@ -134,6 +134,47 @@ impl Schema {
         Ok(Schema { pool })
     }
 
+    /// Compiles `.proto` sources held in memory, `(file name, text)`, each importing only
+    /// files given before it (a server's own services: nothing is read from disk).
+    pub fn from_sources(files: &[(&str, &str)]) -> Result<Schema, SchemaError> {
+        let mut pool = DescriptorPool::new();
+        for (name, text) in files {
+            let f = protox::file::File::from_source(name, text)
+                .map_err(|e| SchemaError::Compile(format!("{name}: {e}")))?;
+            pool.add_file_descriptor_proto(f.file_descriptor_proto().clone())
+                .map_err(|e| SchemaError::Descriptors(e.to_string()))?;
+        }
+        Ok(Schema { pool })
+    }
+
+    /// The file that declares `symbol` (a service, a method as `pkg.Svc.Method`, or a
+    /// message, by full name) and every file it imports, the file first, each serialized: a
+    /// reflection answer's `file_descriptor_proto`s. None when the schema has no such symbol.
+    pub fn file_containing(&self, symbol: &str) -> Option<Vec<Vec<u8>>> {
+        let file = self
+            .pool
+            .get_service_by_name(symbol)
+            .map(|s| s.parent_file())
+            .or_else(|| {
+                self.pool
+                    .get_message_by_name(symbol)
+                    .map(|m| m.parent_file())
+            })
+            .or_else(|| {
+                let (svc, m) = symbol.rsplit_once('.')?;
+                let s = self.pool.get_service_by_name(svc)?;
+                let found = s.methods().any(|x| x.name() == m);
+                found.then(|| s.parent_file())
+            })?;
+        Some(with_imports(&file))
+    }
+
+    /// The file named `name` and every file it imports, serialized (as
+    /// [`Schema::file_containing`]).
+    pub fn file_by_name(&self, name: &str) -> Option<Vec<Vec<u8>>> {
+        self.pool.get_file_by_name(name).map(|f| with_imports(&f))
+    }
+
     /// The schema's services by full name, sorted.
     pub fn services(&self) -> Vec<String> {
         let mut v: Vec<String> = self
@@ -318,6 +359,14 @@ fn one_line(e: &dyn std::fmt::Display) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `file` and the files it imports, each serialized, `file` first.
+fn with_imports(file: &prost_reflect::FileDescriptor) -> Vec<Vec<u8>> {
+    std::iter::once(file.clone())
+        .chain(file.dependencies())
+        .map(|f| f.file_descriptor_proto().encode_to_vec())
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,8 +2,10 @@
 //! uses ([`crate::answer`]): a call is a request whose `content-type` is `application/grpc`
 //! over a stream protocol (HTTP/2, h2c or TLS), routed by its `:path`. Served:
 //! `barrage.test.v1.Test` (docs/grpc/barrage.proto: unary `Echo`, server-streaming `Stream`,
-//! client-streaming `Sum`, bidirectional `Chat`) and `grpc.health.v1.Health/Check`; any other
-//! method is a trailers-only UNIMPLEMENTED.
+//! client-streaming `Sum`, bidirectional `Chat`), `grpc.health.v1.Health/Check`, and server
+//! reflection (`grpc.reflection.v1` and `v1alpha`, over both: their descriptors compiled from
+//! the bundled .proto sources at first use); any other method is a trailers-only
+//! UNIMPLEMENTED.
 //!
 //! [`Call`] is one call's state, pure (no clock, no socket): the request's messages in as they
 //! come, the reply's messages out as the stream takes them, the status once the reply is whole.
@@ -11,8 +13,11 @@
 //! for a million messages holds one; `Chat` echoes and stops reading while its echoes wait
 //! (bounded like `/echo`).
 
+use barrage_proto::reflection::{Answer, Reflection, Request, Version};
+use barrage_proto::Schema;
 use barrage_wire::grpc::{encode_message, Code, GrpcError, MessageDecoder};
 use prost::Message;
+use std::sync::OnceLock;
 
 /// The methods served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +27,8 @@ pub(crate) enum Method {
     Sum,
     Chat,
     Health,
+    /// `ServerReflectionInfo`: bidirectional, one answer per request.
+    Reflection(Version),
     /// Any other path: UNIMPLEMENTED, trailers-only.
     Unimplemented,
 }
@@ -34,8 +41,84 @@ pub(crate) fn method(path: &str) -> Method {
         "/barrage.test.v1.Test/Sum" => Method::Sum,
         "/barrage.test.v1.Test/Chat" => Method::Chat,
         "/grpc.health.v1.Health/Check" => Method::Health,
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo" => {
+            Method::Reflection(Version::V1)
+        }
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo" => {
+            Method::Reflection(Version::V1Alpha)
+        }
         _ => Method::Unimplemented,
     }
+}
+
+/// What reflection answers from: the served services' schema and the protocol's messages in
+/// both versions, made once.
+struct Reflected {
+    schema: Schema,
+    v1: Reflection,
+    v1alpha: Reflection,
+}
+
+/// The services reflection lists.
+const SERVICES: [&str; 4] = [
+    "barrage.test.v1.Test",
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+];
+
+fn reflected() -> &'static Reflected {
+    static R: OnceLock<Reflected> = OnceLock::new();
+    R.get_or_init(|| Reflected {
+        schema: Schema::from_sources(&[
+            (
+                "barrage.proto",
+                include_str!("../../../docs/grpc/barrage.proto"),
+            ),
+            (
+                "grpc/health/v1/health.proto",
+                include_str!("grpc/health.proto"),
+            ),
+        ])
+        .expect("the bundled .proto files compile"),
+        v1: Reflection::new(Version::V1),
+        v1alpha: Reflection::new(Version::V1Alpha),
+    })
+}
+
+/// One reflection request's answer.
+fn reflect(version: Version, msg: &[u8]) -> Vec<u8> {
+    let r = reflected();
+    let proto = match version {
+        Version::V1 => &r.v1,
+        Version::V1Alpha => &r.v1alpha,
+    };
+    let not_found = |what: &str| Answer::Error {
+        code: Code::NotFound.as_u32() as i32,
+        message: format!("{what} not found"),
+    };
+    let answer = match proto.read_request(msg) {
+        Ok(Request::ListServices) => {
+            Answer::Services(SERVICES.iter().map(|s| s.to_string()).collect())
+        }
+        Ok(Request::FileContainingSymbol(sym)) => match r.schema.file_containing(&sym) {
+            Some(files) => Answer::Files(files),
+            None => not_found(&format!("symbol {sym}")),
+        },
+        Ok(Request::FileByFilename(name)) => match r.schema.file_by_name(&name) {
+            Some(files) => Answer::Files(files),
+            None => not_found(&format!("file {name}")),
+        },
+        Ok(Request::Other) => Answer::Error {
+            code: Code::Unimplemented.as_u32() as i32,
+            message: "extension requests are not answered".into(),
+        },
+        Err(e) => Answer::Error {
+            code: Code::InvalidArgument.as_u32() as i32,
+            message: e.to_string(),
+        },
+    };
+    proto.answer(&answer)
 }
 
 /// The largest request message taken (gRPC's usual default for what a side receives).
@@ -186,6 +269,11 @@ impl Call {
                 return;
             }
             match method {
+                Method::Reflection(v) => {
+                    if let Err(e) = push(&reflect(*v, msg), out) {
+                        bad = Some(e);
+                    }
+                }
                 Method::Chat => match pb::EchoRequest::decode(msg) {
                     Ok(req) => {
                         if let Err(e) = echo_reply(&req, out) {
@@ -251,7 +339,7 @@ impl Call {
                 };
                 push(&r.encode_to_vec(), &mut self.out)
             }
-            Method::Chat => Ok(()),
+            Method::Chat | Method::Reflection(_) => Ok(()),
             Method::Health => match pb::HealthCheckRequest::decode(&first[..]) {
                 Ok(req) if req.service.is_empty() || req.service == "barrage.test.v1.Test" => {
                     let r = pb::HealthCheckResponse { status: SERVING };

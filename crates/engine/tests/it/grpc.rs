@@ -166,3 +166,36 @@ fn a_call_that_cannot_be_made_is_refused_before_any_load() {
     });
     assert!(e.contains("call"), "{e}");
 }
+
+/// Without --proto or --protoset the schema comes from the server's reflection service
+/// (barrage serve's, v1): the same calls, counted the same.
+#[test]
+fn without_a_schema_the_server_reflects_it() {
+    let s = server();
+    let r = load(Config {
+        proto: None,
+        ..call(&s, "Stream", r#"{"count": 2, "size": 5}"#, 200)
+    });
+    assert_eq!(
+        (r.requests, r.errors.total()),
+        (200, 0),
+        "{:?}",
+        r.error_examples
+    );
+    assert_eq!(grpc(&r).messages_received, 400);
+    // The reflection call itself is one more gRPC call the server answered.
+    assert_eq!(served(&s), 201);
+    // A service the server does not have is named in the error, before any load.
+    let e = Config {
+        proto: None,
+        call: Some("nope.v1.Nope/Call".into()),
+        ..call(&s, "Echo", "{}", 1)
+    }
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("server reflection") && e.contains("nope.v1.Nope"),
+        "{e}"
+    );
+}

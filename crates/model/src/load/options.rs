@@ -217,7 +217,7 @@ macro_rules! load_options {
             call: Option<String> = None, Grammar::Text,
                 Flag::named("METHOD").requires("grpc"), sweep(29, "call");
             /// gRPC: the .proto file that declares --call's service, compiled at run time (no
-            /// protoc); its imports are looked up beside it.
+            /// protoc); its imports are looked up beside it [default: the server's reflection].
             #[serde(skip_serializing_if = "Option::is_none")]
             proto: Option<String> = None, Grammar::File,
                 Flag::named("FILE").requires("grpc").conflicts(&["protoset"]), sweep(30, "proto");

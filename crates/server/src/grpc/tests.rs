@@ -155,3 +155,51 @@ fn methods_by_path() {
     assert_eq!(method("/barrage.test.v1.Test/Nope"), Method::Unimplemented);
     assert_eq!(method("/echo"), Method::Unimplemented);
 }
+
+#[test]
+fn reflection_answers_each_request_in_both_versions() {
+    use barrage_proto::reflection::{Answer, Reflection, Request, Version};
+    for v in [Version::V1, Version::V1Alpha] {
+        let p = Reflection::new(v);
+        let mut body = Vec::new();
+        for r in [
+            Request::ListServices,
+            Request::FileContainingSymbol("barrage.test.v1.Test.Echo".into()),
+            Request::FileByFilename("grpc/health/v1/health.proto".into()),
+            Request::FileContainingSymbol("nope.v1.Nope".into()),
+        ] {
+            encode_message(&p.request(&r), false, &mut body).unwrap();
+        }
+        let (out, end) = run(Method::Reflection(v), &body, 0);
+        assert_eq!(end.code, Code::Ok, "{v:?}");
+        let mut answers = Vec::new();
+        MessageDecoder::new(1 << 20)
+            .feed(&out, |_, m| answers.push(p.read_answer(m).unwrap()))
+            .unwrap();
+        assert_eq!(answers.len(), 4, "{v:?}: one answer per request");
+        assert_eq!(
+            answers[0],
+            Answer::Services(SERVICES.iter().map(|s| s.to_string()).collect())
+        );
+        let Answer::Files(files) = &answers[1] else {
+            panic!("{v:?}: {:?}", answers[1]);
+        };
+        let schema = Schema::from_file_descriptors(files).unwrap();
+        let echo = schema.method("barrage.test.v1.Test/Echo").unwrap();
+        assert_eq!(echo.path(), "/barrage.test.v1.Test/Echo");
+        let Answer::Files(files) = &answers[2] else {
+            panic!("{v:?}: {:?}", answers[2]);
+        };
+        let health = Schema::from_file_descriptors(files).unwrap();
+        assert!(health.method("grpc.health.v1.Health/Check").is_ok());
+        assert!(
+            matches!(&answers[3], Answer::Error { code: 5, message } if message.contains("nope.v1.Nope")),
+            "{v:?}: {:?}",
+            answers[3]
+        );
+    }
+    assert_eq!(
+        method("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
+        Method::Reflection(Version::V1Alpha)
+    );
+}

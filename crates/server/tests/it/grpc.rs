@@ -101,3 +101,71 @@ fn grpcio_calls_every_method_and_gets_each_status() {
     assert_eq!(case(&seen, "unknown service").0, 5, "NOT_FOUND");
     assert_eq!(case(&seen, "too large").0, 3, "INVALID_ARGUMENT");
 }
+
+/// Server reflection against gRPC's own reflection client (grpcio-reflection, v1alpha): the
+/// services listed, and each method's messages and streaming as read from the files sent.
+#[test]
+fn grpcio_reflection_reads_the_served_services() {
+    let python = barrage_testkit::python_required("grpc_reflection", "grpcio-reflection");
+    let s = server_with(ServerConfig {
+        threads: 1,
+        ..ServerConfig::default()
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grpc_peers/reflect.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(format!("127.0.0.1:{}", s.local_addr().port()))
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "reflect.py failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        v["services"],
+        serde_json::json!([
+            "barrage.test.v1.Test",
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"
+        ])
+    );
+    let t = "barrage.test.v1.";
+    assert_eq!(
+        v["methods"],
+        serde_json::json!([
+            [
+                "Echo",
+                format!("{t}EchoRequest"),
+                format!("{t}EchoReply"),
+                false,
+                false
+            ],
+            [
+                "Stream",
+                format!("{t}StreamRequest"),
+                format!("{t}EchoReply"),
+                false,
+                true
+            ],
+            [
+                "Sum",
+                format!("{t}SumRequest"),
+                format!("{t}SumReply"),
+                true,
+                false
+            ],
+            [
+                "Chat",
+                format!("{t}EchoRequest"),
+                format!("{t}EchoReply"),
+                true,
+                true
+            ]
+        ])
+    );
+    assert_eq!(v["health"], serde_json::json!(["Check", "Watch"]));
+}

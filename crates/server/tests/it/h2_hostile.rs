@@ -123,3 +123,37 @@ fn echo_bodies_the_client_will_not_take_back_end_at_the_connection_window() {
     assert_eq!(code, ENHANCE_YOUR_CALM, "{debug}");
     assert!(debug.contains("echo"), "{debug}");
 }
+
+/// A gRPC `Chat` whose client sends and never takes its echoes back (a send window of 0): the
+/// echoes held count against the same connection window as `/echo` bodies, and the connection
+/// ends there with GOAWAY, not after buffering all that was offered.
+#[test]
+fn grpc_chat_echoes_the_client_will_not_take_back_end_at_the_connection_window() {
+    let s = server_with(ServerConfig {
+        threads: 1,
+        ..ServerConfig::default()
+    });
+    let mut c = connect(s.local_addr());
+    let mut open = PREFACE.to_vec();
+    frame(&mut open, 0x4, 0, 0, &[0, 4, 0, 0, 0, 0]);
+    // POST /barrage.test.v1.Test/Chat, content-type application/grpc (a literal of static
+    // name 31).
+    let path = b"/barrage.test.v1.Test/Chat";
+    let mut block = vec![0x83, 0x86, 0x04, path.len() as u8];
+    block.extend_from_slice(path);
+    block.extend_from_slice(&[0x01, 1, b'h', 0x0f, 0x10, 16]);
+    block.extend_from_slice(b"application/grpc");
+    frame(&mut open, 0x1, 0x4, 1, &block);
+    c.write_all(&open).unwrap();
+    // EchoRequest { payload: 16,000 bytes } = 0a 80 7d + the bytes, with gRPC's prefix.
+    let mut msg = vec![0u8, 0, 0, 0x3e, 0x83, 0x0a, 0x80, 0x7d];
+    msg.extend_from_slice(&[b'x'; 16_000]);
+    let mut data = Vec::new();
+    frame(&mut data, 0x0, 0, 1, &msg);
+    let writer = flood(&c, data, 48 << 20);
+    let got = goaway(&mut c);
+    drop(c);
+    writer.join().unwrap();
+    let (code, debug) = got.expect("a GOAWAY");
+    assert_eq!(code, ENHANCE_YOUR_CALM, "{debug}");
+}
