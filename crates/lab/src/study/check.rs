@@ -336,14 +336,22 @@ fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {
     d.as_ref().map_or(default, |s| s.get_ref().get())
 }
 
-/// A study's files (`targets`, `body_lines`) are relative to the study's directory.
+/// A study's files (`targets`, `body_lines`, gRPC's `proto`, `protoset` and `data_file`) are
+/// relative to the study's directory.
 fn resolve_files(mut f: LoadFields, base_dir: &Path) -> LoadFields {
     let abs = |v: &mut String| {
         if Path::new(v.as_str()).is_relative() {
             *v = base_dir.join(v.as_str()).display().to_string();
         }
     };
-    for file in [&mut f.targets, &mut f.body_lines].into_iter().flatten() {
+    let files = [
+        &mut f.targets,
+        &mut f.body_lines,
+        &mut f.proto,
+        &mut f.protoset,
+        &mut f.data_file,
+    ];
+    for file in files.into_iter().flatten() {
         match file {
             OneOrMany::One(v) => abs(v),
             OneOrMany::Many(vs) => vs.iter_mut().for_each(abs),

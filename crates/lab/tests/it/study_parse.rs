@@ -381,3 +381,37 @@ start = "x {port}"
     assert_eq!(ws.expect_body.as_deref(), Some(&b"pong"[..]));
     barrage_model::load::check(&ws).unwrap();
 }
+
+/// A gRPC study's schema and data files are relative to the study's directory too (each point
+/// checked at parse time: the .proto compiled, the data encoded), and `call` sweeps like any
+/// declared option.
+#[test]
+fn study_grpc_files_are_relative_to_the_study() {
+    let dir = std::env::temp_dir().join(format!("barrage-study-grpc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("api.proto"),
+        "syntax = \"proto3\";\npackage p;\nmessage M { string s = 1; }\n\
+         service S { rpc A(M) returns (M); rpc B(M) returns (M); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("data.json"), r#"{"s": "x"}"#).unwrap();
+    let src = "[study]\nname = \"g\"\n[load]\ngrpc = true\nduration = \"1s\"\nproto = \"api.proto\"\ndata_file = \"data.json\"\ncall = [\"p.S/A\", \"p.S/B\"]\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n";
+    let s = study::parse(src, "g.toml", &dir).unwrap();
+    let points = sweep::points(&s).unwrap();
+    let calls: Vec<_> = points
+        .iter()
+        .map(|p| p.phases[0].load.call.clone().unwrap())
+        .collect();
+    assert_eq!(calls, ["p.S/A", "p.S/B"]);
+    let load = &points[0].phases[0].load;
+    assert_eq!(
+        load.proto.as_deref().map(Path::new),
+        Some(dir.join("api.proto").as_path())
+    );
+    assert_eq!(
+        load.data_file.as_deref().map(Path::new),
+        Some(dir.join("data.json").as_path())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
