@@ -145,16 +145,16 @@ fn ask(peer: &Peer<'_>, version: Version, service: &str) -> Result<Asked, String
                         stream: 1,
                         end_stream,
                         ..
-                    } => response.headers_end(end_stream),
+                    } => response.headers_end(end_stream).map(Ok),
                     Event::Data {
                         stream: 1,
                         data,
                         end_stream,
-                    } => response.data(data, end_stream, &mut |m| answers.push(m.to_vec())),
+                    } => response
+                        .data(data, end_stream, &mut |m| answers.push(m.to_vec()))
+                        .map(Ok),
                     Event::Reset { stream: 1, code } => {
-                        Some(Outcome::Broken(barrage_wire::grpc::GrpcError::BadStatus(
-                            format!("stream reset ({})", code.name()),
-                        )))
+                        Some(Err(format!("the server reset the call ({})", code.name())))
                     }
                     _ => None,
                 };
@@ -166,7 +166,7 @@ fn ask(peer: &Peer<'_>, version: Version, service: &str) -> Result<Asked, String
             conn.write_all(&out).map_err(|e| format!("write: {e}"))?;
         }
         if let Some(o) = done {
-            break o;
+            break o?;
         }
     };
     match outcome {

@@ -276,7 +276,7 @@ impl Call {
                 }
                 Method::Chat => match pb::EchoRequest::decode(msg) {
                     Ok(req) => {
-                        if let Err(e) = echo_reply(&req, out) {
+                        if let Err(e) = echo_reply(req, out) {
                             bad = Some(e);
                         }
                     }
@@ -322,7 +322,7 @@ impl Call {
         let done = match self.method {
             Method::Echo => pb::EchoRequest::decode(&first[..])
                 .map_err(|e| Ended::err(Code::Internal, e.to_string()))
-                .and_then(|req| echo_reply(&req, &mut self.out)),
+                .and_then(|req| echo_reply(req, &mut self.out)),
             Method::Stream => match pb::StreamRequest::decode(&first[..]) {
                 Ok(req) if req.size > MAX_REPLY => Err(too_large(req.size)),
                 Ok(req) => {
@@ -337,13 +337,15 @@ impl Call {
                     count: self.count,
                     sum: self.sum,
                 };
-                push(&r.encode_to_vec(), &mut self.out)
+                push_reply(&r, &mut self.out);
+                Ok(())
             }
             Method::Chat | Method::Reflection(_) => Ok(()),
             Method::Health => match pb::HealthCheckRequest::decode(&first[..]) {
                 Ok(req) if req.service.is_empty() || req.service == "barrage.test.v1.Test" => {
                     let r = pb::HealthCheckResponse { status: SERVING };
-                    push(&r.encode_to_vec(), &mut self.out)
+                    push_reply(&r, &mut self.out);
+                    Ok(())
                 }
                 Ok(req) => Err(Ended::err(
                     Code::NotFound,
@@ -375,8 +377,7 @@ impl Call {
                     payload: pattern_bytes(self.size),
                     text: String::new(),
                 };
-                // Within MAX_REPLY (checked): encoding cannot fail.
-                let _ = push(&r.encode_to_vec(), &mut self.out);
+                push_reply(&r, &mut self.out);
             }
         }
         &self.out[self.at..]
@@ -410,20 +411,31 @@ pub(crate) fn unimplemented() -> Ended {
 }
 
 /// Echo's and Chat's reply: the payload back, or `size` bytes of the pattern when asked.
-fn echo_reply(req: &pb::EchoRequest, out: &mut Vec<u8>) -> Result<(), Ended> {
+fn echo_reply(req: pb::EchoRequest, out: &mut Vec<u8>) -> Result<(), Ended> {
     if req.size > MAX_REPLY {
         return Err(too_large(req.size));
     }
     let payload = if req.size > 0 {
         pattern_bytes(req.size)
     } else {
-        req.payload.clone()
+        req.payload
     };
     let r = pb::EchoReply {
         payload,
-        text: req.text.clone(),
+        text: req.text,
     };
-    push(&r.encode_to_vec(), out)
+    push_reply(&r, out);
+    Ok(())
+}
+
+/// Appends `m` as one message, encoded in place after its prefix (its length is known first:
+/// no intermediate buffer). Replies are within `MAX_REPLY`, so the length fits the prefix.
+fn push_reply(m: &impl Message, out: &mut Vec<u8>) {
+    let len = m.encoded_len();
+    out.reserve(barrage_wire::grpc::PREFIX_LEN + len);
+    out.push(0);
+    out.extend_from_slice(&(len as u32).to_be_bytes());
+    m.encode_raw(out);
 }
 
 /// `n` bytes of the `/bytes` pattern (a client can check what it got).

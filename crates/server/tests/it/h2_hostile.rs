@@ -94,32 +94,36 @@ fn an_endless_continuation_run_gets_goaway_at_four_times_the_header_list_size() 
     assert!(sent < 32 << 20, "{sent} bytes went out");
 }
 
-#[test]
-fn echo_bodies_the_client_will_not_take_back_end_at_the_connection_window() {
+/// Opens a connection whose client allows no DATA back (INITIAL_WINDOW_SIZE 0), sends the
+/// request `block` on stream 1, then floods `data` frames up to 48 MiB (under the 64 MiB echo
+/// limit): the GOAWAY that ends it (its code and debug text).
+fn held_until_goaway(block: &[u8], data: &[u8]) -> (u32, String) {
     let s = server_with(ServerConfig {
         threads: 1,
         ..ServerConfig::default()
     });
     let mut c = connect(s.local_addr());
     let mut open = PREFACE.to_vec();
-    // INITIAL_WINDOW_SIZE (0x4) = 0: the server may send no DATA back.
     frame(&mut open, 0x4, 0, 0, &[0, 4, 0, 0, 0, 0]);
-    // POST /echo: :method POST (3), :scheme http (6), :path with literal "/echo" (name 4),
-    // :authority literal (name 1).
-    let mut block = vec![0x83, 0x86, 0x04, 5];
-    block.extend_from_slice(b"/echo");
-    block.extend_from_slice(&[0x01, 1, b'h']);
-    frame(&mut open, 0x1, 0x4, 1, &block);
+    frame(&mut open, 0x1, 0x4, 1, block);
     c.write_all(&open).unwrap();
-    let mut data = Vec::new();
-    frame(&mut data, 0x0, 0, 1, &[b'x'; 16_384]);
-    // 48 MiB offered on one stream (under the 64 MiB echo limit): held past the 16 MiB
-    // connection window, the connection ends.
-    let writer = flood(&c, data, 48 << 20);
+    let mut frames = Vec::new();
+    frame(&mut frames, 0x0, 0, 1, data);
+    let writer = flood(&c, frames, 48 << 20);
     let got = goaway(&mut c);
     drop(c);
     writer.join().unwrap();
-    let (code, debug) = got.expect("a GOAWAY");
+    got.expect("a GOAWAY")
+}
+
+#[test]
+fn echo_bodies_the_client_will_not_take_back_end_at_the_connection_window() {
+    // POST /echo: :method POST (3), :scheme http (6), :path with literal "/echo" (name 4),
+    // :authority literal (name 1). Held past the 16 MiB connection window, the connection ends.
+    let mut block = vec![0x83, 0x86, 0x04, 5];
+    block.extend_from_slice(b"/echo");
+    block.extend_from_slice(&[0x01, 1, b'h']);
+    let (code, debug) = held_until_goaway(&block, &[b'x'; 16_384]);
     assert_eq!(code, ENHANCE_YOUR_CALM, "{debug}");
     assert!(debug.contains("echo"), "{debug}");
 }
@@ -129,13 +133,6 @@ fn echo_bodies_the_client_will_not_take_back_end_at_the_connection_window() {
 /// ends there with GOAWAY, not after buffering all that was offered.
 #[test]
 fn grpc_chat_echoes_the_client_will_not_take_back_end_at_the_connection_window() {
-    let s = server_with(ServerConfig {
-        threads: 1,
-        ..ServerConfig::default()
-    });
-    let mut c = connect(s.local_addr());
-    let mut open = PREFACE.to_vec();
-    frame(&mut open, 0x4, 0, 0, &[0, 4, 0, 0, 0, 0]);
     // POST /barrage.test.v1.Test/Chat, content-type application/grpc (a literal of static
     // name 31).
     let path = b"/barrage.test.v1.Test/Chat";
@@ -143,17 +140,9 @@ fn grpc_chat_echoes_the_client_will_not_take_back_end_at_the_connection_window()
     block.extend_from_slice(path);
     block.extend_from_slice(&[0x01, 1, b'h', 0x0f, 0x10, 16]);
     block.extend_from_slice(b"application/grpc");
-    frame(&mut open, 0x1, 0x4, 1, &block);
-    c.write_all(&open).unwrap();
     // EchoRequest { payload: 16,000 bytes } = 0a 80 7d + the bytes, with gRPC's prefix.
     let mut msg = vec![0u8, 0, 0, 0x3e, 0x83, 0x0a, 0x80, 0x7d];
     msg.extend_from_slice(&[b'x'; 16_000]);
-    let mut data = Vec::new();
-    frame(&mut data, 0x0, 0, 1, &msg);
-    let writer = flood(&c, data, 48 << 20);
-    let got = goaway(&mut c);
-    drop(c);
-    writer.join().unwrap();
-    let (code, debug) = got.expect("a GOAWAY");
+    let (code, debug) = held_until_goaway(&block, &msg);
     assert_eq!(code, ENHANCE_YOUR_CALM, "{debug}");
 }
