@@ -212,6 +212,8 @@ pub fn run(data: &[u8]) {
         batch: c0 & 16 != 0,
         timeout: Duration::from_secs(60),
         expect_body: (c0 & 32 != 0).then(|| b"hello".to_vec()),
+        // A script's response() hook: responses kept whole must not change what ends.
+        keep_responses: c2 & 0x80 != 0,
     };
     let n = usize::from(c0 >> 6) + 1;
     let mut chunks = Vec::new();

@@ -25,7 +25,8 @@ pub const LOAD: &[(u8, &str)] = &[
     ),
     (
         BAD_INPUT,
-        "bad input (an option, URL or file), or the run could not start or be written",
+        "bad input (an option, URL, file or script), the run could not start or be written, \
+         or a script's hook failed during the run (what ran is reported)",
     ),
     (THRESHOLD, "a --threshold failed (this wins over 1)"),
     (

@@ -152,6 +152,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if !result.thresholds.is_empty() {
         summary.push_str(&thresholds::lines(&result.thresholds, aborted.as_deref()));
     }
+    // What the script printed (setup, its threads, done) follows the summary, as under wrk.
+    if let Some(printed) = result.script.as_ref().map(|s| &s.printed) {
+        summary.push_str(printed);
+    }
     if to_stdout {
         eprint!("{summary}");
     } else {
@@ -185,6 +189,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     drop(endpoint);
     drop(signals);
+    if let Some(e) = result.script.as_ref().and_then(|s| s.error.as_ref()) {
+        // The run ended early by the script: what ran is reported above.
+        eprintln!("barrage: the script stopped the run: {e}");
+        return Ok(ExitCode::from(crate::exit::BAD_INPUT));
+    }
     let status = thresholds::exit_status(&result.thresholds);
     if status == ExitCode::SUCCESS && result.doc.requests == 0 {
         // Nothing answered (a dead or hostile server, or one that allows no stream): the run

@@ -25,6 +25,10 @@ pub enum ConfigError {
     /// A gRPC call that cannot be made: its schema, its method or its data.
     #[error("{0}")]
     Grpc(String),
+    /// A script that cannot run: it does not compile, a hook failed in the probe, or it asks
+    /// for what the run cannot do (`file:line: message (in hook)`).
+    #[error("{0}")]
+    Script(String),
 }
 
 /// Where requests go, taken apart from the URL.
@@ -63,6 +67,8 @@ pub struct ValidConfig {
     pub(crate) targets: Vec<(String, String, usize)>,
     /// The order requests go in, repeated: indices into `requests`.
     pub(crate) order: Vec<u32>,
+    /// `--script`: what the probe learned of it.
+    pub(crate) script: Option<std::sync::Arc<crate::script::ScriptPlan>>,
 }
 
 impl ValidConfig {
@@ -100,7 +106,16 @@ impl Validate for Config {
         if cfg.protocol.is_ws() {
             cfg.url = http_form(&self.url);
         }
-        let (target, requests, targets) = crate::plan::requests(&mut cfg)?;
+        let (target, mut requests, targets) = crate::plan::requests(&mut cfg)?;
+        let script = match &self.script {
+            Some(path) => Some(std::sync::Arc::new(crate::script::plan(
+                self,
+                path,
+                &target,
+                &mut requests,
+            )?)),
+            None => None,
+        };
         cfg.url.clone_from(&self.url);
         let mut connections = self.connections;
         if let Some(s) = self.shard {
@@ -129,6 +144,7 @@ impl Validate for Config {
             requests,
             targets,
             order,
+            script,
         })
     }
 }

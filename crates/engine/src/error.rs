@@ -27,4 +27,7 @@ pub enum EngineError {
     /// gRPC over TLS to a server that did not choose h2 by ALPN.
     #[error("{host} chose {alpn} by ALPN: gRPC needs HTTP/2 (h2)")]
     GrpcWithoutH2 { host: String, alpn: String },
+    /// The script's setup phase failed.
+    #[error("{0}")]
+    Script(#[from] crate::script::ScriptError),
 }

@@ -17,6 +17,7 @@ pub mod recorder;
 mod reflect;
 mod result;
 mod run;
+mod script;
 mod setup;
 mod sink;
 pub mod targets;
@@ -33,6 +34,7 @@ pub use pacer::{Pace, Pacer, Rate, Stages};
 pub use recorder::LatencySummary;
 pub use result::{RateReport, RunResult, Timing, SCHEMA};
 pub use run::run;
+pub use script::{ScriptError, ScriptOutput, ScriptPlan};
 pub use sink::{Live, NullSink, Phase, SecondStats, Sink};
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -56,6 +56,9 @@ pub struct RunResult {
     pub histogram: Histogram<u64>,
     pub uncorrected_histogram: Option<Histogram<u64>>,
     pub timing: Timing,
+    /// `--script`: what it printed (setup, the threads, done) and a hook's error that ended
+    /// the run.
+    pub script: Option<crate::ScriptOutput>,
 }
 
 impl std::ops::Deref for RunResult {
@@ -189,6 +192,7 @@ impl RunResult {
             uncorrected_histogram: open.then(|| rec.uncorrected.clone()),
             histogram: rec.latency,
             timing,
+            script: None,
         }
     }
 

@@ -70,7 +70,11 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     }
     // Requests in flight per connection: the protocol's depth (HTTP/2's streams, the pipeline
     // depth), but one for an HTTP/2 load that ALPN turned into HTTP/1.1.
-    let depth = if http2 && !h2 { 1 } else { c.protocol.depth() };
+    let mut depth = if http2 && !h2 { 1 } else { c.protocol.depth() };
+    // A script's request() batch (wrk's pipeline.lua) goes out whole on one connection.
+    if let Some(s) = cfg.script.as_deref().filter(|s| s.dynamic) {
+        depth = depth.max(s.batch);
+    }
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
@@ -81,9 +85,18 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     } else if h2 {
         Protocol::H2(h2_setup(cfg, target.tls))
     } else {
-        Protocol::H1(h1_setup(cfg, &order))
+        Protocol::H1(h1_setup(cfg, &order, depth))
     };
     let threads = cfg.threads;
+    // A script's setup phase, before any worker starts: what each thread gets.
+    let script = match cfg.script.as_deref() {
+        Some(p) => {
+            let (mut env, given) = crate::script::setup(p, threads, addr)?;
+            let printed = env.take_output();
+            Some((env, given, printed))
+        }
+        None => None,
+    };
     // Shards started together: wait for the agreed wall-clock time (Ctrl-C still ends the wait).
     if let Some(at) = c.start_at {
         wait_until(at, cancel);
@@ -105,7 +118,6 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         _ => c.duration.map(|d| measure_start + d),
     };
     let shared = Shared {
-        addr,
         tls,
         udp: http3,
         order,
@@ -118,6 +130,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         measure_start,
         end,
         cancel: cancel.clone(),
+        script: cfg.script.clone(),
     };
     let round = cfg.order.len();
     // A shard runs its share of the connections and of any request count; its workers take
@@ -139,6 +152,12 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
                     .map(|r| Pacer::split(r, threads * shards, w * shards + shard)),
                 ramp: ramp_offsets(c.ramp_up, connections, threads, w, mine),
                 first: (round * (shard * threads + w)) / (threads * shards),
+                lua: script.as_ref().map(|(_, given, _)| given[w].clone()),
+                // `thread.addr` as the script's setup left it.
+                addr: script
+                    .as_ref()
+                    .and_then(|(_, given, _)| given[w].addr.as_deref()?.parse().ok())
+                    .unwrap_or(addr),
             }
         })
         .collect();
@@ -183,7 +202,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     }
     let measure_end = collected.stopped.max(measure_start);
     sink.phase(Phase::Done, measure_end);
-    Ok(RunResult::build(Parts {
+    let mut result = RunResult::build(Parts {
         rec: collected.rec,
         in_flight: collected.in_flight,
         series: collected.series,
@@ -199,7 +218,14 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         protocol: protocol.map(str::to_string),
         targets: cfg.targets.clone(),
         started_unix,
-    }))
+    });
+    if let Some((env, _, printed)) = script {
+        let mut ends = collected.scripts;
+        ends.sort_by_key(|(w, _)| *w);
+        let ends = ends.into_iter().map(|(_, e)| e).collect();
+        result.script = Some(crate::script::done(env, printed, ends, &result));
+    }
+    Ok(result)
 }
 
 /// Now, in Unix seconds.
@@ -250,6 +276,8 @@ struct Collected {
     series: Vec<SecondStats>,
     stopped: Instant,
     done: usize,
+    /// Each worker's script at its end, by worker.
+    scripts: Vec<(usize, crate::script::WorkerScript)>,
 }
 
 /// A trailing partial second shorter than this, with no activity, is not reported.
@@ -303,6 +331,7 @@ fn collect(
         series: Vec::new(),
         stopped: measure_start,
         done: 0,
+        scripts: Vec::new(),
     };
     let mut marked = measure_marked;
     // Seconds keyed by (phase rank, index); a second is complete when every worker has passed it.
@@ -372,7 +401,10 @@ fn collect(
                 p.span = p.span.max(span);
                 last[w] = Some(key);
             }
-            Ok((w, Report::Done(o))) => {
+            Ok((w, Report::Done(mut o))) => {
+                if let Some(sc) = o.script.take() {
+                    out.scripts.push((w, sc));
+                }
                 out.rec.merge(&o.rec);
                 out.in_flight += o.in_flight;
                 out.stopped = out.stopped.max(o.stopped);

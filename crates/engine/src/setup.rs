@@ -20,7 +20,8 @@ const GRPC_MAX_MESSAGE: u32 = 4 << 20;
 
 /// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
 /// pipelined batch is one slice of one buffer.
-pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
+/// `depth` is the pipeline's (a script's request() batch may raise it).
+pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let encoded: Vec<Vec<u8>> = cfg
         .requests
@@ -44,13 +45,14 @@ pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order) -> h1client::Setup {
             .iter()
             .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
             .collect(),
-        // HTTP/1.1's depth: an HTTP/2 load whose server chose http/1.1 by ALPN pipelines none.
-        depth: c.protocol.pipeline(),
+        // HTTP/1.1's depth (an HTTP/2 load whose server chose http/1.1 by ALPN pipelines none).
+        depth,
         keep_alive: c.protocol.keepalive(),
         // The closed loop sends whole batches; the open loop one request per slot.
         batch: c.rate.is_none() && c.stages.is_empty(),
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
+        keep_responses: cfg.script.as_ref().is_some_and(|s| s.responses),
     }
 }
 

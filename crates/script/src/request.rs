@@ -18,7 +18,14 @@ const MAX_HEAD: usize = 64 * 1024;
 
 /// Parses `text` into its requests (at least one), with the server's own request parser
 /// (`barrage_wire::parse_request_head`: the same checks and framing as `barrage serve`).
-pub fn parse_requests(mut text: &[u8]) -> Result<Vec<Request>, String> {
+pub fn parse_requests(text: &[u8]) -> Result<Vec<Request>, String> {
+    Ok(split_requests(text)?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// As [`parse_requests`], with where each request lies in `text` (its head and body): an
+/// HTTP/1.1 connection sends those bytes as they are, as wrk does.
+pub fn split_requests(all: &[u8]) -> Result<Vec<(Request, std::ops::Range<usize>)>, String> {
+    let mut text = all;
     let mut out = Vec::new();
     while !text.is_empty() || out.is_empty() {
         let n = out.len() + 1;
@@ -44,21 +51,26 @@ pub fn parse_requests(mut text: &[u8]) -> Result<Vec<Request>, String> {
                 rest.len()
             ));
         }
-        out.push(Request {
-            method: head.method.to_owned(),
-            path: head.target.to_owned(),
-            headers: head
-                .headers
-                .iter()
-                .map(|h| {
-                    (
-                        h.name.to_owned(),
-                        String::from_utf8_lossy(h.value).into_owned(),
-                    )
-                })
-                .collect(),
-            body: rest[..len].to_vec(),
-        });
+        let at = all.len() - text.len();
+        let span = at..at + head.head_len + len;
+        out.push((
+            Request {
+                method: head.method.to_owned(),
+                path: head.target.to_owned(),
+                headers: head
+                    .headers
+                    .iter()
+                    .map(|h| {
+                        (
+                            h.name.to_owned(),
+                            String::from_utf8_lossy(h.value).into_owned(),
+                        )
+                    })
+                    .collect(),
+                body: rest[..len].to_vec(),
+            },
+            span,
+        ));
         text = &rest[len..];
     }
     Ok(out)

@@ -13,7 +13,7 @@ use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Valu
 
 use crate::env::{self, Output};
 use crate::transfer::Transfer;
-use crate::{parse_requests, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
+use crate::{split_requests, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
 
 /// What one call of `request()` gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -62,6 +62,9 @@ pub struct Thread {
     /// alone), and its requests.
     last: Option<mlua::String>,
     current: Vec<Request>,
+    /// The text of `current`, and where each of its requests lies in it.
+    text: Vec<u8>,
+    spans: Vec<std::ops::Range<usize>>,
     stop: Rc<Cell<bool>>,
 }
 
@@ -108,6 +111,8 @@ impl Thread {
             delay,
             last: None,
             current: Vec::new(),
+            text: Vec::new(),
+            spans: Vec::new(),
             stop,
             out,
             lua,
@@ -132,6 +137,16 @@ impl Thread {
     /// The requests the last `request()` (or the default) gave: one, or a pipelined batch.
     pub fn requests(&self) -> &[Request] {
         &self.current
+    }
+
+    /// The HTTP/1.1 text of request `i` of [`Thread::requests`], as the script wrote it.
+    pub fn text(&self, i: usize) -> &[u8] {
+        &self.text[self.spans[i].clone()]
+    }
+
+    /// Whether the script defines `delay()`.
+    pub fn wants_delay(&self) -> bool {
+        self.delay.is_some()
     }
 
     /// Calls `request()` (when defined) for the next request or batch.
@@ -236,10 +251,14 @@ impl Thread {
         {
             return Ok(Produced::Same);
         }
-        self.current = parse_requests(&s.as_bytes()).map_err(|reason| ScriptError::BadRequest {
+        let bytes = s.as_bytes();
+        let split = split_requests(&bytes).map_err(|reason| ScriptError::BadRequest {
             file: self.file.clone(),
             reason,
         })?;
+        (self.current, self.spans) = split.into_iter().unzip();
+        self.text.clear();
+        self.text.extend_from_slice(&bytes);
         self.last = Some(s.clone());
         Ok(Produced::New)
     }

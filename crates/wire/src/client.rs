@@ -33,6 +33,7 @@ use crate::{h1, h2, h3, ws};
 /// The class of a failure: the model's, the one the engine counts and the document writes.
 pub use barrage_model::load::ErrorClass;
 use barrage_model::load::{Protocol as Asked, ProtocolFigures};
+pub use h1::parser::Kept;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -273,6 +274,18 @@ pub trait ClientSession<T: Tag> {
     /// Sends the request at position `pos` of the run's [`Order`] (request `req`) at `now`;
     /// false when it cannot (no room). Requests opened together have consecutive positions.
     fn open(&mut self, now: Instant, pos: usize, req: u32, tag: T) -> bool;
+    /// Sends a request given as HTTP/1.1 text rather than by its place in the run's table: a
+    /// script's `request()` (wrk's API writes requests as text), `head` if it is a HEAD. False
+    /// when there is no room, or when the protocol takes no text: only HTTP/1.1 does, and the
+    /// engine refuses a script's `request()` hook on the others before a run starts.
+    fn open_text(&mut self, _now: Instant, _text: &[u8], _head: bool, _tag: T) -> bool {
+        false
+    }
+    /// The oldest whole response kept for a script's `response()` hook and not yet taken (a
+    /// session keeps them only when its setup asks: HTTP/1.1's `keep_responses`).
+    fn take_response(&mut self) -> Option<Kept> {
+        None
+    }
     /// What to write now (empty bytes: nothing), and how.
     fn out(&self) -> Transmit<'_>;
     /// The first `n` bytes of [`ClientSession::out`] were written, at `now`.
@@ -372,6 +385,13 @@ impl<T: Tag> ClientSession<T> for Session<'_, T> {
     #[inline]
     fn open(&mut self, now: Instant, pos: usize, req: u32, tag: T) -> bool {
         dispatch!(self, s => s.open(now, pos, req, tag))
+    }
+    #[inline]
+    fn open_text(&mut self, now: Instant, text: &[u8], head: bool, tag: T) -> bool {
+        dispatch!(self, s => s.open_text(now, text, head, tag))
+    }
+    fn take_response(&mut self) -> Option<Kept> {
+        dispatch!(self, s => s.take_response())
     }
     #[inline]
     fn out(&self) -> Transmit<'_> {

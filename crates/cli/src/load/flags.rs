@@ -58,7 +58,7 @@ fn read<T: serde::de::DeserializeOwned>(m: &Map<String, Value>) -> anyhow::Resul
 fn flag_words(o: &Spec) -> String {
     match (o.long(), o.flag.form) {
         (Some(l), _) => format!("--{l}"),
-        (None, Form::Positional(v, _)) => v.to_string(),
+        (None, Form::Positional(v, _) | Form::Trailing(v)) => v.to_string(),
         (None, _) => o.name.to_string(),
     }
 }
@@ -80,6 +80,11 @@ fn arg(o: &'static Spec) -> Option<Arg> {
                 None => a,
             }
         }
+        Form::Trailing(value) => a
+            .value_name(value)
+            .num_args(0..)
+            .last(true)
+            .action(ArgAction::Append),
         Form::Named(_) | Form::Negated if o.grammar == Grammar::Switch => {
             a.action(ArgAction::SetTrue)
         }
@@ -157,7 +162,7 @@ impl clap::FromArgMatches for Given {
             let v = match (o.grammar, o.flag.form) {
                 // A switch given: on, or off for `--no-...`.
                 (Grammar::Switch, f) => Value::Bool(f != Form::Negated),
-                (Grammar::Header, _) => Value::Array(
+                (Grammar::Header, _) | (_, Form::Trailing(_)) => Value::Array(
                     m.get_many::<Value>(o.name)
                         .into_iter()
                         .flatten()

@@ -18,13 +18,13 @@ impl Worker<'_> {
     /// hands it only the target's datagrams, and the session needs no routing), ready at once.
     pub(super) fn connect_udp(&mut self, i: usize, now: Instant) {
         self.conns[i].since = now;
-        let local: SocketAddr = if self.sh.addr.is_ipv4() {
+        let local: SocketAddr = if self.plan.addr.is_ipv4() {
             (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
         } else {
             (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
         };
         let sock = UdpSocket::bind(local).and_then(|mut s| {
-            s.connect(self.sh.addr)?;
+            s.connect(self.plan.addr)?;
             self.poll.registry().register(
                 &mut s,
                 Token(i),

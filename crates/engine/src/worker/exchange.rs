@@ -20,6 +20,15 @@ impl Worker<'_> {
         if self.conns[i].state != State::Ready {
             return;
         }
+        if self.lua.is_some() {
+            if self.script_over() {
+                // wrk.thread:stop() (or a hook's error): nothing more goes out.
+                return;
+            }
+            if self.lua.as_deref().is_some_and(|l| l.dynamic || l.delay) {
+                return self.fill_scripted(i, now);
+            }
+        }
         let mut k = self.conns[i].session.room() as u64;
         if self.measuring {
             if let Some(b) = self.plan.budget.as_mut() {
@@ -157,6 +166,7 @@ impl Worker<'_> {
         let c = &mut self.conns[i];
         let res = c.session.feed(now, &self.rbuf[..len], &mut |e| ends.end(e));
         let tally = ends.tally;
+        self.hand_responses(i);
         let fed = match res {
             Ok(fed) => fed,
             Err(e) => {
@@ -183,6 +193,7 @@ impl Worker<'_> {
         let mut ends = ends!(self, now);
         let res = self.conns[i].session.eof(&mut |e| ends.end(e));
         let tally = ends.tally;
+        self.hand_responses(i);
         self.settle(i, tally, now, false);
         match res {
             Ok(()) => self.close_and_reconnect(i, now),

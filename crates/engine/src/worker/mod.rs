@@ -11,6 +11,7 @@ mod datagram;
 mod ends;
 mod exchange;
 mod open_loop;
+mod script;
 
 use crate::timer::Timer;
 use crate::transport::{TlsStream, Transport};
@@ -37,7 +38,6 @@ const GENERATOR_SLACK: Duration = Duration::from_millis(1);
 
 /// What every worker of a run shares, read-only.
 pub struct Shared {
-    pub addr: SocketAddr,
     pub tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
     /// The protocol runs over UDP (HTTP/3's QUIC): each connection is a connected UDP socket,
     /// ready at once (the handshake is the session's), and the sessions' own timers
@@ -59,6 +59,8 @@ pub struct Shared {
     pub measure_start: Instant,
     pub end: Option<Instant>,
     pub cancel: Cancel,
+    /// `--script`: what validation learned of it (each worker starts its own Lua state).
+    pub script: Option<Arc<crate::script::ScriptPlan>>,
 }
 
 /// This worker's share of the run.
@@ -72,6 +74,10 @@ pub struct Plan {
     /// Where this worker starts in the round of requests (workers start apart, so that
     /// together they go over the targets evenly from the first request).
     pub first: usize,
+    /// `--script`: what the setup phase gave this worker's thread.
+    pub lua: Option<barrage_script::ThreadSetup>,
+    /// Where this worker connects: the run's address, or the script's `thread.addr`.
+    pub addr: SocketAddr,
 }
 
 pub enum Report {
@@ -89,6 +95,8 @@ pub struct Outcome {
     /// Measured requests written but neither answered nor failed when the worker stopped.
     pub in_flight: u64,
     pub stopped: Instant,
+    /// `--script`: the thread's globals, what it printed, its error.
+    pub script: Option<crate::script::WorkerScript>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +141,8 @@ struct Conn<'a> {
     carry: Vec<u8>,
     /// The connection's protocol state, kept across reconnects (`start` begins afresh).
     session: Session<'a, Sent>,
+    /// A script's `delay()` before the next request.
+    wait: script::Wait,
 }
 
 pub struct Worker<'a> {
@@ -171,6 +181,10 @@ pub struct Worker<'a> {
     /// with input left: read again on the next turn, since edge-triggered polling will not
     /// report them again.
     read_again: Vec<(usize, u32, bool)>,
+    /// `--script`: this worker's Lua state (started in [`Worker::run`], on this thread).
+    lua: Option<Box<crate::script::WorkerLua>>,
+    /// The soonest end of a connection's `delay()` wait.
+    next_wait: Option<Instant>,
 }
 
 impl<'a> Worker<'a> {
@@ -190,6 +204,7 @@ impl<'a> Worker<'a> {
                 failures: 0,
                 carry: Vec::new(),
                 session: sh.protocol.session(),
+                wait: script::Wait::Ask,
             })
             .collect();
         let free_cap = if plan.pacer.is_some() {
@@ -231,16 +246,27 @@ impl<'a> Worker<'a> {
             tick: (sh.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             cursor: plan.first % sh.order.round(),
             read_again: Vec::new(),
+            lua: None,
+            next_wait: None,
             plan,
         })
     }
 
     pub fn run(mut self) {
         let mut events = Events::with_capacity(1024);
+        // The script's Lua state, started here on the worker's own thread (`init(args)` runs
+        // now); one that fails to start ends the worker before it connects.
+        let mut failed = None;
+        if let (Some(p), Some(given)) = (self.sh.script.as_deref(), self.plan.lua.take()) {
+            match crate::script::WorkerLua::start(p, &given) {
+                Ok(l) => self.lua = Some(Box::new(l)),
+                Err(e) => failed = Some(e),
+            }
+        }
         let now = Instant::now();
         for i in 0..self.conns.len() {
             // With --ramp-up the later ones wait for their time (`scan` opens them).
-            if self.conns[i].since <= now {
+            if failed.is_none() && self.conns[i].since <= now {
                 self.connect(i, now);
             }
         }
@@ -261,6 +287,9 @@ impl<'a> Worker<'a> {
                 self.flush_second(self.sec_start + Duration::from_secs(1));
             }
             if self.sh.cancel.is_cancelled() || self.sh.end.is_some_and(|e| now >= e) {
+                break;
+            }
+            if failed.is_some() || self.script_over() {
                 break;
             }
             if self.measuring
@@ -290,6 +319,9 @@ impl<'a> Worker<'a> {
                 wake = wake.min(e);
             }
             if let Some(t) = self.session_timer() {
+                wake = wake.min(t);
+            }
+            if let Some(t) = self.next_wait {
                 wake = wake.min(t);
             }
             if let (Some(s), Some(t)) = (self.next_send, self.timer.as_mut()) {
@@ -331,6 +363,9 @@ impl<'a> Worker<'a> {
             if self.sh.udp {
                 self.session_timers(Instant::now());
             }
+            if self.next_wait.is_some() {
+                self.waits_over(Instant::now());
+            }
         }
         let stopped = Instant::now();
         self.flush_second(stopped);
@@ -341,10 +376,19 @@ impl<'a> Worker<'a> {
             c.session.take_counts(&mut self.rec.proto);
         }
         // Sockets close with the worker.
+        let script = match self.lua.take() {
+            Some(l) => Some(l.end()),
+            None => failed.map(|error| crate::script::WorkerScript {
+                globals: Vec::new(),
+                printed: Vec::new(),
+                error: Some(error),
+            }),
+        };
         let outcome = Outcome {
             rec: std::mem::take(&mut self.rec),
             in_flight,
             stopped,
+            script,
         };
         let _ = self.tx.send((self.index, Report::Done(Box::new(outcome))));
     }
@@ -381,7 +425,7 @@ impl<'a> Worker<'a> {
         }
         let c = &mut self.conns[i];
         c.since = now;
-        let mut sock = match TcpStream::connect(self.sh.addr) {
+        let mut sock = match TcpStream::connect(self.plan.addr) {
             Ok(s) => s,
             Err(e) => return self.fail(i, ErrorClass::Connect, &e, now),
         };

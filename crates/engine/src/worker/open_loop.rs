@@ -35,7 +35,7 @@ impl Worker<'_> {
             );
         }
         loop {
-            if self.measuring && self.plan.budget == Some(0) {
+            if (self.measuring && self.plan.budget == Some(0)) || self.script_over() {
                 return;
             }
             let intended = match pacer.next(now - self.sh.start, self.sent) {
@@ -83,9 +83,21 @@ impl Worker<'_> {
     /// Sends one request, already counted as written, on connection `i`, which
     /// [`Worker::take_slot`] found room on.
     fn send(&mut self, i: usize, sent: Sent, now: Instant) {
-        let c = &mut self.conns[i];
-        let opened = c.session.open(now, sent.pos as usize, sent.req, sent);
-        debug_assert!(opened, "take_slot checked the room");
+        if self.lua.as_deref().is_some_and(|l| l.dynamic) {
+            if !self.send_scripted(i, sent, now) {
+                // The hook failed: nothing went out, and the worker stops.
+                self.inflight_total -= 1;
+                self.iv.written -= 1;
+                if sent.measured {
+                    self.rec.counts.written -= 1;
+                }
+                return;
+            }
+        } else {
+            let c = &mut self.conns[i];
+            let opened = c.session.open(now, sent.pos as usize, sent.req, sent);
+            debug_assert!(opened, "take_slot checked the room");
+        }
         self.flush(i, now);
     }
 

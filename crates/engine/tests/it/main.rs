@@ -15,6 +15,7 @@ mod h3_quicgo;
 mod h3_serve;
 mod nginx;
 mod schema;
+mod scripts;
 mod server;
 mod shards;
 mod stages;

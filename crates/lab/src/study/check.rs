@@ -336,8 +336,8 @@ fn spanned_dur(d: &Option<Spanned<Dur>>, default: Duration) -> Duration {
     d.as_ref().map_or(default, |s| s.get_ref().get())
 }
 
-/// A study's files (`targets`, `body_lines`, gRPC's `proto`, `protoset` and `data_file`) are
-/// relative to the study's directory.
+/// A study's files (`targets`, `body_lines`, gRPC's `proto`, `protoset` and `data_file`, a wrk
+/// `script`) are relative to the study's directory.
 fn resolve_files(mut f: LoadFields, base_dir: &Path) -> LoadFields {
     let abs = |v: &mut String| {
         if Path::new(v.as_str()).is_relative() {
@@ -350,6 +350,7 @@ fn resolve_files(mut f: LoadFields, base_dir: &Path) -> LoadFields {
         &mut f.proto,
         &mut f.protoset,
         &mut f.data_file,
+        &mut f.script,
     ];
     for file in files.into_iter().flatten() {
         match file {

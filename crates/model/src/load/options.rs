@@ -241,6 +241,19 @@ macro_rules! load_options {
             #[serde(skip_serializing_if = "Option::is_none")]
             metadata: Option<String> = None, Grammar::Text,
                 Flag::named("JSON").requires("grpc"), sweep(34, "metadata");
+            /// A wrk Lua script (wrk's API: the `wrk` table, setup, init, delay, request,
+            /// response, done; docs/load.md "Scripts"). Its static request (wrk.method, path,
+            /// headers, body) runs on every protocol; request(), response() and delay() on
+            /// HTTP/1.1. What it prints is printed after the run.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            script: Option<String> = None, Grammar::File,
+                Flag::named("FILE").short('s').conflicts(&["targets", "body_lines", "grpc"]),
+                sweep(35, "script");
+            /// Arguments handed to the script's init(args), after `--` (as wrk's).
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            script_args: Vec<String> = Vec::new(), Grammar::Text,
+                Flag::trailing("ARGS").requires("script"),
+                no("a study's script reads its values from the study's own parameters");
         }
         phase {
             /// Whether the runner writes https:// (wss:// for ws) in front of a point's path;

@@ -89,6 +89,8 @@ pub enum Form {
     Negated,
     /// The command's positional argument, required unless the other option is given.
     Positional(&'static str, Option<&'static str>),
+    /// Every argument after `--`, with this value name (wrk's script arguments).
+    Trailing(&'static str),
     /// No flag, and why.
     None(&'static str),
 }
@@ -118,6 +120,10 @@ impl Flag {
     /// The positional argument.
     pub const fn positional(value: &'static str, unless: Option<&'static str>) -> Flag {
         Flag::of(Form::Positional(value, unless))
+    }
+    /// The arguments after `--`.
+    pub const fn trailing(value: &'static str) -> Flag {
+        Flag::of(Form::Trailing(value))
     }
     /// No flag, because `why`.
     pub const fn none(why: &'static str) -> Flag {
@@ -197,7 +203,7 @@ impl Spec {
         match self.flag.form {
             Form::Named(_) => Some(base),
             Form::Negated => Some(format!("no-{base}")),
-            Form::Positional(..) | Form::None(_) => None,
+            Form::Positional(..) | Form::Trailing(_) | Form::None(_) => None,
         }
     }
 

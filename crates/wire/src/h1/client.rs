@@ -4,7 +4,7 @@
 //! order. Nothing is allocated per request: the queue of open requests keeps its capacity.
 
 use super::encoded::Encoded;
-use super::parser::{Done, Parser};
+use super::parser::{Done, Kept, Parser};
 use crate::client::{ClientSession, ConnError, Counts, End, ErrorClass, Fed, Tag, Transmit};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -27,6 +27,9 @@ pub struct Setup {
     pub batch: bool,
     pub timeout: Duration,
     pub expect_body: Option<Vec<u8>>,
+    /// Keep every whole response for a script's `response()` hook
+    /// ([`ClientSession::take_response`]).
+    pub keep_responses: bool,
 }
 
 /// One HTTP/1.1 connection's client state.
@@ -39,18 +42,28 @@ pub struct Conn<'r, T> {
     /// The part of `setup.encoded` still to write.
     wpos: usize,
     wend: usize,
+    /// Requests given as text ([`ClientSession::open_text`]) and how much of them is written:
+    /// written from here instead of `setup.encoded`.
+    own: Vec<u8>,
+    own_at: usize,
     /// Responses on this connection.
     served: u64,
 }
 
 impl<'r, T> Conn<'r, T> {
     pub fn new(setup: &'r Setup) -> Conn<'r, T> {
+        let mut parser = Parser::default();
+        if setup.keep_responses {
+            parser.keep();
+        }
         Conn {
             setup,
-            parser: Parser::default(),
+            parser,
             inflight: VecDeque::with_capacity(setup.depth),
             wpos: 0,
             wend: 0,
+            own: Vec::new(),
+            own_at: 0,
             served: 0,
         }
     }
@@ -62,12 +75,14 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.inflight.clear();
         self.wpos = 0;
         self.wend = 0;
+        self.own.clear();
+        self.own_at = 0;
         self.served = 0;
     }
 
     #[inline]
     fn room(&self) -> usize {
-        if self.wpos < self.wend || (self.setup.batch && !self.inflight.is_empty()) {
+        if self.held_by_output() || (self.setup.batch && !self.inflight.is_empty()) {
             return 0;
         }
         self.setup.depth.saturating_sub(self.inflight.len())
@@ -75,7 +90,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     #[inline]
     fn held_by_output(&self) -> bool {
-        self.wpos < self.wend
+        self.wpos < self.wend || self.own_at < self.own.len()
     }
 
     #[inline]
@@ -102,13 +117,44 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         true
     }
 
+    /// Appends the text to this connection's own output: a batch opened together goes out in
+    /// one write, as `open`'s spans do.
+    fn open_text(&mut self, _now: Instant, text: &[u8], head: bool, tag: T) -> bool {
+        if self.inflight.len() >= self.setup.depth || self.wpos < self.wend {
+            return false;
+        }
+        if self.own_at > 0 {
+            // A write is under way (the socket took part of it): keep its rest in front.
+            self.own.drain(..self.own_at);
+            self.own_at = 0;
+        }
+        self.own.extend_from_slice(text);
+        self.inflight.push_back((tag, head));
+        true
+    }
+
+    fn take_response(&mut self) -> Option<Kept> {
+        self.parser.take_kept()
+    }
+
     #[inline]
     fn out(&self) -> Transmit<'_> {
+        if !self.own.is_empty() {
+            return Transmit::stream(&self.own[self.own_at..]);
+        }
         Transmit::stream(&self.setup.encoded.bytes()[self.wpos..self.wend])
     }
 
     #[inline]
     fn wrote(&mut self, _now: Instant, n: usize) {
+        if !self.own.is_empty() {
+            self.own_at += n;
+            if self.own_at >= self.own.len() {
+                self.own.clear();
+                self.own_at = 0;
+            }
+            return;
+        }
         self.wpos += n;
         if self.wpos >= self.wend {
             self.wpos = 0;

@@ -20,6 +20,20 @@ pub struct Done {
     pub body_ok: bool,
 }
 
+/// The most of a body kept for a script's `response()` hook: the rest of a longer one is read
+/// and dropped (memory stays bounded whatever the server sends).
+pub const MAX_KEPT_BODY: usize = 16 << 20;
+
+/// A whole response kept for a script's `response()` hook: its status, its head as received
+/// (for the hook's header table) and its body (decoded: chunked framing removed; at most
+/// [`MAX_KEPT_BODY`] bytes of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub status: u16,
+    pub head: Vec<u8>,
+    pub body: Vec<u8>,
+}
+
 /// Why parsing stopped for good on this connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseFail {
@@ -46,10 +60,34 @@ pub struct Parser {
     body_bad: bool,
     /// The last feed left a partial head unconsumed.
     partial: bool,
+    /// Whole responses kept for the caller ([`Parser::keep`]): only for a script's
+    /// `response()` hook, since copying heads and bodies costs (boxed: a connection without it
+    /// pays one pointer).
+    keep: Option<Box<Keeping>>,
+}
+
+/// The response being kept and those kept whole, not yet taken.
+#[derive(Debug, Default)]
+struct Keeping {
+    now: Kept,
+    done: std::collections::VecDeque<Kept>,
 }
 
 impl Parser {
+    /// Keeps every whole response from now on ([`Parser::take_kept`]).
+    pub fn keep(&mut self) {
+        self.keep = Some(Box::default());
+    }
+
+    /// The oldest whole response kept and not yet taken.
+    pub fn take_kept(&mut self) -> Option<Kept> {
+        self.keep.as_mut()?.done.pop_front()
+    }
+
     pub fn reset(&mut self) {
+        if let Some(k) = self.keep.as_mut() {
+            **k = Keeping::default();
+        }
         self.body = None;
         self.body_off = 0;
         self.body_bad = false;
@@ -76,10 +114,15 @@ impl Parser {
             if let Some(dec) = self.body.as_mut() {
                 let off = &mut self.body_off;
                 let bad = &mut self.body_bad;
+                let mut kept = self.keep.as_mut().map(|k| &mut k.now.body);
                 let n = dec
                     .decode(&buf[pos..], |data| {
                         if let Some(exp) = expect {
                             check_body(exp, off, bad, data)
+                        }
+                        if let Some(k) = kept.as_deref_mut() {
+                            let room = MAX_KEPT_BODY.saturating_sub(k.len());
+                            k.extend_from_slice(&data[..data.len().min(room)]);
                         }
                     })
                     .map_err(ParseFail::Wire)?;
@@ -106,6 +149,10 @@ impl Parser {
                     return Ok(pos);
                 }
                 Some(h) => {
+                    if let Some(k) = self.keep.as_mut().filter(|_| !h.is_interim()) {
+                        k.now.head.clear();
+                        k.now.head.extend_from_slice(&buf[pos..pos + h.head_len]);
+                    }
                     pos += h.head_len;
                     if h.is_interim() {
                         continue;
@@ -142,6 +189,11 @@ impl Parser {
         self.body = None;
         self.body_off = 0;
         self.body_bad = false;
+        if let Some(k) = self.keep.as_mut() {
+            let mut whole = std::mem::take(&mut k.now);
+            whole.status = self.status;
+            k.done.push_back(whole);
+        }
         Done {
             status: self.status,
             keep_alive: self.keep_alive,

@@ -28,6 +28,7 @@ fn setup(order: &[u32], depth: usize, batch: bool, keep_alive: bool) -> Setup {
         batch,
         timeout: Duration::from_secs(1),
         expect_body: Some(b"ok".to_vec()),
+        keep_responses: false,
     }
 }
 
@@ -248,4 +249,69 @@ fn the_connection_ends_in_errors_by_class() {
         (e.class, e.why.as_str()),
         (ErrorClass::Timeout, "no response within 1s")
     );
+}
+
+/// A script's requests go out as their text, a batch in one write after what the socket took
+/// of the last, and with `keep_responses` each whole response is kept (head as received, body
+/// decoded, chunked or not) whatever the read boundaries.
+#[test]
+fn text_requests_and_kept_responses() {
+    let at = Instant::now();
+    let mut s = setup(&[0], 3, true, true);
+    s.keep_responses = true;
+    let mut c: Conn<'_, T> = Conn::new(&s);
+    c.start(at, at);
+    assert!(c.open_text(at, b"GET /a HTTP/1.1\r\n\r\n", false, T(0, at)));
+    assert!(c.open_text(at, b"HEAD /b HTTP/1.1\r\n\r\n", true, T(1, at)));
+    assert_eq!(
+        c.out().bytes,
+        b"GET /a HTTP/1.1\r\n\r\nHEAD /b HTTP/1.1\r\n\r\n"
+    );
+    c.wrote(at, 4);
+    assert_eq!(
+        c.out().bytes,
+        b"/a HTTP/1.1\r\n\r\nHEAD /b HTTP/1.1\r\n\r\n"
+    );
+    assert_eq!(c.room(), 0, "held by its output");
+    assert!(c.open_text(at, b"GET /c HTTP/1.1\r\n\r\n", false, T(2, at)));
+    assert!(
+        !c.open_text(at, b"GET /d HTTP/1.1\r\n\r\n", false, T(3, at)),
+        "depth 3"
+    );
+    assert_eq!(
+        c.out().bytes,
+        b"/a HTTP/1.1\r\n\r\nHEAD /b HTTP/1.1\r\n\r\nGET /c HTTP/1.1\r\n\r\n"
+    );
+    let n = c.out().bytes.len();
+    c.wrote(at, n);
+    assert!(c.out().is_empty());
+    let wire: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok\
+HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n\
+HTTP/1.1 404 Not Found\r\ntransfer-encoding: chunked\r\n\r\n2\r\nno\r\n1\r\n!\r\n0\r\n\r\n";
+    for cut in 0..=wire.len() {
+        let mut c: Conn<'_, T> = Conn::new(&s);
+        c.start(at, at);
+        for (i, (t, h)) in [("/a", false), ("/b", true), ("/c", false)]
+            .iter()
+            .enumerate()
+        {
+            let text = format!("{} {t} HTTP/1.1\r\n\r\n", if *h { "HEAD" } else { "GET" });
+            assert!(c.open_text(at, text.as_bytes(), *h, T(i as u32, at)));
+        }
+        let mut ends = Vec::new();
+        let mut carry = wire[..cut].to_vec();
+        let fed = c.feed(at, &carry, &mut |e| ends.push(e)).unwrap();
+        carry.drain(..fed.used);
+        carry.extend_from_slice(&wire[cut..]);
+        c.feed(at, &carry, &mut |e| ends.push(e)).unwrap();
+        assert_eq!(ends.len(), 3, "cut {cut}");
+        let kept: Vec<_> = std::iter::from_fn(|| c.take_response()).collect();
+        let got: Vec<(u16, &[u8])> = kept.iter().map(|k| (k.status, &k.body[..])).collect();
+        assert_eq!(
+            got,
+            vec![(200, &b"ok"[..]), (200, &b""[..]), (404, &b"no!"[..])]
+        );
+        assert!(kept[0].head.starts_with(b"HTTP/1.1 200 OK\r\n"));
+        assert!(kept[0].head.ends_with(b"x-a: 1\r\n\r\n"));
+    }
 }

@@ -1,0 +1,320 @@
+//! wrk's Lua scripts in a run (`barrage load -s`), through `barrage_script`: the script is
+//! compiled and a probe thread started at validation (a broken script stops before any load),
+//! the setup phase runs before the workers start (each worker gets its `setup(thread)` values
+//! and `thread.addr`), each worker starts its own Lua state on its own thread, and `done` runs
+//! over the run's figures at the end.
+//!
+//! A script without a `request()` hook is a static request (wrk.method, path, headers, body
+//! after `init`): it becomes the run's request and goes through the encoded-once path of every
+//! protocol. `request()`, `response()` and `delay()` are called by the worker per request,
+//! over HTTP/1.1 (the session takes the script's text as it is, as wrk writes it).
+
+use crate::config::{ConfigError, ResolvedRequest, Target};
+use crate::RunResult;
+use barrage_model::load::{Config, ErrorClass, Protocol};
+use barrage_script::{
+    Distribution, Errors, Resolver, Script, Setup, Summary, Thread, ThreadSetup, Transfer,
+};
+use hdrhistogram::Histogram;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use barrage_script::ScriptError;
+
+/// What validation learned of a script: the run's plan for it.
+#[derive(Debug, Clone)]
+pub struct ScriptPlan {
+    pub script: Script,
+    pub target: barrage_script::Target,
+    /// `request()` is defined: the worker calls it for each request (or batch).
+    pub dynamic: bool,
+    /// Requests one `request()` call gave the probe (wrk's pipeline.lua: 3): the connection's
+    /// depth is at least this.
+    pub batch: usize,
+    /// `response()` is defined: the sessions keep whole responses for it.
+    pub responses: bool,
+    /// `delay()` is defined: the worker waits what it says before each request.
+    pub delay: bool,
+}
+
+/// What a script printed and how it ended, for the caller to show.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScriptOutput {
+    /// What setup, the threads (in thread order) and done printed.
+    pub printed: String,
+    /// A hook's error that ended the run early (`file:line: message (in request())`).
+    pub error: Option<String>,
+}
+
+/// `wrk.lookup` and `wrk.connect` for real: the system's resolver and a TCP connect.
+pub(crate) struct Net;
+
+impl Resolver for Net {
+    fn lookup(&self, host: &str, service: &str) -> Vec<SocketAddr> {
+        let port = match service {
+            "http" => 80,
+            "https" => 443,
+            s => match s.parse::<u16>() {
+                Ok(p) => p,
+                Err(_) => return Vec::new(),
+            },
+        };
+        (host, port)
+            .to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    }
+
+    fn connect(&self, addr: SocketAddr) -> bool {
+        TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok()
+    }
+}
+
+fn resolver() -> Arc<dyn Resolver + Send + Sync> {
+    Arc::new(Net)
+}
+
+/// Compiles `cfg.script`, starts a probe thread (init and the default request, a syntax or
+/// runtime error found here, before any load), and checks the hooks against the run: the
+/// static request replaces `requests` when there is no `request()` hook.
+pub(crate) fn plan(
+    cfg: &Config,
+    path: &str,
+    target: &Target,
+    requests: &mut Vec<ResolvedRequest>,
+) -> Result<ScriptPlan, ConfigError> {
+    let fail = |e: ScriptError| ConfigError::Script(e.to_string());
+    let script = Script::load(Path::new(path), cfg.script_args.clone()).map_err(fail)?;
+    let first = requests.first().cloned().unwrap_or(ResolvedRequest {
+        method: "GET".into(),
+        path: "/".into(),
+        headers: Vec::new(),
+        body: Vec::new(),
+    });
+    // wrk leaves wrk.port nil when the URL names no port.
+    let named_port = target
+        .authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok() && !target.authority.ends_with(']'));
+    let starget = barrage_script::Target {
+        scheme: if target.tls { "https" } else { "http" }.into(),
+        host: target.host.clone(),
+        port: named_port.then_some(target.port),
+        method: first.method.clone(),
+        path: first.path.clone(),
+        headers: first.headers.clone(),
+        body: (!first.body.is_empty()).then(|| first.body.clone()),
+    };
+    // The probe thread gets what a setup phase of its own gives a first thread (setup.lua's
+    // `id`): init may need it. What the probe's phases print is dropped.
+    let (_, given) = Setup::new(&script, &starget, resolver(), 1, None).map_err(fail)?;
+    let mut probe = Thread::new(&script, &starget, resolver(), &given[0]).map_err(fail)?;
+    let dynamic = !probe.is_static();
+    let batch = if dynamic {
+        probe.request().map_err(fail)?;
+        probe.requests().len()
+    } else {
+        probe.requests().len()
+    };
+    let responses = probe.wants_response();
+    let delay = probe.wants_delay();
+    let file = script.file();
+    let http1 = matches!(cfg.protocol, Protocol::Http1 { .. });
+    if (dynamic || responses || delay) && !http1 {
+        return Err(ConfigError::Script(format!(
+            "{file}: request(), response() and delay() run over HTTP/1.1 only for now \
+             (a script without them, its static request, runs on every protocol)"
+        )));
+    }
+    let open_loop = cfg.rate.is_some() || !cfg.stages.is_empty();
+    if open_loop && delay {
+        return Err(ConfigError::Script(format!(
+            "{file}: delay() paces the closed loop; with --rate or --stages the schedule paces"
+        )));
+    }
+    if open_loop && batch > 1 {
+        return Err(ConfigError::Script(format!(
+            "{file}: a request() of {batch} requests at once is a pipelined batch, for the \
+             closed loop; the open loop sends one request per slot"
+        )));
+    }
+    if !dynamic {
+        // The static request, as every protocol encodes it: the session writes Host and
+        // content-length itself.
+        *requests = probe
+            .requests()
+            .iter()
+            .map(|r| ResolvedRequest {
+                method: r.method.clone(),
+                path: r.path.clone(),
+                headers: r
+                    .headers
+                    .iter()
+                    .filter(|(n, _)| {
+                        !n.eq_ignore_ascii_case("host") && !n.eq_ignore_ascii_case("content-length")
+                    })
+                    .cloned()
+                    .collect(),
+                body: r.body.clone(),
+            })
+            .collect();
+    }
+    Ok(ScriptPlan {
+        script,
+        target: starget,
+        dynamic,
+        batch: batch.max(1),
+        responses,
+        delay,
+    })
+}
+
+/// The setup phase: `setup(thread)` for each of `threads`, each starting at `addr`. The
+/// environment stays on the calling thread for `done`.
+pub(crate) fn setup(
+    plan: &ScriptPlan,
+    threads: usize,
+    addr: SocketAddr,
+) -> Result<(Setup, Vec<ThreadSetup>), ScriptError> {
+    Setup::new(&plan.script, &plan.target, resolver(), threads, Some(addr))
+}
+
+/// A worker's Lua state. Created on the worker's own thread (in `Worker::run`) and dropped
+/// there: see the `Send` note below.
+pub(crate) struct WorkerLua {
+    pub thread: Thread,
+    pub dynamic: bool,
+    pub responses: bool,
+    pub delay: bool,
+    /// `request()` was called and its requests are not all sent yet (no room).
+    pub pending: bool,
+    /// A hook's error: the worker stops, and the run says why.
+    pub error: Option<String>,
+}
+
+// SAFETY: a `WorkerLua` is created inside `Worker::run`, on the worker's thread, after the
+// worker moved there, and is dropped there; it never crosses threads. `Send` is only needed
+// because the `Worker` that holds the (then empty) field is moved into its thread.
+unsafe impl Send for WorkerLua {}
+
+impl WorkerLua {
+    pub(crate) fn start(plan: &ScriptPlan, given: &ThreadSetup) -> Result<WorkerLua, String> {
+        let thread = Thread::new(&plan.script, &plan.target, resolver(), given)
+            .map_err(|e| e.to_string())?;
+        Ok(WorkerLua {
+            thread,
+            dynamic: plan.dynamic,
+            responses: plan.responses,
+            delay: plan.delay,
+            pending: false,
+            error: None,
+        })
+    }
+
+    /// What the worker hands back when it ends: the thread's globals (for `done`'s
+    /// `thread:get`), what it printed and its error.
+    pub(crate) fn end(mut self) -> WorkerScript {
+        WorkerScript {
+            globals: self.thread.snapshot(),
+            printed: self.thread.take_output(),
+            error: self.error,
+        }
+    }
+}
+
+/// A worker's script at its end.
+pub(crate) struct WorkerScript {
+    pub globals: Vec<(String, Transfer)>,
+    pub printed: Vec<u8>,
+    pub error: Option<String>,
+}
+
+/// The done phase over the run's result: wrk's summary, the latency distribution (µs) and the
+/// per-second request rates.
+pub(crate) fn done(
+    mut setup: Setup,
+    mut printed: Vec<u8>,
+    ends: Vec<WorkerScript>,
+    r: &RunResult,
+) -> ScriptOutput {
+    let mut error = None;
+    let mut globals = Vec::with_capacity(ends.len());
+    for e in ends {
+        printed.extend_from_slice(&e.printed);
+        error = error.or(e.error);
+        globals.push(e.globals);
+    }
+    let d = &r.doc;
+    let count = |c: ErrorClass| d.errors.iter().find(|(k, _)| *k == c).map_or(0, |(_, n)| n);
+    let status_errors: u64 = d
+        .status
+        .iter()
+        .filter(|(code, _)| code.parse::<u16>().is_ok_and(|c| c > 399))
+        .map(|(_, n)| n)
+        .sum();
+    let summary = Summary {
+        duration_us: (d.duration_s * 1e6) as u64,
+        requests: d.requests,
+        bytes: d.bytes_read,
+        errors: Errors {
+            connect: count(ErrorClass::Connect),
+            read: d.errors.total()
+                - count(ErrorClass::Connect)
+                - count(ErrorClass::Timeout)
+                - count(ErrorClass::Status),
+            write: 0,
+            status: status_errors,
+            timeout: count(ErrorClass::Timeout),
+        },
+    };
+    let mut rates = Histogram::<u64>::new(3).expect("3 significant figures");
+    for s in &d.series {
+        if s.span_s > 0.0 {
+            let _ = rates.record((s.responses as f64 / s.span_s).round() as u64);
+        }
+    }
+    match setup.done(
+        &summary,
+        Rc::new(Hist(r.histogram.clone())),
+        Rc::new(Hist(rates)),
+        globals,
+    ) {
+        Ok(out) => printed.extend_from_slice(&out),
+        Err(e) => error = error.or(Some(e.to_string())),
+    }
+    ScriptOutput {
+        printed: String::from_utf8_lossy(&printed).into_owned(),
+        error,
+    }
+}
+
+/// A histogram as `done`'s `latency` or `requests` object.
+struct Hist(Histogram<u64>);
+
+impl Distribution for Hist {
+    fn min(&self) -> f64 {
+        if self.0.is_empty() {
+            return 0.0;
+        }
+        self.0.min() as f64
+    }
+    fn max(&self) -> f64 {
+        self.0.max() as f64
+    }
+    fn mean(&self) -> f64 {
+        self.0.mean()
+    }
+    fn stdev(&self) -> f64 {
+        self.0.stdev()
+    }
+    fn percentile(&self, p: f64) -> f64 {
+        self.0.value_at_percentile(p) as f64
+    }
+    fn raw(&self, i: usize) -> Option<(f64, u64)> {
+        let v = self.0.iter_recorded().nth(i.checked_sub(1)?)?;
+        Some((v.value_iterated_to() as f64, v.count_at_value()))
+    }
+}

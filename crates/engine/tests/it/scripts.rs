@@ -1,0 +1,292 @@
+//! wrk's own example scripts (crates/script/tests/wrk/, unchanged from wrk's repository) under
+//! `barrage load -s`, against nginx, checked in its access log: what reached the server is what
+//! wrk would send (counter.lua's paths and X-Counter per thread, post.lua's method, body and
+//! content type, pipeline.lua's batches, auth.lua's token from a response, stop.lua's 100
+//! responses, setup.lua's per-thread counts, report.lua's percentiles, delay.lua's waits); a
+//! broken script stops before any load, one that fails mid-run ends it and says why.
+//!
+//! nginx logs `$request_body` only for a request it proxies, so the server under test passes
+//! every request to a second `server` block of the same nginx, which also answers
+//! /authenticate with an X-Token header.
+
+use crate::common;
+
+use barrage_engine::Validate as _;
+use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, Protocol, RunResult};
+use common::nginx::{free_port, start_nginx_with, Nginx};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A directory of the test's, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("barrage-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// wrk's example script `name`.
+fn wrk_script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../script/tests/wrk")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// nginx logging method, URI, X-Counter, X-Token, Content-Type and body of every request.
+fn logging_nginx(log: &Path) -> Option<Nginx> {
+    let back = free_port();
+    let http = format!(
+        "log_format s escape=json '$request_method $request_uri c=$http_x_counter \
+         t=$http_x_token ct=$http_content_type [$request_body]';\n  \
+         server {{ listen 127.0.0.1:{back}; access_log off; \
+         location /authenticate {{ add_header X-Token secret42; return 200 \"in\"; }} \
+         location / {{ return 200 \"ok\"; }} }}"
+    );
+    let server = format!(
+        "access_log {} s;\n    location / {{ proxy_pass http://127.0.0.1:{back}; }}",
+        log.display()
+    );
+    start_nginx_with(&http, "", &server)
+}
+
+/// The log's lines, once nginx has written `want` of them (it writes after each response).
+fn log_lines(log: &Path, want: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        if lines.len() >= want || std::time::Instant::now() > deadline {
+            return lines;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Lines counted by their text.
+fn tally(lines: &[String]) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for l in lines {
+        *m.entry(l.clone()).or_default() += 1;
+    }
+    m
+}
+
+struct Lab {
+    _dir: Dir,
+    log: PathBuf,
+    ng: Nginx,
+}
+
+fn lab(name: &str) -> Option<Lab> {
+    let dir = Dir::new(&format!("script-{name}"));
+    let log = dir.0.join("access.log");
+    let ng = logging_nginx(&log)?;
+    Some(Lab { _dir: dir, log, ng })
+}
+
+impl Lab {
+    /// `-s script` with `connections` on as many threads, `-n n` (or `-d` when n is None).
+    fn config(&self, script: &str, connections: usize, n: Option<u64>) -> Config {
+        Config {
+            url: format!("http://127.0.0.1:{}/", self.ng.port),
+            connections,
+            threads: connections,
+            requests: n,
+            duration: n.is_none().then(|| Duration::from_secs(5)),
+            script: Some(script.to_string()),
+            ..Config::default()
+        }
+    }
+
+    fn run(&self, c: &Config) -> RunResult {
+        let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
+        assert_eq!(r.errors.total(), 0, "{:?} {:?}", r.errors, r.error_examples);
+        r
+    }
+}
+
+/// counter.lua: each thread counts from 0, so two threads of 50 requests send /0../49 twice,
+/// each with its X-Counter; `-n 100` is exactly 100 requests.
+#[test]
+fn counter_paths_per_thread() {
+    let Some(l) = lab("counter") else { return };
+    let r = l.run(&l.config(&wrk_script("counter.lua"), 2, Some(100)));
+    assert_eq!(r.requests, 100);
+    let got = tally(&log_lines(&l.log, 100));
+    let want: BTreeMap<String, usize> = (0..50)
+        .map(|i| (format!("GET /{i} c={i} t= ct= []"), 2))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// post.lua: a static request (no request() hook), so it goes through the encoded-once path:
+/// every request is its POST with its body and content type, over HTTP/1.1 pipelined too.
+#[test]
+fn post_is_a_static_request() {
+    let Some(l) = lab("post") else { return };
+    let mut c = l.config(&wrk_script("post.lua"), 2, Some(60));
+    c.protocol = Protocol::Http1 {
+        pipeline: 3,
+        keepalive: true,
+    };
+    let r = l.run(&c);
+    assert_eq!(r.requests, 60);
+    let got = tally(&log_lines(&l.log, 60));
+    let line = "POST / c= t= ct=application/x-www-form-urlencoded [foo=bar&baz=quux]";
+    assert_eq!(got, BTreeMap::from([(line.to_string(), 60)]));
+}
+
+/// pipeline.lua: request() returns three requests at once; each goes out, in thirds.
+#[test]
+fn pipeline_batches_of_three() {
+    let Some(l) = lab("pipeline") else { return };
+    let r = l.run(&l.config(&wrk_script("pipeline.lua"), 1, Some(99)));
+    assert_eq!(r.requests, 99);
+    let got = tally(&log_lines(&l.log, 99));
+    let want: BTreeMap<String, usize> = ["bar", "baz", "foo"]
+        .iter()
+        .map(|q| (format!("GET /?{q} c= t= ct= []"), 33))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// auth.lua: the first response's X-Token goes into every later request.
+#[test]
+fn auth_reads_a_response() {
+    let Some(l) = lab("auth") else { return };
+    let r = l.run(&l.config(&wrk_script("auth.lua"), 1, Some(20)));
+    assert_eq!(r.requests, 20);
+    let got = tally(&log_lines(&l.log, 20));
+    let want = BTreeMap::from([
+        ("GET /authenticate c= t= ct= []".to_string(), 1),
+        ("GET /resource c= t=secret42 ct= []".to_string(), 19),
+    ]);
+    assert_eq!(got, want);
+}
+
+/// stop.lua: the thread stops at its 100th response, so nginx sees exactly 100 requests
+/// (one connection, one request at a time), long before the 5 s run would end.
+#[test]
+fn stop_ends_the_thread() {
+    let Some(l) = lab("stop") else { return };
+    let r = l.run(&l.config(&wrk_script("stop.lua"), 1, None));
+    assert_eq!(r.requests, 100);
+    let lines = log_lines(&l.log, 100);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(log_lines(&l.log, 100).len(), 100, "nothing after the stop");
+    assert_eq!(lines.len(), 100);
+    assert_eq!(r.script.as_ref().and_then(|s| s.error.clone()), None);
+}
+
+/// setup.lua: setup numbers the threads, init prints them, done reads each thread's counts:
+/// every request() call reached nginx and got its response.
+#[test]
+fn setup_and_done_see_each_thread() {
+    let Some(l) = lab("setup") else { return };
+    let r = l.run(&l.config(&wrk_script("setup.lua"), 2, Some(40)));
+    assert_eq!(log_lines(&l.log, 40).len(), 40);
+    let printed = r.script.expect("a script's output").printed;
+    assert!(printed.contains("thread 1 created\n"), "{printed}");
+    assert!(printed.contains("thread 2 created\n"), "{printed}");
+    assert!(
+        printed.contains("thread 1 made 20 requests and got 20 responses\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("thread 2 made 20 requests and got 20 responses\n"),
+        "{printed}"
+    );
+}
+
+/// report.lua: done's latency percentiles are the run's (µs), in wrk's format.
+#[test]
+fn report_prints_the_runs_percentiles() {
+    let Some(l) = lab("report") else { return };
+    let r = l.run(&l.config(&wrk_script("report.lua"), 1, Some(50)));
+    let printed = r.script.expect("a script's output").printed;
+    let p50 = r.histogram.value_at_percentile(50.0);
+    let p99 = r.histogram.value_at_percentile(99.999);
+    assert!(
+        printed.starts_with("------------------------------\n"),
+        "{printed}"
+    );
+    assert!(printed.contains(&format!("\n50%,{p50}\n")), "{printed}");
+    assert!(printed.contains(&format!("\n99.999%,{p99}\n")), "{printed}");
+}
+
+/// delay.lua: 10-50 ms before each request, so 20 requests on one connection take at least
+/// 19 waits of 10 ms (a bound the waits guarantee, whatever the machine's speed).
+#[test]
+fn delay_waits_before_each_request() {
+    let Some(l) = lab("delay") else { return };
+    let r = l.run(&l.config(&wrk_script("delay.lua"), 1, Some(20)));
+    assert_eq!(r.requests, 20);
+    assert_eq!(log_lines(&l.log, 20).len(), 20);
+    assert!(
+        r.duration() >= Duration::from_millis(190),
+        "{:?}",
+        r.duration()
+    );
+}
+
+/// A script that does not compile stops at validation, in one line naming the file and line;
+/// one whose request() fails mid-run ends the run with what ran, and says why.
+#[test]
+fn broken_scripts_say_where() {
+    let Some(l) = lab("broken") else { return };
+    let dir = Dir::new("script-broken-files");
+    let syntax = dir.file("syntax.lua", "request = function()\n  return (\nend\n");
+    match l.config(&syntax, 1, Some(5)).validate() {
+        Err(ConfigError::Script(e)) => {
+            assert!(e.contains("syntax.lua:3:"), "{e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let late = dir.file(
+        "late.lua",
+        "n = 0\nrequest = function()\n  n = n + 1\n  if n > 10 then error(\"enough\") end\n  \
+         return wrk.format(nil, \"/x\")\nend\n",
+    );
+    // The probe made one call: each worker's own state counts from 0 again.
+    let r = run(
+        &l.config(&late, 1, None).validate().unwrap(),
+        &NullSink,
+        &Cancel::new(),
+    )
+    .unwrap();
+    assert_eq!(r.requests, 10);
+    let e = r.script.and_then(|s| s.error).expect("the hook's error");
+    assert!(
+        e.contains("late.lua:4:") && e.contains("enough") && e.contains("request()"),
+        "{e}"
+    );
+    // Over HTTP/2 a request() hook is refused before the run.
+    let mut c = l.config(&wrk_script("counter.lua"), 1, Some(5));
+    c.protocol = Protocol::Http2 {
+        streams: 1,
+        window: barrage_model::load::DEFAULT_H2_WINDOW,
+    };
+    match c.validate() {
+        Err(ConfigError::Script(e)) => assert!(e.contains("HTTP/1.1 only"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
