@@ -448,7 +448,12 @@ fn meta(label: &str, doc: &Results) -> Vec<(String, String)> {
             if doc.study.description.is_empty() {
                 doc.study.name.clone()
             } else {
-                format!("{} — {}", doc.study.name, doc.study.description)
+                // As the answer's question: a parameter with one value filled in.
+                format!(
+                    "{} — {}",
+                    doc.study.name,
+                    crate::answer::fill_params(&doc.study.description, doc)
+                )
             },
         ),
         ("results file".to_string(), label.to_string()),

@@ -31,29 +31,47 @@ pub fn pairs(doc: &Results) -> Option<Vec<(String, String, String)>> {
 }
 
 /// The pairs' table: close and keep-alive medians and the speed-up, judged together by the
-/// model's comparison (each pair tested, Welch on logs, Holm-corrected over the pairs).
+/// model's comparison (each pair at each point tested, Welch on logs, Holm-corrected over all of
+/// them). With several points a row is a pair at a point ("ruby-threads at rtt=20ms"), the rows
+/// of a point together in the study's order of points, ranked within it, its best marked
+/// within it.
 pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String)]) -> Answer {
-    let point = point_ids(doc).first().copied().unwrap_or(0);
-    let samples = pairs
+    let points = point_ids(doc);
+    let several = points.len() > 1;
+    // (point, the row's name, close, keep-alive) for every pair at every point.
+    let cells: Vec<(usize, String, &String, &String)> = points
         .iter()
-        .map(|(base, close, ka)| Sample {
+        .flat_map(|&p| {
+            pairs.iter().map(move |(base, close, ka)| {
+                let name = if several {
+                    format!("{base} at {}", doc.point_label(p))
+                } else {
+                    base.clone()
+                };
+                (p, name, close, ka)
+            })
+        })
+        .collect();
+    let samples = cells
+        .iter()
+        .map(|(point, name, close, ka)| Sample {
             point: String::new(),
-            contender: base.clone(),
+            contender: name.clone(),
             metric: m.clone(),
-            old: values(doc, point, close, m),
-            new: values(doc, point, ka, m),
+            old: values(doc, *point, close, m),
+            new: values(doc, *point, ka, m),
             failed: None,
         })
         .collect();
     // No noise floor: the question is whether keep-alive is faster at all.
     let judged = compare::judge_samples(samples, 0.0);
-    let mut tested: Vec<(AnswerRow, Option<&Judged>)> = pairs
+    let mut tested: Vec<(usize, AnswerRow, Option<&Judged>)> = cells
         .iter()
         .zip(&judged)
-        .map(|((base, close, ka), j)| {
+        .map(|((point, name, close, ka), j)| {
             let cell = |name: &str| {
-                let trials = doc.trials_of(point, name);
-                let value = median(doc, point, name, m);
+                let trials = doc.trials_of(*point, name);
+                let value = median(doc, *point, name, m);
                 AnswerCell {
                     text: value.map_or_else(
                         || failure_text(&trials).unwrap_or("-".into()),
@@ -66,56 +84,67 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                 }
             };
             let mut row = AnswerRow {
-                name: base.clone(),
+                name: name.clone(),
                 cells: vec![cell(close), cell(ka), AnswerCell::default()],
             };
             let j = (j.change.is_some() && j.test.is_some()).then_some(j);
             if let Some(j) = j {
                 row.cells[2] = speedup_cell(j, m);
             }
-            (row, j)
+            (*point, row, j)
         })
         .collect();
+    let rank = |p: usize| points.iter().position(|&q| q == p).unwrap_or(0);
     tested.sort_by(|a, b| {
         let v = |r: &AnswerRow| r.cells[1].value.unwrap_or(f64::NAN);
-        if m.higher_is_better() {
-            v(&b.0).total_cmp(&v(&a.0))
+        let within = if m.higher_is_better() {
+            v(&b.1).total_cmp(&v(&a.1))
         } else {
-            v(&a.0).total_cmp(&v(&b.0))
-        }
+            v(&a.1).total_cmp(&v(&b.1))
+        };
+        rank(a.0).cmp(&rank(b.0)).then(within)
     });
     let unit = if m.key == metric::RPS.key {
         m.unit
     } else {
         &m.label
     };
-    let mut rows: Vec<AnswerRow> = tested.iter().map(|(r, _)| r.clone()).collect();
     // The figures the study declared, close and keep-alive side by side (empty cells for
     // contenders that do not print them).
     let figures: Vec<Metric> = metric::of_results(doc)
         .into_iter()
         .filter(|f| f.is_figure() && doc.trials.iter().any(|t| t.ok && f.value(t).is_some()))
         .collect();
-    for row in &mut rows {
-        let Some((_, close, ka)) = pairs.iter().find(|p| p.0 == row.name) else {
-            continue;
-        };
-        for f in &figures {
-            for name in [close, ka] {
-                let value = median(doc, point, name, f);
-                row.cells.push(AnswerCell {
-                    text: value.map_or_else(|| "-".into(), |v| show(f, v)),
-                    value,
-                    with_failures: doc.trials_of(point, name).iter().any(|t| !t.ok),
-                    ..AnswerCell::default()
-                });
-            }
-        }
-    }
+    let mut rows: Vec<AnswerRow> = Vec::with_capacity(tested.len());
     let mut best: Vec<Option<&Metric>> = vec![Some(m), Some(m), None];
     best.extend(figures.iter().flat_map(|f| [Some(f), Some(f)]));
-    mark_best(&mut rows, &best);
-    let cs: Vec<&Judged> = tested.iter().filter_map(|(_, j)| *j).collect();
+    for &p in &points {
+        let mut at: Vec<AnswerRow> = tested
+            .iter()
+            .filter(|(q, _, _)| *q == p)
+            .map(|(_, r, _)| r.clone())
+            .collect();
+        for row in &mut at {
+            let Some((_, _, close, ka)) = cells.iter().find(|c| c.0 == p && c.1 == row.name)
+            else {
+                continue;
+            };
+            for f in &figures {
+                for name in [close, ka] {
+                    let value = median(doc, p, name, f);
+                    row.cells.push(AnswerCell {
+                        text: value.map_or_else(|| "-".into(), |v| show(f, v)),
+                        value,
+                        with_failures: doc.trials_of(p, name).iter().any(|t| !t.ok),
+                        ..AnswerCell::default()
+                    });
+                }
+            }
+        }
+        mark_best(&mut at, &best);
+        rows.extend(at);
+    }
+    let cs: Vec<&Judged> = tested.iter().filter_map(|(_, _, j)| *j).collect();
     let faster = cs
         .iter()
         .filter(|j| called(j) && j.verdict == Verdict::Improvement)
@@ -125,8 +154,13 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         .filter(|j| called(j) && j.verdict == Verdict::Regression)
         .count();
     let mut verdicts = vec![format!(
-        "Keep-alive is significantly faster than a new connection per request in {faster} of {} pairs{} (Welch's t-test on log values, Holm-corrected over the pairs).",
+        "Keep-alive is significantly faster than a new connection per request in {faster} of {} pairs{}{} (Welch's t-test on log values, Holm-corrected over the pairs).",
         cs.len(),
+        if several {
+            format!(" ({} at each of {} points)", pairs.len(), points.len())
+        } else {
+            String::new()
+        },
         if slower > 0 {
             format!(", slower in {slower}")
         } else {
@@ -136,9 +170,9 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
     let extreme = |pick_max: bool| {
         tested
             .iter()
-            .filter(|(_, j)| j.is_some_and(called))
+            .filter(|(_, _, j)| j.is_some_and(called))
             .max_by(|a, b| {
-                let (x, y) = (a.0.cells[2].value, b.0.cells[2].value);
+                let (x, y) = (a.1.cells[2].value, b.1.cells[2].value);
                 let o = x.unwrap_or(0.0).total_cmp(&y.unwrap_or(0.0));
                 if pick_max {
                     o
@@ -147,13 +181,14 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
                 }
             })
     };
-    if let Some((r, _)) = extreme(true) {
+    if let Some((_, r, _)) = extreme(true) {
         verdicts.push(format!("Largest gain: {} {}.", r.name, r.cells[2].text));
     }
-    if let Some((r, _)) = extreme(false) {
+    if let Some((_, r, _)) = extreme(false) {
         verdicts.push(format!("Smallest gain: {} {}.", r.name, r.cells[2].text));
     }
-    if let Some(top) = rows.first() {
+    // The fastest with keep-alive means something within one point only.
+    if let (false, Some(top)) = (several, rows.first()) {
         verdicts.push(format!(
             "Fastest with keep-alive: {} at {} {unit}.",
             top.name, top.cells[1].text
@@ -175,13 +210,21 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
         columns.push(column(&f.label, "close".into(), Some(f.clone())));
         columns.push(column(&f.label, "keep-alive".into(), Some(f.clone())));
     }
+    let ranked_by = if several {
+        format!(
+            "One row per client and concurrency model at each point, the points in the study's order; ranked within each point by {} with keep-alive (median of {} trials), best first.",
+            m.label, doc.study.trials
+        )
+    } else {
+        format!(
+            "One row per client and concurrency model; ranked by {} with keep-alive (median of {} trials), best first.",
+            m.label, doc.study.trials
+        )
+    };
     Answer {
         columns,
         rows,
-        ranked_by: format!(
-            "One row per client and concurrency model; ranked by {} with keep-alive (median of {} trials), best first.",
-            m.label, doc.study.trials
-        ),
+        ranked_by,
         verdicts,
         ..Answer::default()
     }

@@ -206,6 +206,43 @@ fn pairs_show_the_keepalive_speedup() {
     );
 }
 
+/// A paired study of several points has a row per pair at each point, the points in order,
+/// ranked and marked best within each; the pairs of every point are one family.
+#[test]
+fn pairs_at_every_point() {
+    let mut trials = Vec::new();
+    for k in 0..5u32 {
+        let i = k as usize;
+        // c=1: keep-alive 3x for x, nothing for y; c=10: 2.5x for y, nothing for x.
+        trials.push(trial(0, "x-close", k, Some(SLOW[i])));
+        trials.push(trial(0, "x-keepalive", k, Some(3.0 * SLOW[i])));
+        trials.push(trial(0, "y-close", k, Some(FAST[i])));
+        trials.push(trial(0, "y-keepalive", k, Some(FAST[(i + 1) % 5])));
+        trials.push(trial(1, "x-close", k, Some(FAST[i])));
+        trials.push(trial(1, "x-keepalive", k, Some(FAST[(i + 2) % 5])));
+        trials.push(trial(1, "y-close", k, Some(SLOW[i])));
+        trials.push(trial(1, "y-keepalive", k, Some(2.5 * SLOW[i])));
+    }
+    let a = answer(&study(&["c=1", "c=10"], trials));
+    let names: Vec<&str> = a.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["x at c=1", "y at c=1", "y at c=10", "x at c=10"]);
+    let speedups: Vec<Option<f64>> = a.rows.iter().map(|r| r.cells[2].value).collect();
+    assert!((speedups[0].unwrap() - 3.0).abs() < 1e-9, "{speedups:?}");
+    assert!((speedups[2].unwrap() - 2.5).abs() < 1e-9, "{speedups:?}");
+    let best: Vec<bool> = a.rows.iter().map(|r| r.cells[1].best).collect();
+    assert_eq!(best, [true, false, true, false], "best within each point");
+    assert!(
+        a.verdicts[0].starts_with(
+            "Keep-alive is significantly faster than a new connection per request in 2 of 4 pairs (2 at each of 2 points)"
+        ),
+        "{}",
+        a.verdicts[0]
+    );
+    assert!(a.verdicts[1].starts_with("Largest gain: x at c=1 3.00x"), "{:?}", a.verdicts);
+    assert!(a.verdicts[2].starts_with("Smallest gain: y at c=10 2.50x"), "{:?}", a.verdicts);
+    assert!(a.ranked_by.contains("ranked within each point"), "{}", a.ranked_by);
+}
+
 #[test]
 fn notes_fold_to_one_line_per_kind() {
     let mut r = sweep();

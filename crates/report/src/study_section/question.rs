@@ -62,7 +62,8 @@ fn ranked_bars(doc: &Results, table: &Table, m: &Metric, answer: &Answer) -> HBa
     }
 }
 
-/// Close and keep-alive side by side for every pair, in the answer's order.
+/// Close and keep-alive side by side for every pair (at every point: a row of the answer
+/// names its pair and point, "x at c=10"), in the answer's order.
 fn paired_bars(
     doc: &Results,
     table: &Table,
@@ -70,22 +71,36 @@ fn paired_bars(
     pairs: &[(String, String, String)],
     answer: &Answer,
 ) -> HBarChart {
+    let labels = dedup(table.rows.iter().map(|r| r.point.clone()));
+    let several = doc.points.len() > 1;
     let rows = answer
         .rows
         .iter()
-        .filter_map(|a| pairs.iter().find(|p| p.0 == a.name))
-        .map(|(base, close, ka)| {
-            let bar = |name: &str| {
+        .filter_map(|a| {
+            labels.iter().find_map(|label| {
+                pairs
+                    .iter()
+                    .find(|p| {
+                        if several {
+                            a.name == format!("{} at {label}", p.0)
+                        } else {
+                            a.name == p.0
+                        }
+                    })
+                    .map(|p| (a.name.clone(), label, p))
+            })
+        })
+        .map(|(name, label, (_, close, ka))| {
+            let bar = |contender: &str| {
                 table
                     .rows
                     .iter()
-                    .find(|r| r.contender == name)
+                    .find(|r| r.contender == contender && (!several || r.point == *label))
                     .and_then(|r| Some(super::plots::bar(table.cell(r, &m.key)?, r)))
                     .unwrap_or_default()
             };
-            let _ = doc;
             HBarRow {
-                label: base.clone(),
+                label: name,
                 bars: vec![bar(close), bar(ka)],
                 note: String::new(),
             }
