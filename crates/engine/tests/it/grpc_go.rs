@@ -12,25 +12,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// grpc_peers/go, built once per test binary into Cargo's scratch directory (Go's build cache
-/// makes a build after the first cost a fraction of a second); `None` when the test is skipped
-/// (no Go 1.25: barrage_testkit::go, a failure under CI).
-pub fn binary() -> Option<PathBuf> {
+/// grpc_peers/go, built once per test binary into Cargo's scratch directory; `None` when the
+/// test is skipped (no Go 1.25: barrage_testkit::go, a failure under CI).
+fn binary() -> Option<PathBuf> {
     static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let go = barrage_testkit::go((1, 25))?;
-            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grpc_peers/go");
-            let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grpc-go-peer");
-            let built = Command::new(go)
-                .current_dir(&src)
-                .args(["build", "-trimpath", "-o"])
-                .arg(&out)
-                .arg(".")
-                .status()
-                .expect("go runs");
-            assert!(built.success(), "go build of tests/grpc_peers/go failed");
-            Some(out)
+            barrage_testkit::go_build(
+                (1, 25),
+                &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grpc_peers/go"),
+                &Path::new(env!("CARGO_TARGET_TMPDIR")).join("grpc-go-peer"),
+            )
         })
         .clone()
 }

@@ -7,6 +7,7 @@
 mod common;
 mod grpc;
 mod grpc_go;
+mod grpc_node;
 mod grpc_peer;
 mod grpc_python;
 mod h2;
