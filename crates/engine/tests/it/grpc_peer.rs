@@ -1,5 +1,5 @@
 //! What the tests of `barrage load --grpc` against real gRPC servers in other languages share
-//! (grpc_go.rs, grpc_node.rs): the schema the server and barrage both read, the server's
+//! (grpc_python.rs, grpc_go.rs, grpc_node.rs): the schema the server and barrage both read, the server's
 //! process (its port from its first line, its counts from its last), and one load.
 
 use barrage_engine::Validate as _;
