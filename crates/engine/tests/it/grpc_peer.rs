@@ -1,6 +1,7 @@
 //! What the tests of `barrage load --grpc` against real gRPC servers in other languages share
-//! (grpc_python.rs, grpc_go.rs, grpc_node.rs): the schema the server and barrage both read, the server's
-//! process (its port from its first line, its counts from its last), and one load.
+//! (grpc_python.rs, grpc_go.rs, grpc_node.rs): the schema the server and barrage both read, the
+//! server's process (its port from its first line, its counts from its last), one load, and
+//! every method of the schema under load.
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
