@@ -1,8 +1,9 @@
 //! What the integration tests of several crates share, as a dev-dependency: finding a Python
 //! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
-//! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server), so that the
-//! lookup and its rule for CI are written once (also for any other tool: [`tool`]); and [`Proc`], a peer's process that a failing
-//! test does not leave behind.
+//! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server, grpc-go's
+//! peer: [`go_build`]), or any other program ([`tool`]: ghz, node), so that the lookup and its
+//! rule for CI are written once; and [`Proc`], a peer's process that a failing test does not
+//! leave behind.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
