@@ -1,10 +1,11 @@
 //! What the integration tests of several crates share, as a dev-dependency: finding a Python
 //! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
-//! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server), so that the
-//! lookup and its rule for CI are written once; and [`Proc`], a peer's process that a failing
-//! test does not leave behind.
+//! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server, grpc-go's
+//! peer: [`go_build`]), or any other program ([`tool`]: ghz, node), so that the lookup and its
+//! rule for CI are written once; and [`Proc`], a peer's process that a failing test does not
+//! leave behind.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 /// A child process (a test's peer) killed and reaped when dropped, also when the test fails.
@@ -40,12 +41,37 @@ pub fn python(modules: &str, package: &str) -> Option<PathBuf> {
             .is_ok_and(|s| s.success())
     });
     if found.is_none() {
-        let why = format!(
+        missing(&format!(
             "Python cannot import {modules} (pip install {package}; scripts/test installs it in \
              ~/.cache/barrage-test-tools)"
-        );
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("SKIPPED: {why}");
+        ));
+    }
+    found
+}
+
+/// The rule for a peer a test cannot find: a `SKIPPED:` line saying `why`, except under CI
+/// (`$CI` set), where it is a failure: scripts/test installs every peer.
+pub fn missing(why: &str) {
+    assert!(std::env::var_os("CI").is_none(), "{why}");
+    eprintln!("SKIPPED: {why}");
+}
+
+/// The program `name` on PATH, else in Go's install directory (`~/go/bin`), else the first of
+/// `also` that exists; without one, [`missing`], `install` saying how to get it.
+pub fn tool(name: &str, also: &[PathBuf], install: &str) -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|f| f.is_file())
+    });
+    let go_bin = std::env::var_os("HOME").map(|h| PathBuf::from(h).join("go/bin").join(name));
+    let found = on_path
+        .into_iter()
+        .chain(go_bin.filter(|f| f.is_file()))
+        .chain(also.iter().filter(|f| f.is_file()).cloned())
+        .next();
+    if found.is_none() {
+        missing(&format!("no {name} ({install}; scripts/test installs it)"));
     }
     found
 }
@@ -78,14 +104,28 @@ pub fn go(min: (u32, u32)) -> Option<PathBuf> {
         .into_iter()
         .find(|g| version(g).is_some_and(|v| v >= min));
     if found.is_none() {
-        let why = format!(
+        missing(&format!(
             "no Go {}.{} or later (go on PATH or /usr/local/go/bin/go; https://go.dev/dl)",
             min.0, min.1
-        );
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("SKIPPED: {why}");
+        ));
     }
     found
+}
+
+/// The Go program in the directory `src` built into `out` with a [`go`] of at least `min`
+/// (`go build -trimpath`: Go's build cache makes every build after the first cost a fraction of
+/// a second); `None` when the test is skipped for want of Go.
+pub fn go_build(min: (u32, u32), src: &Path, out: &Path) -> Option<PathBuf> {
+    let go = go(min)?;
+    let built = Command::new(go)
+        .current_dir(src)
+        .args(["build", "-trimpath", "-o"])
+        .arg(out)
+        .arg(".")
+        .status()
+        .expect("go runs");
+    assert!(built.success(), "go build of {} failed", src.display());
+    Some(out.to_path_buf())
 }
 
 /// Live (not zombie) processes whose environment holds `token`: how a test finds what a process

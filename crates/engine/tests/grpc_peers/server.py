@@ -48,6 +48,16 @@ def total(request_iterator, context):
     return bytes([0x08, n]) if n < 128 else b""
 
 
+def chat(request_iterator, context):
+    # Each EchoRequest back as it comes (the reply's bytes are the request's: barrage counts
+    # the messages).
+    n = 0
+    for request in request_iterator:
+        n += 1
+        yield request
+    count(n)
+
+
 def unavailable(request, context):
     count(1)
     context.abort(grpc.StatusCode.UNAVAILABLE, "asked to fail")
@@ -59,6 +69,7 @@ def main():
         "Echo": grpc.unary_unary_rpc_method_handler(echo, **raw),
         "Stream": grpc.unary_stream_rpc_method_handler(stream, **raw),
         "Sum": grpc.stream_unary_rpc_method_handler(total, **raw),
+        "Chat": grpc.stream_stream_rpc_method_handler(chat, **raw),
     })
     failing = grpc.method_handlers_generic_handler("barrage.test.v1.Failing", {
         "Echo": grpc.unary_unary_rpc_method_handler(unavailable, **raw),

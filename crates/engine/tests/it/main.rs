@@ -6,6 +6,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod grpc;
+mod grpc_go;
+mod grpc_node;
+mod grpc_peer;
 mod grpc_python;
 mod h2;
 mod h2_interop;

@@ -9,6 +9,7 @@ mod common;
 mod endpoints;
 mod faults;
 mod grpc;
+mod grpc_clients;
 mod h2;
 mod h2_hostile;
 mod h3;
