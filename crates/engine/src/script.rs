@@ -113,12 +113,10 @@ pub(crate) fn plan(
     let (_, given) = Setup::new(&script, &starget, resolver(), 1, None).map_err(fail)?;
     let mut probe = Thread::new(&script, &starget, resolver(), &given[0]).map_err(fail)?;
     let dynamic = !probe.is_static();
-    let batch = if dynamic {
+    if dynamic {
         probe.request().map_err(fail)?;
-        probe.requests().len()
-    } else {
-        probe.requests().len()
-    };
+    }
+    let batch = probe.count();
     let responses = probe.wants_response();
     let delay = probe.wants_delay();
     let file = script.file();
@@ -193,6 +191,8 @@ pub(crate) struct WorkerLua {
     pub pending: bool,
     /// A hook's error: the worker stops, and the run says why.
     pub error: Option<String>,
+    /// The response being handed to `response()` (its buffers reused from one to the next).
+    pub kept: barrage_wire::client::Kept,
 }
 
 // SAFETY: a `WorkerLua` is created inside `Worker::run`, on the worker's thread, after the
@@ -211,6 +211,7 @@ impl WorkerLua {
             delay: plan.delay,
             pending: false,
             error: None,
+            kept: Default::default(),
         })
     }
 

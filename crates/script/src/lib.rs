@@ -24,7 +24,7 @@ mod setup;
 mod thread;
 mod transfer;
 
-pub use request::{parse_requests, split_requests, Request};
+pub use request::{parse_requests, request_spans, split_requests, Request};
 pub use setup::{Distribution, Errors, Setup, Summary, ThreadSetup};
 pub use thread::{Produced, Thread};
 pub use transfer::Transfer;

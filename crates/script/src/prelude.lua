@@ -10,18 +10,25 @@ local any_case = {
 
 wrk.headers = setmetatable({}, any_case)
 
+-- Names are written in lower case, Host from wrk.headers when the list has none, and
+-- content-length from the body (none without one). No table is made per call: request()
+-- calls it for every request.
 function wrk.format(method, path, headers, body)
   method = method or wrk.method
   path = path or wrk.path
   headers = headers or wrk.headers
   body = body or wrk.body
-  local h = setmetatable({}, any_case)
-  for k, v in pairs(headers) do h[k] = v end
-  if not h["host"] then h["host"] = wrk.headers["host"] end
-  -- nil without a body: no content-length line at all.
-  h["content-length"] = body and string.len(body)
   local lines = { method .. " " .. path .. " HTTP/1.1" }
-  for k, v in pairs(h) do lines[#lines + 1] = k .. ": " .. tostring(v) end
+  local host = false
+  for k, v in pairs(headers) do
+    local name = string.lower(k)
+    if name == "host" then host = true end
+    if name ~= "content-length" then lines[#lines + 1] = name .. ": " .. tostring(v) end
+  end
+  if not host and wrk.headers["host"] then
+    lines[#lines + 1] = "host: " .. wrk.headers["host"]
+  end
+  if body then lines[#lines + 1] = "content-length: " .. string.len(body) end
   lines[#lines + 1] = ""
   lines[#lines + 1] = body or ""
   return table.concat(lines, "\r\n")

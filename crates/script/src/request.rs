@@ -22,13 +22,55 @@ pub fn parse_requests(text: &[u8]) -> Result<Vec<Request>, String> {
     Ok(split_requests(text)?.into_iter().map(|(r, _)| r).collect())
 }
 
-/// As [`parse_requests`], with where each request lies in `text` (its head and body): an
-/// HTTP/1.1 connection sends those bytes as they are, as wrk does.
+/// Where each request of `all` lies (its head and body) and whether it is a HEAD, into `out`
+/// (cleared first), with the checks of [`parse_requests`] but nothing copied: what an HTTP/1.1
+/// connection needs to send the text as it is, as wrk does, for every `request()` call.
+pub fn request_spans(
+    all: &[u8],
+    out: &mut Vec<(std::ops::Range<usize>, bool)>,
+) -> Result<(), String> {
+    out.clear();
+    walk(all, |head, span| {
+        out.push((span, head.method.eq_ignore_ascii_case("HEAD")));
+    })
+}
+
+/// As [`parse_requests`], with where each request lies in `text` (its head and body).
 pub fn split_requests(all: &[u8]) -> Result<Vec<(Request, std::ops::Range<usize>)>, String> {
-    let mut text = all;
     let mut out = Vec::new();
-    while !text.is_empty() || out.is_empty() {
-        let n = out.len() + 1;
+    walk(all, |head, span| {
+        let body = all[span.start + head.head_len..span.end].to_vec();
+        out.push((
+            Request {
+                method: head.method.to_owned(),
+                path: head.target.to_owned(),
+                headers: head
+                    .headers
+                    .iter()
+                    .map(|h| {
+                        (
+                            h.name.to_owned(),
+                            String::from_utf8_lossy(h.value).into_owned(),
+                        )
+                    })
+                    .collect(),
+                body,
+            },
+            span,
+        ));
+    })?;
+    Ok(out)
+}
+
+/// Parses each request of `all` in turn, handing its head and span to `each`.
+fn walk(
+    all: &[u8],
+    mut each: impl FnMut(&barrage_wire::RequestHead<'_, '_>, std::ops::Range<usize>),
+) -> Result<(), String> {
+    let mut text = all;
+    let mut n = 0;
+    while !text.is_empty() || n == 0 {
+        n += 1;
         let mut slots = barrage_wire::header_slots();
         let head = match barrage_wire::parse_request_head(text, &mut slots, MAX_HEAD) {
             Ok(Some(h)) => h,
@@ -52,26 +94,8 @@ pub fn split_requests(all: &[u8]) -> Result<Vec<(Request, std::ops::Range<usize>
             ));
         }
         let at = all.len() - text.len();
-        let span = at..at + head.head_len + len;
-        out.push((
-            Request {
-                method: head.method.to_owned(),
-                path: head.target.to_owned(),
-                headers: head
-                    .headers
-                    .iter()
-                    .map(|h| {
-                        (
-                            h.name.to_owned(),
-                            String::from_utf8_lossy(h.value).into_owned(),
-                        )
-                    })
-                    .collect(),
-                body: rest[..len].to_vec(),
-            },
-            span,
-        ));
+        each(&head, at..at + head.head_len + len);
         text = &rest[len..];
     }
-    Ok(out)
+    Ok(())
 }

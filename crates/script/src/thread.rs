@@ -13,7 +13,7 @@ use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Valu
 
 use crate::env::{self, Output};
 use crate::transfer::Transfer;
-use crate::{split_requests, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
+use crate::{request_spans, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
 
 /// What one call of `request()` gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -61,10 +61,12 @@ pub struct Thread {
     /// The text last parsed, held so it cannot be collected (its address then names it
     /// alone), and its requests.
     last: Option<mlua::String>,
-    current: Vec<Request>,
-    /// The text of `current`, and where each of its requests lies in it.
+    /// The last text's requests, parsed when first asked for ([`Thread::requests`]): the
+    /// engine's HTTP/1.1 path needs only the spans.
+    current: std::cell::OnceCell<Vec<Request>>,
+    /// The last text, where each of its requests lies in it and whether it is a HEAD.
     text: Vec<u8>,
-    spans: Vec<std::ops::Range<usize>>,
+    spans: Vec<(std::ops::Range<usize>, bool)>,
     stop: Rc<Cell<bool>>,
 }
 
@@ -110,7 +112,7 @@ impl Thread {
             response,
             delay,
             last: None,
-            current: Vec::new(),
+            current: std::cell::OnceCell::new(),
             text: Vec::new(),
             spans: Vec::new(),
             stop,
@@ -136,12 +138,23 @@ impl Thread {
 
     /// The requests the last `request()` (or the default) gave: one, or a pipelined batch.
     pub fn requests(&self) -> &[Request] {
-        &self.current
+        self.current
+            .get_or_init(|| crate::parse_requests(&self.text).unwrap_or_default())
     }
 
     /// The HTTP/1.1 text of request `i` of [`Thread::requests`], as the script wrote it.
     pub fn text(&self, i: usize) -> &[u8] {
-        &self.text[self.spans[i].clone()]
+        &self.text[self.spans[i].0.clone()]
+    }
+
+    /// How many requests the last `request()` (or the default) gave.
+    pub fn count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether request `i` of the last text is a HEAD (its response has no body).
+    pub fn is_head(&self, i: usize) -> bool {
+        self.spans[i].1
     }
 
     /// Whether the script defines `delay()`.
@@ -170,17 +183,34 @@ impl Thread {
         headers: &[(&str, &[u8])],
         body: &[u8],
     ) -> Result<(), ScriptError> {
+        self.response_with(status, headers.iter().copied(), body)
+    }
+
+    /// [`Thread::response`] with the header fields as they are read (no list made for them).
+    pub fn response_with<'h>(
+        &mut self,
+        status: u16,
+        headers: impl Iterator<Item = (&'h str, &'h [u8])>,
+        body: &[u8],
+    ) -> Result<(), ScriptError> {
         let Some(f) = &self.response else {
             return Ok(());
         };
         let lua = &self.lua;
         let call = || -> mlua::Result<()> {
-            let h = lua.create_table()?;
+            let h = lua.create_table_with_capacity(0, 8)?;
             for (name, value) in headers {
-                // wrk hands the names as the server wrote them.
-                h.set(*name, lua.create_string(value)?)?;
+                // wrk hands the names as the server wrote them. Text goes onto Lua's stack as
+                // it is; other bytes through a string of mlua's (a registry entry, slower).
+                match std::str::from_utf8(value) {
+                    Ok(v) => h.raw_set(name, v)?,
+                    Err(_) => h.raw_set(name, lua.create_string(value)?)?,
+                }
             }
-            f.call::<()>((status, h, lua.create_string(body)?))
+            match std::str::from_utf8(body) {
+                Ok(b) => f.call::<()>((status, h, b)),
+                Err(_) => f.call::<()>((status, h, lua.create_string(body)?)),
+            }
         };
         call().map_err(|e| env::hook("response()", &e))
     }
@@ -252,11 +282,11 @@ impl Thread {
             return Ok(Produced::Same);
         }
         let bytes = s.as_bytes();
-        let split = split_requests(&bytes).map_err(|reason| ScriptError::BadRequest {
+        request_spans(&bytes, &mut self.spans).map_err(|reason| ScriptError::BadRequest {
             file: self.file.clone(),
             reason,
         })?;
-        (self.current, self.spans) = split.into_iter().unzip();
+        self.current = std::cell::OnceCell::new();
         self.text.clear();
         self.text.extend_from_slice(&bytes);
         self.last = Some(s.clone());

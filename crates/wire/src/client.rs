@@ -281,10 +281,11 @@ pub trait ClientSession<T: Tag> {
     fn open_text(&mut self, _now: Instant, _text: &[u8], _head: bool, _tag: T) -> bool {
         false
     }
-    /// The oldest whole response kept for a script's `response()` hook and not yet taken (a
-    /// session keeps them only when its setup asks: HTTP/1.1's `keep_responses`).
-    fn take_response(&mut self) -> Option<Kept> {
-        None
+    /// Moves the oldest whole response kept for a script's `response()` hook and not yet taken
+    /// into `into`, whose old buffers the session reuses (false: none; a session keeps them only
+    /// when its setup asks: HTTP/1.1's `keep_responses`).
+    fn take_response(&mut self, _into: &mut Kept) -> bool {
+        false
     }
     /// What to write now (empty bytes: nothing), and how.
     fn out(&self) -> Transmit<'_>;
@@ -390,8 +391,8 @@ impl<T: Tag> ClientSession<T> for Session<'_, T> {
     fn open_text(&mut self, now: Instant, text: &[u8], head: bool, tag: T) -> bool {
         dispatch!(self, s => s.open_text(now, text, head, tag))
     }
-    fn take_response(&mut self) -> Option<Kept> {
-        dispatch!(self, s => s.take_response())
+    fn take_response(&mut self, into: &mut Kept) -> bool {
+        dispatch!(self, s => s.take_response(into))
     }
     #[inline]
     fn out(&self) -> Transmit<'_> {

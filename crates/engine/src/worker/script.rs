@@ -67,11 +67,7 @@ impl Worker<'_> {
                 }
                 l.pending = true;
             }
-            let n = if l.dynamic {
-                l.thread.requests().len()
-            } else {
-                1
-            };
+            let n = if l.dynamic { l.thread.count() } else { 1 };
             if n > room {
                 // The batch waits for the connection's pipeline to drain.
                 break;
@@ -86,8 +82,8 @@ impl Worker<'_> {
                     pos: 0,
                 };
                 let opened = if l.dynamic {
-                    let head = l.thread.requests()[j].method.eq_ignore_ascii_case("HEAD");
-                    c.session.open_text(now, l.thread.text(j), head, sent)
+                    c.session
+                        .open_text(now, l.thread.text(j), l.thread.is_head(j), sent)
                 } else {
                     let pos = self.cursor;
                     self.cursor = (pos + 1) % self.sh.order.round();
@@ -144,10 +140,10 @@ impl Worker<'_> {
             l.error = Some(e.to_string());
             return false;
         }
-        let head = l.thread.requests()[0].method.eq_ignore_ascii_case("HEAD");
-        let opened = self.conns[i]
-            .session
-            .open_text(now, l.thread.text(0), head, sent);
+        let opened =
+            self.conns[i]
+                .session
+                .open_text(now, l.thread.text(0), l.thread.is_head(0), sent);
         debug_assert!(opened, "take_slot checked the room");
         true
     }
@@ -157,12 +153,15 @@ impl Worker<'_> {
         let Some(l) = self.lua.as_deref_mut().filter(|l| l.responses) else {
             return;
         };
-        while let Some(k) = self.conns[i].session.take_response() {
+        while self.conns[i].session.take_response(&mut l.kept) {
             if l.error.is_some() {
                 continue;
             }
-            let headers = header_fields(&k.head);
-            if let Err(e) = l.thread.response(k.status, &headers, &k.body) {
+            let k = &l.kept;
+            if let Err(e) = l
+                .thread
+                .response_with(k.status, header_fields(&k.head), &k.body)
+            {
                 l.error = Some(e.to_string());
             }
         }
@@ -170,16 +169,13 @@ impl Worker<'_> {
 }
 
 /// A response head's fields (name as the server wrote it, value trimmed), status line skipped.
-fn header_fields(head: &[u8]) -> Vec<(&str, &[u8])> {
-    head.split(|&b| b == b'\n')
-        .skip(1)
-        .filter_map(|line| {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let colon = line.iter().position(|&b| b == b':')?;
-            let name = std::str::from_utf8(&line[..colon]).ok()?;
-            Some((name, line[colon + 1..].trim_ascii()))
-        })
-        .collect()
+fn header_fields(head: &[u8]) -> impl Iterator<Item = (&str, &[u8])> {
+    head.split(|&b| b == b'\n').skip(1).filter_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let colon = line.iter().position(|&b| b == b':')?;
+        let name = std::str::from_utf8(&line[..colon]).ok()?;
+        Some((name, line[colon + 1..].trim_ascii()))
+    })
 }
 
 #[cfg(test)]
@@ -187,7 +183,7 @@ mod tests {
     #[test]
     fn header_fields_of_a_head() {
         let h = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nx-a:  b c \r\nbad line\r\n\r\n";
-        let f = super::header_fields(h);
+        let f: Vec<_> = super::header_fields(h).collect();
         assert_eq!(f, vec![("Content-Length", &b"2"[..]), ("x-a", &b"b c"[..])]);
     }
 }

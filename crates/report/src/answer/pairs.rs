@@ -125,8 +125,7 @@ pub(super) fn paired(doc: &Results, m: &Metric, pairs: &[(String, String, String
             .map(|(_, r, _)| r.clone())
             .collect();
         for row in &mut at {
-            let Some((_, _, close, ka)) = cells.iter().find(|c| c.0 == p && c.1 == row.name)
-            else {
+            let Some((_, _, close, ka)) = cells.iter().find(|c| c.0 == p && c.1 == row.name) else {
                 continue;
             };
             for f in &figures {

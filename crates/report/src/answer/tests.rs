@@ -238,9 +238,21 @@ fn pairs_at_every_point() {
         "{}",
         a.verdicts[0]
     );
-    assert!(a.verdicts[1].starts_with("Largest gain: x at c=1 3.00x"), "{:?}", a.verdicts);
-    assert!(a.verdicts[2].starts_with("Smallest gain: y at c=10 2.50x"), "{:?}", a.verdicts);
-    assert!(a.ranked_by.contains("ranked within each point"), "{}", a.ranked_by);
+    assert!(
+        a.verdicts[1].starts_with("Largest gain: x at c=1 3.00x"),
+        "{:?}",
+        a.verdicts
+    );
+    assert!(
+        a.verdicts[2].starts_with("Smallest gain: y at c=10 2.50x"),
+        "{:?}",
+        a.verdicts
+    );
+    assert!(
+        a.ranked_by.contains("ranked within each point"),
+        "{}",
+        a.ranked_by
+    );
 }
 
 #[test]

@@ -133,8 +133,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         true
     }
 
-    fn take_response(&mut self) -> Option<Kept> {
-        self.parser.take_kept()
+    fn take_response(&mut self, into: &mut Kept) -> bool {
+        self.parser.take_kept(into)
     }
 
     #[inline]

@@ -66,11 +66,13 @@ pub struct Parser {
     keep: Option<Box<Keeping>>,
 }
 
-/// The response being kept and those kept whole, not yet taken.
+/// The response being kept, those kept whole and not yet taken, and the buffers taken ones gave
+/// back (so that keeping a response allocates nothing once the connection is warm).
 #[derive(Debug, Default)]
 struct Keeping {
     now: Kept,
     done: std::collections::VecDeque<Kept>,
+    spare: Vec<Kept>,
 }
 
 impl Parser {
@@ -79,9 +81,22 @@ impl Parser {
         self.keep = Some(Box::default());
     }
 
-    /// The oldest whole response kept and not yet taken.
-    pub fn take_kept(&mut self) -> Option<Kept> {
-        self.keep.as_mut()?.done.pop_front()
+    /// Moves the oldest whole response kept and not yet taken into `into` (false: none), and
+    /// keeps `into`'s old buffers for a later response.
+    pub fn take_kept(&mut self, into: &mut Kept) -> bool {
+        let Some(k) = self.keep.as_mut() else {
+            return false;
+        };
+        let Some(whole) = k.done.pop_front() else {
+            return false;
+        };
+        let mut old = std::mem::replace(into, whole);
+        old.head.clear();
+        old.body.clear();
+        if k.spare.len() < 4 {
+            k.spare.push(old);
+        }
+        true
     }
 
     pub fn reset(&mut self) {
@@ -190,7 +205,8 @@ impl Parser {
         self.body_off = 0;
         self.body_bad = false;
         if let Some(k) = self.keep.as_mut() {
-            let mut whole = std::mem::take(&mut k.now);
+            let next = k.spare.pop().unwrap_or_default();
+            let mut whole = std::mem::replace(&mut k.now, next);
             whole.status = self.status;
             k.done.push_back(whole);
         }

@@ -305,7 +305,11 @@ HTTP/1.1 404 Not Found\r\ntransfer-encoding: chunked\r\n\r\n2\r\nno\r\n1\r\n!\r\
         carry.extend_from_slice(&wire[cut..]);
         c.feed(at, &carry, &mut |e| ends.push(e)).unwrap();
         assert_eq!(ends.len(), 3, "cut {cut}");
-        let kept: Vec<_> = std::iter::from_fn(|| c.take_response()).collect();
+        let kept: Vec<Kept> = std::iter::from_fn(|| {
+            let mut k = Kept::default();
+            c.take_response(&mut k).then_some(k)
+        })
+        .collect();
         let got: Vec<(u16, &[u8])> = kept.iter().map(|k| (k.status, &k.body[..])).collect();
         assert_eq!(
             got,
