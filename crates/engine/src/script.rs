@@ -201,9 +201,19 @@ pub(crate) struct WorkerLua {
 unsafe impl Send for WorkerLua {}
 
 impl WorkerLua {
-    pub(crate) fn start(plan: &ScriptPlan, given: &ThreadSetup) -> Result<WorkerLua, String> {
-        let thread = Thread::new(&plan.script, &plan.target, resolver(), given)
+    /// `first`: the run's first worker, whose state wrk asks for one request before the load
+    /// (its `script_verify_request`, which counts a pipelined batch), a call whose request is
+    /// never sent: counter.lua's first thread starts at /1 under wrk, and so here.
+    pub(crate) fn start(
+        plan: &ScriptPlan,
+        given: &ThreadSetup,
+        first: bool,
+    ) -> Result<WorkerLua, String> {
+        let mut thread = Thread::new(&plan.script, &plan.target, resolver(), given)
             .map_err(|e| e.to_string())?;
+        if first && plan.dynamic {
+            thread.request().map_err(|e| e.to_string())?;
+        }
         Ok(WorkerLua {
             thread,
             dynamic: plan.dynamic,

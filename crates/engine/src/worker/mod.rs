@@ -258,7 +258,7 @@ impl<'a> Worker<'a> {
         // now); one that fails to start ends the worker before it connects.
         let mut failed = None;
         if let (Some(p), Some(given)) = (self.sh.script.as_deref(), self.plan.lua.take()) {
-            match crate::script::WorkerLua::start(p, &given) {
+            match crate::script::WorkerLua::start(p, &given, self.index == 0) {
                 Ok(l) => self.lua = Some(Box::new(l)),
                 Err(e) => failed = Some(e),
             }

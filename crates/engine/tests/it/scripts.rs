@@ -123,16 +123,22 @@ impl Lab {
     }
 }
 
-/// counter.lua: each thread counts from 0, so two threads of 50 requests send /0../49 twice,
-/// each with its X-Counter; `-n 100` is exactly 100 requests.
+/// counter.lua: each thread counts from 0, so two threads of 50 requests send /0../49 and
+/// /1../50 (the first thread's first request() call is wrk's check of the script, never sent:
+/// under wrk too), each with its X-Counter; `-n 100` is exactly 100 requests.
 #[test]
 fn counter_paths_per_thread() {
     let Some(l) = lab("counter") else { return };
     let r = l.run(&l.config(&wrk_script("counter.lua"), 2, Some(100)));
     assert_eq!(r.requests, 100);
     let got = tally(&log_lines(&l.log, 100));
-    let want: BTreeMap<String, usize> = (0..50)
-        .map(|i| (format!("GET /{i} c={i} t= ct= []"), 2))
+    let want: BTreeMap<String, usize> = (0..=50)
+        .map(|i| {
+            (
+                format!("GET /{i} c={i} t= ct= []"),
+                1 + usize::from(i % 50 != 0),
+            )
+        })
         .collect();
     assert_eq!(got, want);
 }
@@ -206,8 +212,9 @@ fn setup_and_done_see_each_thread() {
     let printed = r.script.expect("a script's output").printed;
     assert!(printed.contains("thread 1 created\n"), "{printed}");
     assert!(printed.contains("thread 2 created\n"), "{printed}");
+    // Thread 1's request() ran once more than it sent: wrk's check of the script, as under wrk.
     assert!(
-        printed.contains("thread 1 made 20 requests and got 20 responses\n"),
+        printed.contains("thread 1 made 21 requests and got 20 responses\n"),
         "{printed}"
     );
     assert!(
@@ -266,14 +273,15 @@ fn broken_scripts_say_where() {
         "n = 0\nrequest = function()\n  n = n + 1\n  if n > 10 then error(\"enough\") end\n  \
          return wrk.format(nil, \"/x\")\nend\n",
     );
-    // The probe made one call: each worker's own state counts from 0 again.
+    // The probe's call was in a state of its own; the one worker's first call is wrk's check
+    // (never sent): 9 requests, then the 11th call fails.
     let r = run(
         &l.config(&late, 1, None).validate().unwrap(),
         &NullSink,
         &Cancel::new(),
     )
     .unwrap();
-    assert_eq!(r.requests, 10);
+    assert_eq!(r.requests, 9);
     let e = r.script.and_then(|s| s.error).expect("the hook's error");
     assert!(
         e.contains("late.lua:4:") && e.contains("enough") && e.contains("request()"),
@@ -288,5 +296,72 @@ fn broken_scripts_say_where() {
     match c.validate() {
         Err(ConfigError::Script(e)) => assert!(e.contains("HTTP/1.1 only"), "{e}"),
         other => panic!("{other:?}"),
+    }
+}
+
+/// The same scripts under wrk itself (Debian's wrk; scripts/test installs it), against the same
+/// nginx: what wrk sends is what barrage sends. wrk has no request count, so it runs one
+/// connection for 1 s and barrage then sends as many requests as nginx logged from wrk:
+/// counter.lua's /0../k-1 (each once, with its X-Counter), post.lua's one line, auth.lua's one
+/// /authenticate and then its token, each the same multiset of log lines; pipeline.lua's thirds
+/// (wrk's last batch may be cut by its end).
+#[test]
+fn wrk_sends_what_barrage_sends() {
+    let Some(wrk) = barrage_testkit::tool("wrk", &[], "apt-get install wrk") else {
+        return;
+    };
+    for name in ["counter.lua", "post.lua", "auth.lua", "pipeline.lua"] {
+        // Each tool against an nginx (and a log) of its own.
+        let (Some(w), Some(b)) = (
+            lab(&format!("wrk-{}", name.trim_end_matches(".lua"))),
+            lab(&format!("barrage-{}", name.trim_end_matches(".lua"))),
+        ) else {
+            return;
+        };
+        let url = format!("http://127.0.0.1:{}/", w.ng.port);
+        let out = std::process::Command::new(&wrk)
+            .args(["-t1", "-c1", "-d1s", "-s", &wrk_script(name), &url])
+            .output()
+            .expect("wrk runs");
+        assert!(out.status.success(), "{name}: wrk failed: {out:?}");
+        // nginx writes a line after each response: wait until the count stops moving.
+        let mut lines = log_lines(&w.log, 1);
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let again = log_lines(&w.log, lines.len());
+            if again.len() == lines.len() {
+                break;
+            }
+            lines = again;
+        }
+        let by_wrk = tally(&lines);
+        let k = lines.len();
+        assert!(k >= 3, "{name}: wrk sent {k}");
+        let r = b.run(&b.config(&wrk_script(name), 1, Some(k as u64)));
+        assert_eq!(r.requests, k as u64, "{name}");
+        let by_barrage = tally(&log_lines(&b.log, k));
+        if name == "pipeline.lua" {
+            let thirds: Vec<usize> = by_wrk.values().copied().collect();
+            assert_eq!(by_wrk.len(), 3, "{name}: {by_wrk:?}");
+            assert!(thirds.iter().max().unwrap() - thirds.iter().min().unwrap() <= 1);
+            assert_eq!(
+                by_barrage.keys().collect::<Vec<_>>(),
+                by_wrk.keys().collect::<Vec<_>>()
+            );
+        } else {
+            let only = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
+                a.iter()
+                    .filter(|(k, v)| b.get(*k) != Some(v))
+                    .take(5)
+                    .map(|(k, v)| format!("{k} x{v}"))
+                    .collect::<Vec<_>>()
+            };
+            assert!(
+                by_barrage == by_wrk,
+                "{name}: {k} lines; barrage's not wrk's: {:?}; wrk's not barrage's: {:?}",
+                only(&by_barrage, &by_wrk),
+                only(&by_wrk, &by_barrage)
+            );
+        }
     }
 }

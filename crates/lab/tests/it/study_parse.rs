@@ -415,3 +415,43 @@ fn study_grpc_files_are_relative_to_the_study() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A phase may run a wrk script (`script = "file.lua"`), found beside the study file like its
+/// other files, and swept like any option; a script that does not compile is the study's error
+/// when its points are validated, before any contender starts.
+#[test]
+fn a_phase_runs_a_wrk_script_beside_the_study() {
+    let dir = std::env::temp_dir().join(format!("barrage-study-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.lua"),
+        "wrk.method = \"POST\"\nwrk.body = \"x\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.lua"),
+        "request = function() return wrk.format() end\n",
+    )
+    .unwrap();
+    let src = "[study]\nname = \"s\"\n[load]\nduration = \"1s\"\nscript = [\"a.lua\", \"b.lua\"]\n[[contender]]\nname = \"a\"\nstart = \"x {port}\"\n";
+    let s = study::parse(src, "s.toml", &dir).unwrap();
+    let points = sweep::points(&s).unwrap();
+    let scripts: Vec<_> = points
+        .iter()
+        .map(|p| {
+            p.phases[0]
+                .load
+                .script
+                .clone()
+                .map(std::path::PathBuf::from)
+        })
+        .collect();
+    assert_eq!(scripts, [Some(dir.join("a.lua")), Some(dir.join("b.lua"))]);
+    std::fs::write(dir.join("c.lua"), "request = function(\n").unwrap();
+    let broken = src.replace("\"b.lua\"]", "\"c.lua\"]");
+    let e = study::parse(&broken, "s.toml", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("c.lua:2:"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
