@@ -120,11 +120,27 @@ pub(crate) fn plan(
     let responses = probe.wants_response();
     let delay = probe.wants_delay();
     let file = script.file();
-    let http1 = matches!(cfg.protocol, Protocol::Http1 { .. });
-    if (dynamic || responses || delay) && !http1 {
+    let (http1, http2) = match cfg.protocol {
+        Protocol::Http1 { .. } => (true, false),
+        Protocol::Http2 { .. } => (false, true),
+        _ => (false, false),
+    };
+    if (dynamic || delay) && !(http1 || http2) {
         return Err(ConfigError::Script(format!(
-            "{file}: request(), response() and delay() run over HTTP/1.1 only for now \
+            "{file}: request() and delay() run over HTTP/1.1 and HTTP/2 only for now \
              (a script without them, its static request, runs on every protocol)"
+        )));
+    }
+    if responses && !http1 {
+        return Err(ConfigError::Script(format!(
+            "{file}: response() runs over HTTP/1.1 only for now (a script without it, its \
+             static request, runs on every protocol)"
+        )));
+    }
+    if http2 && dynamic && batch > cfg.protocol.streams() {
+        return Err(ConfigError::Script(format!(
+            "{file}: request() returns {batch} requests at once: give --streams {batch} or \
+             more, so that they go out together"
         )));
     }
     let open_loop = cfg.rate.is_some() || !cfg.stages.is_empty();

@@ -87,6 +87,8 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
                 }
             })
             .collect(),
+        scheme: scheme.to_string(),
+        authority: target.authority.clone(),
         config: h2client::Config {
             max_streams: c.protocol.streams() as u32,
             stream_window: window,

@@ -51,7 +51,7 @@ fn wrk_script(name: &str) -> String {
 }
 
 /// nginx logging method, URI, X-Counter, X-Token, Content-Type and body of every request.
-fn logging_nginx(log: &Path) -> Option<Nginx> {
+fn logging_nginx(log: &Path, listen: &str) -> Option<Nginx> {
     let back = free_port();
     let http = format!(
         "log_format s escape=json '$request_method $request_uri c=$http_x_counter \
@@ -64,7 +64,7 @@ fn logging_nginx(log: &Path) -> Option<Nginx> {
         "access_log {} s;\n    location / {{ proxy_pass http://127.0.0.1:{back}; }}",
         log.display()
     );
-    start_nginx_with(&http, "", &server)
+    start_nginx_with(&http, listen, &server)
 }
 
 /// The log's lines, once nginx has written `want` of them (it writes after each response).
@@ -96,9 +96,14 @@ struct Lab {
 }
 
 fn lab(name: &str) -> Option<Lab> {
+    lab_on(name, "")
+}
+
+/// [`lab`] with nginx's `listen` completed by `listen` (`" http2"`: h2c).
+fn lab_on(name: &str, listen: &str) -> Option<Lab> {
     let dir = Dir::new(&format!("script-{name}"));
     let log = dir.0.join("access.log");
-    let ng = logging_nginx(&log)?;
+    let ng = logging_nginx(&log, listen)?;
     Some(Lab { _dir: dir, log, ng })
 }
 
@@ -254,6 +259,72 @@ fn delay_waits_before_each_request() {
     );
 }
 
+/// Over HTTP/2 (h2c to nginx) request() works as over HTTP/1.1: counter.lua's paths and
+/// X-Counter per thread, post.lua's body, pipeline.lua's batches of three as three concurrent
+/// streams, delay.lua's waits.
+#[test]
+fn request_hooks_over_http2() {
+    let h2 = |streams| Protocol::Http2 {
+        streams,
+        window: barrage_model::load::DEFAULT_H2_WINDOW,
+    };
+    let Some(l) = lab_on("h2-counter", " http2") else {
+        return;
+    };
+    let mut c = l.config(&wrk_script("counter.lua"), 2, Some(100));
+    c.protocol = h2(1);
+    let r = l.run(&c);
+    assert_eq!(r.requests, 100);
+    assert_eq!(r.doc.protocol.as_ref().map(|p| p.key()), Some("http2"));
+    let got = tally(&log_lines(&l.log, 100));
+    let want: BTreeMap<String, usize> = (0..=50)
+        .map(|i| {
+            (
+                format!("GET /{i} c={i} t= ct= []"),
+                1 + usize::from(i % 50 != 0),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+
+    let Some(l) = lab_on("h2-post", " http2") else {
+        return;
+    };
+    let mut c = l.config(&wrk_script("post.lua"), 1, Some(20));
+    c.protocol = h2(4);
+    assert_eq!(l.run(&c).requests, 20);
+    let line = "POST / c= t= ct=application/x-www-form-urlencoded [foo=bar&baz=quux]";
+    assert_eq!(
+        tally(&log_lines(&l.log, 20)),
+        BTreeMap::from([(line.to_string(), 20)])
+    );
+
+    let Some(l) = lab_on("h2-pipeline", " http2") else {
+        return;
+    };
+    let mut c = l.config(&wrk_script("pipeline.lua"), 1, Some(99));
+    c.protocol = h2(3);
+    assert_eq!(l.run(&c).requests, 99);
+    let want: BTreeMap<String, usize> = ["bar", "baz", "foo"]
+        .iter()
+        .map(|q| (format!("GET /?{q} c= t= ct= []"), 33))
+        .collect();
+    assert_eq!(tally(&log_lines(&l.log, 99)), want);
+
+    let Some(l) = lab_on("h2-delay", " http2") else {
+        return;
+    };
+    let mut c = l.config(&wrk_script("delay.lua"), 1, Some(20));
+    c.protocol = h2(1);
+    let r = l.run(&c);
+    assert_eq!(r.requests, 20);
+    assert!(
+        r.duration() >= Duration::from_millis(190),
+        "{:?}",
+        r.duration()
+    );
+}
+
 /// A script that does not compile stops at validation, in one line naming the file and line;
 /// one whose request() fails mid-run ends the run with what ran, and says why.
 #[test]
@@ -287,14 +358,22 @@ fn broken_scripts_say_where() {
         e.contains("late.lua:4:") && e.contains("enough") && e.contains("request()"),
         "{e}"
     );
-    // Over HTTP/2 a request() hook is refused before the run.
-    let mut c = l.config(&wrk_script("counter.lua"), 1, Some(5));
-    c.protocol = Protocol::Http2 {
-        streams: 1,
+    // Over HTTP/2 a response() hook is refused before the run, as a request() batch larger
+    // than the streams asked.
+    let h2 = |streams| Protocol::Http2 {
+        streams,
         window: barrage_model::load::DEFAULT_H2_WINDOW,
     };
+    let mut c = l.config(&wrk_script("auth.lua"), 1, Some(5));
+    c.protocol = h2(1);
     match c.validate() {
         Err(ConfigError::Script(e)) => assert!(e.contains("HTTP/1.1 only"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    let mut c = l.config(&wrk_script("pipeline.lua"), 1, Some(6));
+    c.protocol = h2(2);
+    match c.validate() {
+        Err(ConfigError::Script(e)) => assert!(e.contains("--streams 3"), "{e}"),
         other => panic!("{other:?}"),
     }
 }

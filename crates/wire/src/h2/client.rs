@@ -87,6 +87,9 @@ struct Stream<T> {
     /// The request (an index into the caller's requests), its body bytes sent, and the
     /// stream's send window.
     req: usize,
+    /// The body of a request of the stream's own ([`Client::open_own`]: a script's), sent
+    /// instead of `reqs[req]`'s.
+    own_body: Option<Box<[u8]>>,
     sent: usize,
     window: i64,
     /// The response's `content-length`, which its DATA must match (RFC 9113 §8.1.1) unless
@@ -191,10 +194,26 @@ impl<T: Copy> Client<T> {
     /// Sends `reqs[which]` on a new stream; None when there is no room (see [`Client::room`]).
     /// `reqs` is the same list on every call (bodies go out later, as windows open).
     pub fn open(&mut self, reqs: &[Request], which: usize, tag: T) -> Option<u32> {
+        self.open_from(reqs, &reqs[which], which, tag)
+    }
+
+    /// Sends `req`, a request of its own (not one of the run's: a script's), on a new stream;
+    /// its fields go as literals without indexing (no other request refers to them), its body
+    /// is kept with the stream until sent. `reqs` is the run's list, for the other streams.
+    pub fn open_own(&mut self, reqs: &[Request], req: &Request, tag: T) -> Option<u32> {
+        let plain = Request {
+            first: req.plain.clone(),
+            rest: req.plain.clone(),
+            table_bytes: 0,
+            ..req.clone()
+        };
+        self.open_from(reqs, &plain, usize::MAX, tag)
+    }
+
+    fn open_from(&mut self, reqs: &[Request], req: &Request, which: usize, tag: T) -> Option<u32> {
         if self.room() == 0 {
             return None;
         }
-        let req = &reqs[which];
         let id = self.next_id;
         self.next_id += 2;
         let block: &[u8] = match self.table {
@@ -221,6 +240,8 @@ impl<T: Copy> Client<T> {
             body_at: 0,
             body_ok: true,
             req: which,
+            own_body: (which == usize::MAX && !req.body.is_empty())
+                .then(|| req.body.clone().into_boxed_slice()),
             sent: 0,
             window: i64::from(self.session.peer.initial_window_size),
             content_length: None,
@@ -240,15 +261,19 @@ impl<T: Copy> Client<T> {
     fn send_bodies(&mut self, reqs: &[Request]) {
         let max_frame = self.session.peer.max_frame_size as usize;
         for s in &mut self.streams {
-            let req = &reqs[s.req];
-            while s.sent < req.body.len() && self.window > 0 && s.window > 0 {
-                let n = (req.body.len() - s.sent)
+            let body: &[u8] = match (&s.own_body, s.req) {
+                (Some(b), _) => b,
+                (None, usize::MAX) => &[],
+                (None, i) => &reqs[i].body,
+            };
+            while s.sent < body.len() && self.window > 0 && s.window > 0 {
+                let n = (body.len() - s.sent)
                     .min(max_frame)
                     .min(self.window as usize)
                     .min(s.window as usize);
-                let end = s.sent + n == req.body.len();
+                let end = s.sent + n == body.len();
                 frame::write_data_header(&mut self.out, s.id, n, end);
-                self.out.extend_from_slice(&req.body[s.sent..s.sent + n]);
+                self.out.extend_from_slice(&body[s.sent..s.sent + n]);
                 s.sent += n;
                 s.window -= n as i64;
                 self.window -= n as i64;

@@ -14,6 +14,11 @@ use std::time::{Duration, Instant};
 pub struct Setup {
     /// Request i encoded for a stream.
     pub requests: Vec<Request>,
+    /// The requests' scheme and authority: a request given as text
+    /// ([`ClientSession::open_text`]) is sent to them (its Host header, if any, names the
+    /// authority instead).
+    pub scheme: String,
+    pub authority: String,
     pub config: Config,
     pub timeout: Duration,
     pub expect_body: Option<Vec<u8>>,
@@ -179,6 +184,23 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let opened = client
             .open(&self.setup.requests, req as usize, tag)
             .is_some();
+        self.counts.streams += u64::from(opened);
+        opened
+    }
+
+    /// The text is parsed as the server would (one request: its head, and the body its
+    /// content-length gives), encoded for a stream of its own, its fields as literals.
+    fn open_text(&mut self, _now: Instant, text: &[u8], _head: bool, tag: T) -> bool {
+        let Some(client) = self.client.as_mut() else {
+            return false;
+        };
+        if client.room() == 0 {
+            return false;
+        }
+        let Some(req) = request_of_text(text, &self.setup.scheme, &self.setup.authority) else {
+            return false;
+        };
+        let opened = client.open_own(&self.setup.requests, &req, tag).is_some();
         self.counts.streams += u64::from(opened);
         opened
     }
@@ -380,4 +402,36 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn reset_counts(&mut self) {
         self.counts = Counts::default();
     }
+}
+
+/// One HTTP/1.1 request's text (a script's) as an HTTP/2 request to `scheme://authority` (its
+/// Host header, if any, names the authority; content-length is the body's). None when the text
+/// is not one whole request (the engine checked it before).
+fn request_of_text(text: &[u8], scheme: &str, authority: &str) -> Option<Request> {
+    let mut slots = crate::header_slots();
+    let head = crate::parse_request_head(text, &mut slots, text.len()).ok()??;
+    let len = match head.framing {
+        crate::Framing::Length(n) => usize::try_from(n).ok()?,
+        crate::Framing::Empty => 0,
+        _ => return None,
+    };
+    let body = text.get(head.head_len..head.head_len.checked_add(len)?)?;
+    let mut host = authority;
+    let mut headers = Vec::with_capacity(head.headers.len());
+    for h in head.headers {
+        let value = std::str::from_utf8(h.value).ok()?;
+        if h.name.eq_ignore_ascii_case("host") {
+            host = value;
+        } else if !h.name.eq_ignore_ascii_case("content-length") {
+            headers.push((h.name.to_string(), value.to_string()));
+        }
+    }
+    Some(Request::new(
+        head.method,
+        scheme,
+        host,
+        head.target,
+        &headers,
+        body,
+    ))
 }
