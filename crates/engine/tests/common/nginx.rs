@@ -150,3 +150,39 @@ fn try_start(bin: &Path, http: &str, listen: &str, server: &str) -> Result<Nginx
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A directory of a test's (its nginx log, its files), removed when dropped.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("barrage-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    pub fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An access log's lines, once nginx has written `want` of them (it writes after each response).
+pub fn log_lines(log: &Path, want: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        if lines.len() >= want || std::time::Instant::now() > deadline {
+            return lines;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -13,33 +13,10 @@ use crate::common;
 
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, Protocol, RunResult};
-use common::nginx::{free_port, start_nginx_with, Nginx};
+use common::nginx::{free_port, log_lines, start_nginx_with, Dir, Nginx};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// A directory of the test's, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("barrage-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// wrk's example script `name`.
 fn wrk_script(name: &str) -> String {
@@ -65,19 +42,6 @@ fn logging_nginx(log: &Path, listen: &str) -> Option<Nginx> {
         log.display()
     );
     start_nginx_with(&http, listen, &server)
-}
-
-/// The log's lines, once nginx has written `want` of them (it writes after each response).
-fn log_lines(log: &Path, want: usize) -> Vec<String> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        if lines.len() >= want || std::time::Instant::now() > deadline {
-            return lines;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Lines counted by their text.
@@ -264,19 +228,23 @@ fn delay_waits_before_each_request() {
 /// streams, delay.lua's waits.
 #[test]
 fn request_hooks_over_http2() {
-    let h2 = |streams| Protocol::Http2 {
-        streams,
-        window: barrage_model::load::DEFAULT_H2_WINDOW,
+    // wrk's `script` over h2c with `connections` on as many threads, `streams` each, `-n n`:
+    // the run and nginx's log, counted by line.
+    let h2 = |script: &str, connections, streams, n| {
+        let l = lab_on(&format!("h2-{script}"), " http2")?;
+        let mut c = l.config(&wrk_script(script), connections, Some(n));
+        c.protocol = Protocol::Http2 {
+            streams,
+            window: barrage_model::load::DEFAULT_H2_WINDOW,
+        };
+        let r = l.run(&c);
+        assert_eq!(r.requests, n, "{script}");
+        assert_eq!(r.doc.protocol.as_ref().map(|p| p.key()), Some("http2"));
+        Some((r, tally(&log_lines(&l.log, n as usize))))
     };
-    let Some(l) = lab_on("h2-counter", " http2") else {
+    let Some((_, got)) = h2("counter.lua", 2, 1, 100) else {
         return;
     };
-    let mut c = l.config(&wrk_script("counter.lua"), 2, Some(100));
-    c.protocol = h2(1);
-    let r = l.run(&c);
-    assert_eq!(r.requests, 100);
-    assert_eq!(r.doc.protocol.as_ref().map(|p| p.key()), Some("http2"));
-    let got = tally(&log_lines(&l.log, 100));
     let want: BTreeMap<String, usize> = (0..=50)
         .map(|i| {
             (
@@ -286,38 +254,16 @@ fn request_hooks_over_http2() {
         })
         .collect();
     assert_eq!(got, want);
-
-    let Some(l) = lab_on("h2-post", " http2") else {
-        return;
-    };
-    let mut c = l.config(&wrk_script("post.lua"), 1, Some(20));
-    c.protocol = h2(4);
-    assert_eq!(l.run(&c).requests, 20);
+    let (_, got) = h2("post.lua", 1, 4, 20).unwrap();
     let line = "POST / c= t= ct=application/x-www-form-urlencoded [foo=bar&baz=quux]";
-    assert_eq!(
-        tally(&log_lines(&l.log, 20)),
-        BTreeMap::from([(line.to_string(), 20)])
-    );
-
-    let Some(l) = lab_on("h2-pipeline", " http2") else {
-        return;
-    };
-    let mut c = l.config(&wrk_script("pipeline.lua"), 1, Some(99));
-    c.protocol = h2(3);
-    assert_eq!(l.run(&c).requests, 99);
+    assert_eq!(got, BTreeMap::from([(line.to_string(), 20)]));
+    let (_, got) = h2("pipeline.lua", 1, 3, 99).unwrap();
     let want: BTreeMap<String, usize> = ["bar", "baz", "foo"]
         .iter()
         .map(|q| (format!("GET /?{q} c= t= ct= []"), 33))
         .collect();
-    assert_eq!(tally(&log_lines(&l.log, 99)), want);
-
-    let Some(l) = lab_on("h2-delay", " http2") else {
-        return;
-    };
-    let mut c = l.config(&wrk_script("delay.lua"), 1, Some(20));
-    c.protocol = h2(1);
-    let r = l.run(&c);
-    assert_eq!(r.requests, 20);
+    assert_eq!(got, want);
+    let (r, _) = h2("delay.lua", 1, 1, 20).unwrap();
     assert!(
         r.duration() >= Duration::from_millis(190),
         "{:?}",

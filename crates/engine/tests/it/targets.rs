@@ -13,33 +13,10 @@ use barrage_model::load::DEFAULT_H2_WINDOW;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, ConfigError, NullSink, Protocol, RunResult};
 use barrage_model::load::{Order, Stage};
-use common::nginx::{free_port, start_nginx_with, Nginx};
+use common::nginx::{free_port, log_lines, start_nginx_with, Dir, Nginx};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-/// A directory of the test's, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("barrage-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// nginx logging method, URI, `X-Target`, `Content-Type` and body of every request to `log`,
 /// over HTTP/1.1 or (with `" http2"`) h2c.
@@ -56,19 +33,6 @@ fn logging_nginx(log: &Path, listen: &str) -> Option<Nginx> {
         log.display()
     );
     start_nginx_with(&http, listen, &server)
-}
-
-/// The log's lines, once nginx has written `want` of them (it writes after each response).
-fn log_lines(log: &Path, want: usize) -> Vec<String> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        if lines.len() >= want || std::time::Instant::now() > deadline {
-            return lines;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 const TARGETS: &str = "# four targets, every method a different shape\n\
