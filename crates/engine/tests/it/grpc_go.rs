@@ -6,9 +6,8 @@
 //! schema from grpc-go's own reflection service (v1, and v1alpha when it serves only that)
 //! instead of --proto.
 
-use crate::grpc_peer::{config, every_method, grpc, load, Peer, Schema};
+use crate::grpc_peer::{config, counts, every_method, grpc, load, Peer, Schema};
 use barrage_engine::Validate as _;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,15 +36,6 @@ fn server(bin: &Path, proto: &Path, versions: &str) -> Peer {
         .arg(versions)
         .env("GOMAXPROCS", "1");
     Peer::start(cmd)
-}
-
-fn counts(calls: u64, messages: u64, v1: u64, v1alpha: u64) -> BTreeMap<String, u64> {
-    BTreeMap::from([
-        ("calls".into(), calls),
-        ("messages".into(), messages),
-        ("reflection_v1".into(), v1),
-        ("reflection_v1alpha".into(), v1alpha),
-    ])
 }
 
 #[test]

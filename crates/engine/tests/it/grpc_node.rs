@@ -5,8 +5,7 @@
 //! both sides, an abort status counted by its code, and the schema from @grpc/reflection's
 //! service instead of --proto.
 
-use crate::grpc_peer::{config, every_method, grpc, load, Peer, Schema};
-use std::collections::BTreeMap;
+use crate::grpc_peer::{config, counts, every_method, grpc, load, Peer, Schema};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,15 +28,6 @@ fn server(node: &Path, script: &Path, proto: &Path, versions: &str) -> Peer {
     let mut cmd = Command::new(node);
     cmd.arg(script).arg(proto).arg(versions);
     Peer::start(cmd)
-}
-
-fn counts(calls: u64, messages: u64, v1: u64, v1alpha: u64) -> BTreeMap<String, u64> {
-    BTreeMap::from([
-        ("calls".into(), calls),
-        ("messages".into(), messages),
-        ("reflection_v1".into(), v1),
-        ("reflection_v1alpha".into(), v1alpha),
-    ])
 }
 
 #[test]

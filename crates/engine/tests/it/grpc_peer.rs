@@ -163,3 +163,14 @@ pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
     assert!(example.contains("grpc-status UNAVAILABLE"), "{example}");
     (calls + 50, messages + 50)
 }
+
+/// A peer's final counts as its test expects them: calls, request messages, reflection calls
+/// by version.
+pub fn counts(calls: u64, messages: u64, v1: u64, v1alpha: u64) -> BTreeMap<String, u64> {
+    BTreeMap::from([
+        ("calls".into(), calls),
+        ("messages".into(), messages),
+        ("reflection_v1".into(), v1),
+        ("reflection_v1alpha".into(), v1alpha),
+    ])
+}
