@@ -131,10 +131,10 @@ pub(crate) fn plan(
              (a script without them, its static request, runs on every protocol)"
         )));
     }
-    if responses && !http1 {
+    if responses && !(http1 || http2) {
         return Err(ConfigError::Script(format!(
-            "{file}: response() runs over HTTP/1.1 only for now (a script without it, its \
-             static request, runs on every protocol)"
+            "{file}: response() runs over HTTP/1.1 and HTTP/2 only for now (a script without \
+             it, its static request, runs on every protocol)"
         )));
     }
     if http2 && dynamic && batch > cfg.protocol.streams() {

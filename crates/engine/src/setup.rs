@@ -89,6 +89,7 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
             .collect(),
         scheme: scheme.to_string(),
         authority: target.authority.clone(),
+        keep_responses: cfg.script.as_ref().is_some_and(|s| s.responses),
         config: h2client::Config {
             max_streams: c.protocol.streams() as u32,
             stream_window: window,

@@ -49,3 +49,16 @@ function __barrage_init(args)
   local req = wrk.format()
   wrk.request = function() return req end
 end
+
+-- The metatable of response()'s header table: a name looked up in another case than the
+-- server wrote it finds it (HTTP/2 writes names in lower case, scripts written for wrk ask for
+-- headers["X-Token"]); a name as written is found without it.
+__barrage_response_headers = {
+  __index = function(t, k)
+    if type(k) ~= "string" then return nil end
+    local want = string.lower(k)
+    for name, v in pairs(t) do
+      if string.lower(name) == want then return v end
+    end
+  end,
+}

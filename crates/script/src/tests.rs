@@ -118,6 +118,26 @@ fn auth_lua_reads_a_response_and_changes_its_requests() {
     assert_eq!(header(r, "x-token"), Some("s3cret"));
 }
 
+/// HTTP/2 writes header names in lower case: auth.lua's `headers["X-Token"]` still finds it, and
+/// iterating gives the names as the server wrote them.
+#[test]
+fn response_headers_are_found_in_any_case() {
+    let mut t = thread(&wrk_script("auth.lua", &[]));
+    t.request().unwrap();
+    t.response(200, &[("x-token", b"lower")], b"").unwrap();
+    t.request().unwrap();
+    assert_eq!(header(&t.requests()[0], "x-token"), Some("lower"));
+    let src = "names = {}\nresponse = function(s, h, b)\n  for k in pairs(h) do names[#names + 1] = k end\n  \
+               seen = h[\"Content-Type\"] .. \",\" .. tostring(h[\"missing\"])\nend\n";
+    let s = Script::from_source(Path::new("names.lua"), src.into(), vec![]).unwrap();
+    let mut t = thread(&s);
+    t.response(200, &[("content-type", b"text/plain")], b"")
+        .unwrap();
+    let g = t.snapshot();
+    let seen = g.iter().find(|(n, _)| n == "seen").map(|(_, v)| v.clone());
+    assert_eq!(seen, Some(crate::Transfer::Str(b"text/plain,nil".to_vec())));
+}
+
 #[test]
 fn delay_lua_asks_10_to_50_ms() {
     let mut t = thread(&wrk_script("delay.lua", &[]));

@@ -57,6 +57,8 @@ pub struct Thread {
     file: String,
     request: Option<Function>,
     response: Option<Function>,
+    /// The metatable of `response()`'s header table (the prelude's: any case finds a name).
+    any_case: Option<Table>,
     delay: Option<Function>,
     /// The text last parsed, held so it cannot be collected (its address then names it
     /// alone), and its requests.
@@ -105,11 +107,13 @@ impl Thread {
             |name: &str| -> Option<Function> { g.get::<Option<Function>>(name).ok().flatten() };
         let request = hook("request");
         let response = hook("response");
+        let any_case: Option<Table> = g.get("__barrage_response_headers").ok();
         let delay = hook("delay");
         let mut t = Thread {
             file: script.file(),
             request: None,
             response,
+            any_case,
             delay,
             last: None,
             current: std::cell::OnceCell::new(),
@@ -199,6 +203,7 @@ impl Thread {
         let lua = &self.lua;
         let call = || -> mlua::Result<()> {
             let h = lua.create_table_with_capacity(0, 8)?;
+            h.set_metatable(self.any_case.clone())?;
             for (name, value) in headers {
                 // wrk hands the names as the server wrote them. Text goes onto Lua's stack as
                 // it is; other bytes through a string of mlua's (a registry entry, slower).

@@ -29,11 +29,11 @@
 //! [`h3::client::Conn`]: crate::h3::client::Conn
 //! [`ws::client::Conn`]: crate::ws::client::Conn
 
+pub use crate::kept::Kept;
 use crate::{h1, h2, h3, ws};
 /// The class of a failure: the model's, the one the engine counts and the document writes.
 pub use barrage_model::load::ErrorClass;
 use barrage_model::load::{Protocol as Asked, ProtocolFigures};
-pub use h1::parser::Kept;
 use std::fmt;
 use std::time::{Duration, Instant};
 

@@ -18,6 +18,7 @@ pub mod grpc;
 pub mod h1;
 pub mod h2;
 pub mod h3;
+pub mod kept;
 pub mod pattern;
 pub mod request;
 pub mod response;

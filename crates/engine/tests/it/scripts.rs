@@ -223,9 +223,9 @@ fn delay_waits_before_each_request() {
     );
 }
 
-/// Over HTTP/2 (h2c to nginx) request() works as over HTTP/1.1: counter.lua's paths and
+/// Over HTTP/2 (h2c to nginx) the hooks work as over HTTP/1.1: counter.lua's paths and
 /// X-Counter per thread, post.lua's body, pipeline.lua's batches of three as three concurrent
-/// streams, delay.lua's waits.
+/// streams, auth.lua's token read from a response's fields, delay.lua's waits.
 #[test]
 fn request_hooks_over_http2() {
     // wrk's `script` over h2c with `connections` on as many threads, `streams` each, `-n n`:
@@ -262,6 +262,12 @@ fn request_hooks_over_http2() {
         .iter()
         .map(|q| (format!("GET /?{q} c= t= ct= []"), 33))
         .collect();
+    assert_eq!(got, want);
+    let (_, got) = h2("auth.lua", 1, 1, 20).unwrap();
+    let want = BTreeMap::from([
+        ("GET /authenticate c= t= ct= []".to_string(), 1),
+        ("GET /resource c= t=secret42 ct= []".to_string(), 19),
+    ]);
     assert_eq!(got, want);
     let (r, _) = h2("delay.lua", 1, 1, 20).unwrap();
     assert!(
@@ -304,20 +310,12 @@ fn broken_scripts_say_where() {
         e.contains("late.lua:4:") && e.contains("enough") && e.contains("request()"),
         "{e}"
     );
-    // Over HTTP/2 a response() hook is refused before the run, as a request() batch larger
-    // than the streams asked.
-    let h2 = |streams| Protocol::Http2 {
-        streams,
+    // Over HTTP/2 a request() batch larger than the streams asked is refused before the run.
+    let mut c = l.config(&wrk_script("pipeline.lua"), 1, Some(6));
+    c.protocol = Protocol::Http2 {
+        streams: 2,
         window: barrage_model::load::DEFAULT_H2_WINDOW,
     };
-    let mut c = l.config(&wrk_script("auth.lua"), 1, Some(5));
-    c.protocol = h2(1);
-    match c.validate() {
-        Err(ConfigError::Script(e)) => assert!(e.contains("HTTP/1.1 only"), "{e}"),
-        other => panic!("{other:?}"),
-    }
-    let mut c = l.config(&wrk_script("pipeline.lua"), 1, Some(6));
-    c.protocol = h2(2);
     match c.validate() {
         Err(ConfigError::Script(e)) => assert!(e.contains("--streams 3"), "{e}"),
         other => panic!("{other:?}"),

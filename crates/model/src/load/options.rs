@@ -243,8 +243,8 @@ macro_rules! load_options {
                 Flag::named("JSON").requires("grpc"), sweep(34, "metadata");
             /// A wrk Lua script (wrk's API: the `wrk` table, setup, init, delay, request,
             /// response, done; docs/load.md "Scripts"). Its static request (wrk.method, path,
-            /// headers, body) runs on every protocol; request() and delay() on HTTP/1.1 and
-            /// HTTP/2, response() on HTTP/1.1. What it prints is printed after the run.
+            /// headers, body) runs on every protocol; request(), response() and delay() on
+            /// HTTP/1.1 and HTTP/2. What it prints is printed after the run.
             #[serde(skip_serializing_if = "Option::is_none")]
             script: Option<String> = None, Grammar::File,
                 Flag::named("FILE").short('s').conflicts(&["targets", "body_lines", "grpc"]),

@@ -4,8 +4,9 @@
 //! order. Nothing is allocated per request: the queue of open requests keeps its capacity.
 
 use super::encoded::Encoded;
-use super::parser::{Done, Kept, Parser};
+use super::parser::{Done, Parser};
 use crate::client::{ClientSession, ConnError, Counts, End, ErrorClass, Fed, Tag, Transmit};
+use crate::kept::Kept;
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};

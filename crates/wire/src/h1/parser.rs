@@ -4,6 +4,7 @@
 //! constant memory. A partial head is left unconsumed: the caller carries it in front of the
 //! next read, so nothing is copied in the common case.
 
+use crate::kept::{Keeper, Kept};
 use crate::{parse_response_head, BodyDecoder, WireError};
 use std::ops::ControlFlow;
 
@@ -18,20 +19,6 @@ pub struct Done {
     pub keep_alive: bool,
     /// The body matched the expected body (always true without one).
     pub body_ok: bool,
-}
-
-/// The most of a body kept for a script's `response()` hook: the rest of a longer one is read
-/// and dropped (memory stays bounded whatever the server sends).
-pub const MAX_KEPT_BODY: usize = 16 << 20;
-
-/// A whole response kept for a script's `response()` hook: its status, its head as received
-/// (for the hook's header table) and its body (decoded: chunked framing removed; at most
-/// [`MAX_KEPT_BODY`] bytes of it).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Kept {
-    pub status: u16,
-    pub head: Vec<u8>,
-    pub body: Vec<u8>,
 }
 
 /// Why parsing stopped for good on this connection.
@@ -66,13 +53,11 @@ pub struct Parser {
     keep: Option<Box<Keeping>>,
 }
 
-/// The response being kept, those kept whole and not yet taken, and the buffers taken ones gave
-/// back (so that keeping a response allocates nothing once the connection is warm).
+/// The response being kept, and those kept whole.
 #[derive(Debug, Default)]
 struct Keeping {
     now: Kept,
-    done: std::collections::VecDeque<Kept>,
-    spare: Vec<Kept>,
+    keeper: Keeper,
 }
 
 impl Parser {
@@ -84,19 +69,7 @@ impl Parser {
     /// Moves the oldest whole response kept and not yet taken into `into` (false: none), and
     /// keeps `into`'s old buffers for a later response.
     pub fn take_kept(&mut self, into: &mut Kept) -> bool {
-        let Some(k) = self.keep.as_mut() else {
-            return false;
-        };
-        let Some(whole) = k.done.pop_front() else {
-            return false;
-        };
-        let mut old = std::mem::replace(into, whole);
-        old.head.clear();
-        old.body.clear();
-        if k.spare.len() < 4 {
-            k.spare.push(old);
-        }
-        true
+        self.keep.as_mut().is_some_and(|k| k.keeper.take(into))
     }
 
     pub fn reset(&mut self) {
@@ -129,15 +102,14 @@ impl Parser {
             if let Some(dec) = self.body.as_mut() {
                 let off = &mut self.body_off;
                 let bad = &mut self.body_bad;
-                let mut kept = self.keep.as_mut().map(|k| &mut k.now.body);
+                let mut kept = self.keep.as_mut().map(|k| &mut k.now);
                 let n = dec
                     .decode(&buf[pos..], |data| {
                         if let Some(exp) = expect {
                             check_body(exp, off, bad, data)
                         }
                         if let Some(k) = kept.as_deref_mut() {
-                            let room = MAX_KEPT_BODY.saturating_sub(k.len());
-                            k.extend_from_slice(&data[..data.len().min(room)]);
+                            k.body(data);
                         }
                     })
                     .map_err(ParseFail::Wire)?;
@@ -205,10 +177,10 @@ impl Parser {
         self.body_off = 0;
         self.body_bad = false;
         if let Some(k) = self.keep.as_mut() {
-            let next = k.spare.pop().unwrap_or_default();
+            let next = k.keeper.fresh();
             let mut whole = std::mem::replace(&mut k.now, next);
             whole.status = self.status;
-            k.done.push_back(whole);
+            k.keeper.done(whole);
         }
         Done {
             status: self.status,

@@ -14,6 +14,7 @@ use super::session::{Event, Session};
 use super::settings::Settings;
 use super::{DEFAULT_WINDOW, MAX_WINDOW, PREFACE};
 use crate::fields::{parse_length, parse_status};
+use crate::kept::{Keeper, Kept};
 
 mod conn;
 mod request;
@@ -100,6 +101,8 @@ struct Stream<T> {
     grpc: Option<Box<crate::grpc::Response>>,
     /// A `content-length` that is not one decimal number: the response is malformed.
     bad_length: bool,
+    /// The response being kept for a script's `response()` hook.
+    kept: Option<Box<Kept>>,
 }
 
 /// One HTTP/2 client connection's state.
@@ -119,6 +122,8 @@ pub struct Client<T> {
     /// it), and the code to reset them with when this side ended them.
     forget: Vec<(u32, Option<ErrorCode>)>,
     scratch: Vec<u8>,
+    /// Whole responses kept for a script's `response()` hook ([`Client::keep_responses`]).
+    keep: Option<Box<Keeper>>,
 }
 
 impl<T: Copy> Client<T> {
@@ -145,7 +150,19 @@ impl<T: Copy> Client<T> {
             goaway: None,
             forget: Vec::new(),
             scratch: Vec::new(),
+            keep: None,
         }
+    }
+
+    /// Keeps every whole response from now on, for a script's `response()` hook: its fields as
+    /// `name: value` lines after a first line, its body.
+    pub fn keep_responses(&mut self) {
+        self.keep = Some(Box::default());
+    }
+
+    /// Moves the oldest whole response kept into `into` (false: none).
+    pub fn take_kept(&mut self, into: &mut Kept) -> bool {
+        self.keep.as_mut().is_some_and(|k| k.take(into))
     }
 
     /// Concurrent streams allowed now: the wanted count, capped by the server's
@@ -250,6 +267,11 @@ impl<T: Copy> Client<T> {
             grpc: req
                 .grpc
                 .map(|max| Box::new(crate::grpc::Response::new(max))),
+            kept: self.keep.as_mut().map(|k| {
+                let mut r = k.fresh();
+                r.head.extend_from_slice(b"HTTP/2\r\n");
+                Box::new(r)
+            }),
         });
         if !req.body.is_empty() {
             self.send_bodies(reqs);
@@ -319,6 +341,7 @@ impl<T: Copy> Client<T> {
             window,
             goaway,
             forget,
+            keep,
             ..
         } = self;
         let mut credit = false;
@@ -338,6 +361,14 @@ impl<T: Copy> Client<T> {
                     if let Some(s) = streams.iter_mut().find(|s| s.id == stream) {
                         if let Some(g) = s.grpc.as_mut() {
                             g.header(name, value);
+                        }
+                        if let Some(k) = s.kept.as_mut().filter(|_| s.status >= 200) {
+                            if !name.starts_with(b":") {
+                                k.head.extend_from_slice(name);
+                                k.head.extend_from_slice(b": ");
+                                k.head.extend_from_slice(value);
+                                k.head.extend_from_slice(b"\r\n");
+                            }
                         }
                         if name == b":status" {
                             s.status = parse_status(value);
@@ -380,7 +411,7 @@ impl<T: Copy> Client<T> {
                         200..=999 if s.bad_length => {
                             on(malformed(streams, at, ErrorCode::Protocol, forget))
                         }
-                        200..=999 if end_stream => on(end(streams, at, expect_body, forget)),
+                        200..=999 if end_stream => on(end(streams, at, expect_body, forget, keep)),
                         200..=999 => {}
                         _ => on(malformed(streams, at, ErrorCode::Protocol, forget)),
                     }
@@ -413,11 +444,14 @@ impl<T: Copy> Client<T> {
                         s.body_ok &= b.get(s.body_at..end) == Some(data);
                     }
                     s.body_at += data.len();
+                    if let Some(k) = s.kept.as_mut() {
+                        k.body(data);
+                    }
                     let over = s.content_length.is_some_and(|c| s.body_at as u64 > c);
                     if over {
                         on(malformed(streams, at, ErrorCode::Protocol, forget));
                     } else if end_stream {
-                        on(end(streams, at, expect_body, forget));
+                        on(end(streams, at, expect_body, forget, keep));
                     }
                 }
                 Event::Reset { stream, code } => {
@@ -526,6 +560,7 @@ fn end<T>(
     at: usize,
     expect_body: Option<&[u8]>,
     forget: &mut Vec<(u32, Option<ErrorCode>)>,
+    keep: &mut Option<Box<Keeper>>,
 ) -> End<T> {
     let s = &streams[at];
     if !s.no_content && s.content_length.is_some_and(|c| s.body_at as u64 != c) {
@@ -537,7 +572,12 @@ fn end<T>(
             code: ErrorCode::Protocol,
         };
     }
-    streams.remove(at).response(expect_body)
+    let mut s = streams.remove(at);
+    if let (Some(mut k), Some(keeper)) = (s.kept.take(), keep.as_mut()) {
+        k.status = s.status;
+        keeper.done(*k);
+    }
+    s.response(expect_body)
 }
 
 /// Ends gRPC call `at` with `o`; a stream still open (a broken reply) is reset with CANCEL once

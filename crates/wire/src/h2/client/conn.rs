@@ -19,6 +19,9 @@ pub struct Setup {
     /// authority instead).
     pub scheme: String,
     pub authority: String,
+    /// Keep every whole response for a script's `response()` hook
+    /// ([`ClientSession::take_response`]).
+    pub keep_responses: bool,
     pub config: Config,
     pub timeout: Duration,
     pub expect_body: Option<Vec<u8>>,
@@ -159,7 +162,11 @@ impl<'r, T> Conn<'r, T> {
 
 impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn start(&mut self, _now: Instant, since: Instant) {
-        self.client = Some(Client::new(self.setup.config));
+        let mut client = Client::new(self.setup.config);
+        if self.setup.keep_responses {
+            client.keep_responses();
+        }
+        self.client = Some(client);
         self.wpos = 0;
         self.since = Some(since);
         self.answered = 0;
@@ -203,6 +210,10 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let opened = client.open_own(&self.setup.requests, &req, tag).is_some();
         self.counts.streams += u64::from(opened);
         opened
+    }
+
+    fn take_response(&mut self, into: &mut crate::kept::Kept) -> bool {
+        self.client.as_mut().is_some_and(|c| c.take_kept(into))
     }
 
     #[inline]
