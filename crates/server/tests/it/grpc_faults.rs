@@ -3,7 +3,7 @@
 //! message, the delay's lower bound, the reset and the stall ending in its deadline; raw HTTP/2
 //! frames show what the client cannot tell apart (a trailers-only response is one HEADERS with
 //! END_STREAM; a status fault is a head, no DATA, then trailers; the reset is RST_STREAM
-//! INTERNAL_ERROR).
+//! INTERNAL_ERROR); and `--fault-rate`'s faults land on calls as on any stream, by `--seed`.
 
 use crate::common;
 
@@ -122,11 +122,16 @@ enum Seen {
     Reset(ErrorCode),
     /// Nothing more within the read timeout.
     Quiet,
+    /// The connection ended.
+    Closed,
+    /// A header block no HPACK decoder takes (`/fault/garbage`'s).
+    Garbled,
 }
 
-/// An Echo call (`payload: "hi"`) with `x-barrage-fault: fault` in raw frames; what its stream
-/// carried until its end, or until nothing came for `quiet`.
-fn raw_call(s: &ServerHandle, fault: &str, quiet: Duration) -> Vec<Seen> {
+/// An Echo call (`payload: "hi"`) with `x-barrage-fault: fault` (if any) in raw frames, on a
+/// connection of its own; what its stream carried until its end, or until nothing came for
+/// `quiet`.
+fn raw_call(s: &ServerHandle, fault: Option<&str>, quiet: Duration) -> Vec<Seen> {
     let mut sock = connect(s.local_addr());
     sock.set_read_timeout(Some(quiet)).unwrap();
     let mut out = PREFACE.to_vec();
@@ -139,7 +144,9 @@ fn raw_call(s: &ServerHandle, fault: &str, quiet: Duration) -> Vec<Seen> {
     hpack::encode_literal(&mut block, 1, b"", b"t", no);
     hpack::encode_literal(&mut block, 31, b"", b"application/grpc", no);
     hpack::encode_literal(&mut block, 0, b"te", b"trailers", no);
-    hpack::encode_literal(&mut block, 0, b"x-barrage-fault", fault.as_bytes(), no);
+    if let Some(f) = fault {
+        hpack::encode_literal(&mut block, 0, b"x-barrage-fault", f.as_bytes(), no);
+    }
     frame::write_headers(&mut out, 1, &block, false, 16_384);
     let msg = [0, 0, 0, 0, 4, 0x0a, 2, b'h', b'i'];
     frame::write_data_header(&mut out, 1, msg.len(), true);
@@ -160,16 +167,17 @@ fn raw_call(s: &ServerHandle, fault: &str, quiet: Duration) -> Vec<Seen> {
                     ..
                 } => {
                     let mut fields = Vec::new();
-                    decoder
-                        .decode(block, |n, v| {
-                            let n = String::from_utf8_lossy(n).into_owned();
-                            if !n.starts_with(':') && n != "date" && n != "server" {
-                                fields.push((n, String::from_utf8_lossy(v).into_owned()));
-                            }
-                        })
-                        .expect("HPACK");
-                    seen.push(Seen::Head(fields, end_stream));
-                    end_stream
+                    let decoded = decoder.decode(block, |n, v| {
+                        let n = String::from_utf8_lossy(n).into_owned();
+                        if !n.starts_with(':') && n != "date" && n != "server" {
+                            fields.push((n, String::from_utf8_lossy(v).into_owned()));
+                        }
+                    });
+                    match decoded {
+                        Ok(()) => seen.push(Seen::Head(fields, end_stream)),
+                        Err(_) => seen.push(Seen::Garbled),
+                    }
+                    end_stream || decoded.is_err()
                 }
                 Frame::Data {
                     stream: 1,
@@ -192,7 +200,10 @@ fn raw_call(s: &ServerHandle, fault: &str, quiet: Duration) -> Vec<Seen> {
             }
         }
         match sock.read(&mut chunk) {
-            Ok(0) => panic!("closed after {seen:?}"),
+            Ok(0) => {
+                seen.push(Seen::Closed);
+                return seen;
+            }
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 seen.push(Seen::Quiet);
@@ -216,7 +227,7 @@ fn each_fault_in_frames() {
     let head = || Seen::Head(fields(&[("content-type", "application/grpc")]), false);
     // Trailers-only: one HEADERS, END_STREAM, grpc-status in it; no DATA.
     assert_eq!(
-        raw_call(&s, "trailers-only=7", wait),
+        raw_call(&s, Some("trailers-only=7"), wait),
         vec![Seen::Head(
             fields(&[("content-type", "application/grpc"), ("grpc-status", "7")]),
             true
@@ -225,7 +236,7 @@ fn each_fault_in_frames() {
     // A status: the head, no DATA, the trailers (a space is one of the bytes grpc-message
     // carries as they are).
     assert_eq!(
-        raw_call(&s, "status=14&message=try later", wait),
+        raw_call(&s, Some("status=14&message=try later"), wait),
         vec![
             head(),
             Seen::Head(
@@ -236,21 +247,62 @@ fn each_fault_in_frames() {
     );
     // The reset: RST_STREAM INTERNAL_ERROR, nothing before it.
     assert_eq!(
-        raw_call(&s, "reset", wait),
+        raw_call(&s, Some("reset"), wait),
         vec![Seen::Reset(ErrorCode::Internal)]
     );
     // The stall: nothing at all on the stream within 300 ms.
     assert_eq!(
-        raw_call(&s, "stall", Duration::from_millis(300)),
+        raw_call(&s, Some("stall"), Duration::from_millis(300)),
         vec![Seen::Quiet]
     );
     // The delay: the whole answer, once it comes (`hi` back: a 9-byte message).
     assert_eq!(
-        raw_call(&s, "delay=50", wait),
+        raw_call(&s, Some("delay=50"), wait),
         vec![
             head(),
             Seen::Data(9, false),
             Seen::Head(fields(&[("grpc-status", "0")]), true)
         ]
+    );
+}
+
+/// What one call without a fault asked for met under `--fault-rate`, by name.
+fn outcome(s: &ServerHandle) -> &'static str {
+    // A second of silence is a stall: an answer to a lone call on loopback comes in
+    // microseconds, so none is taken for one (were it, the two seeded runs would differ).
+    let seen = raw_call(s, None, Duration::from_secs(1));
+    match seen.last() {
+        Some(Seen::Head(f, true)) if f == &fields(&[("grpc-status", "0")]) => "ok",
+        Some(Seen::Reset(ErrorCode::Internal)) if seen.len() == 1 => "reset",
+        Some(Seen::Closed) if seen.len() == 1 => "close",
+        Some(Seen::Quiet) if seen.len() == 1 => "stall",
+        Some(Seen::Garbled) if seen.len() == 1 => "garbage",
+        _ => panic!("{seen:?}"),
+    }
+}
+
+/// `--fault-rate` picks among the HTTP faults for calls as for any stream, by `--seed`.
+#[test]
+fn fault_rate_applies_to_calls_seeded() {
+    let run = |rate: f64, seed: u64, n: usize| {
+        let s = server_with(ServerConfig {
+            fault_rate: rate,
+            fault_seed: seed,
+            threads: 1,
+            ..ServerConfig::default()
+        });
+        let v: Vec<&str> = (0..n).map(|_| outcome(&s)).collect();
+        s.shutdown();
+        v
+    };
+    let a = run(0.5, 7, 24);
+    assert_eq!(a, run(0.5, 7, 24), "same seed, same faults");
+    let faults = a.iter().filter(|&&o| o != "ok").count();
+    assert!((3..=21).contains(&faults), "about half of 24: {a:?}");
+    let kinds: std::collections::BTreeSet<&str> = run(1.0, 0, 40).into_iter().collect();
+    assert_eq!(
+        kinds,
+        ["close", "garbage", "reset", "stall"].into_iter().collect(),
+        "every call a fault, all four kinds over 40"
     );
 }
