@@ -63,8 +63,12 @@ pub(crate) enum Owed {
     },
     /// `/fault/stall`: nothing, until the client leaves (or the server shuts down).
     Stall,
-    /// A gRPC call: its head is out, its messages go both ways, its status at the end.
-    Grpc(Box<crate::grpc::Call>),
+    /// A gRPC call: its head is out, its messages go both ways, its status at the end; with
+    /// `until`, nothing more is sent before then (`x-barrage-fault: delay=MS`).
+    Grpc {
+        call: Box<crate::grpc::Call>,
+        until: Option<Instant>,
+    },
 }
 
 /// A request's answer in progress.
@@ -81,6 +85,7 @@ impl Pending {
     pub(crate) fn due(&self) -> Option<Instant> {
         match self.owed {
             Owed::Sleep { at, .. } | Owed::Drip { at, .. } => Some(at),
+            Owed::Grpc { until, .. } => until,
             _ => None,
         }
     }
@@ -94,7 +99,7 @@ impl Pending {
     pub(crate) fn held(&self) -> usize {
         match &self.owed {
             Owed::Echo { held, .. } => held.len(),
-            Owed::Grpc(call) => call.held(),
+            Owed::Grpc { call, .. } => call.held(),
             _ => 0,
         }
     }
@@ -148,7 +153,7 @@ pub(crate) fn start<K: Copy>(
         );
     }
     let owed = match rt {
-        Route::Grpc(m) => return call::start(k, m, req, r),
+        Route::Grpc(m, fault) => return call::start(k, m, fault, req, r, env),
         Route::Echo if !req.is_head => {
             let len = length.map_or(BodyLen::Chunked, BodyLen::Fixed);
             r.head(k, 200, OCTETS, len, Extra::None, false);
@@ -222,7 +227,7 @@ pub(crate) fn body<K: Copy>(
             }
             Some(p)
         }
-        Owed::Grpc(call) => {
+        Owed::Grpc { call, .. } => {
             call.body(data, end);
             call::pump(k, p, r)
         }
@@ -278,7 +283,7 @@ pub(crate) fn end<K: Copy>(
             ..
         } => sink(k, seen, p.req, r),
         Owed::Reading { route, .. } => respond(k, route, p.req, r, env),
-        Owed::Grpc(ref mut call) => {
+        Owed::Grpc { ref mut call, .. } => {
             call.body(&[], true);
             call::pump(k, p, r)
         }
@@ -305,7 +310,7 @@ pub(crate) fn pump<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> boo
             *at == data.len()
         }
         Owed::Bytes(s) => r.pattern(k, s),
-        Owed::Grpc(_) => return call::flush(k, p, r),
+        Owed::Grpc { .. } => return call::flush(k, p, r),
         _ => return false,
     };
     if done {
@@ -314,7 +319,8 @@ pub(crate) fn pump<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> boo
     done
 }
 
-/// The request's timer fired (a sleep over, a drip byte due) at `env.now`; true when done.
+/// The request's timer fired (a sleep over, a drip byte due, a call's delay over) at
+/// `env.now`; true when done.
 pub(crate) fn fire<K: Copy>(
     k: K,
     p: &mut Pending,
@@ -351,6 +357,10 @@ pub(crate) fn fire<K: Copy>(
                 finish(k, &p.req, 200, r);
             }
             done
+        }
+        Owed::Grpc { until, .. } if until.is_some_and(|at| at <= now) => {
+            *until = None;
+            call::flush(k, p, r)
         }
         _ => false,
     }
@@ -407,8 +417,8 @@ pub(crate) fn respond<K: Copy>(
             let msg = b"WebSocket is served over HTTP/1.1 only, without a request body\n";
             full(k, 400, TEXT, msg, req, Extra::None, r)
         }
-        Route::Grpc(m) => {
-            let p = call::start(k, m, req, r)?;
+        Route::Grpc(m, fault) => {
+            let p = call::start(k, m, fault, req, r, env)?;
             end(k, p, r, env)
         }
         Route::Sleep { ms } => {

@@ -12,12 +12,17 @@
 //! Replies to `Stream` are made one message at a time as the stream takes them, so a call asking
 //! for a million messages holds one; `Chat` echoes and stops reading while its echoes wait
 //! (bounded like `/echo`).
+//!
+//! A call asks for a fault in its metadata ([`fault`]): a status, a trailers-only status or a
+//! delay acted out on its answer, or the stream's reset or stall.
 
 use barrage_proto::reflection::{Answer, Reflection, Request, Version};
 use barrage_proto::Schema;
 use barrage_wire::grpc::{encode_message, Code, GrpcError, MessageDecoder};
 use prost::Message;
 use std::sync::OnceLock;
+
+pub(crate) mod fault;
 
 /// The methods served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,7 +364,7 @@ impl Call {
     }
 
     /// The call fails: what was made of the reply is dropped, the status goes out next.
-    fn fail(&mut self, e: Ended) {
+    pub(crate) fn fail(&mut self, e: Ended) {
         self.out.clear();
         self.at = 0;
         self.left = 0;

@@ -70,8 +70,9 @@ pub(crate) enum Route {
     Fault(Fault),
     /// `/ws/echo`: a WebSocket upgrade, then every message echoed.
     WsEcho(WsEcho),
-    /// A gRPC call (`content-type: application/grpc` over a stream protocol), by method.
-    Grpc(crate::grpc::Method),
+    /// A gRPC call (`content-type: application/grpc` over a stream protocol), by method, with
+    /// the fault its metadata asked for.
+    Grpc(crate::grpc::Method, Option<crate::grpc::fault::CallFault>),
     NotFound,
     MethodNotAllowed(&'static str),
     /// A bad parameter in an otherwise well-formed request (400, connection kept).

@@ -2,18 +2,36 @@
 //! the call is routed (or a trailers-only status for a method not served), its reply messages as
 //! the stream takes them, its trailers (`grpc-status`, `grpc-message`) once the reply is whole.
 //! The access log line is written with the call's end, with HTTP status 200 as gRPC answers it.
+//! The faults a call asks for in its metadata ([`crate::grpc::fault`]) are acted out here: a
+//! trailers-only status instead of the head, a status instead of the reply, the reply held
+//! until a delay's timer (the same service slots as `/sleep`).
 
-use super::{finish, Extra, Owed, Pending, Reply, Req};
+use super::{finish, Env, Extra, Owed, Pending, Reply, Req};
+use crate::grpc::fault::CallFault;
 use crate::grpc::{unimplemented, Call, Method};
 use crate::respond::BodyLen;
 use barrage_wire::grpc::status::encode_message;
+use std::time::Duration;
 
 const GRPC: &str = "application/grpc";
 
-/// A call's head: the call owed, or `None` when it is answered already (trailers-only).
-pub(super) fn start<K: Copy>(k: K, m: Method, req: Req, r: &mut impl Reply<K>) -> Option<Pending> {
-    if m == Method::Unimplemented {
-        let code = unimplemented().code.as_u32().to_string();
+/// A call's head and the fault its metadata asked for: the call owed, or `None` when it is
+/// answered already (trailers-only).
+pub(super) fn start<K: Copy>(
+    k: K,
+    m: Method,
+    fault: Option<CallFault>,
+    req: Req,
+    r: &mut impl Reply<K>,
+    env: &mut Env<'_>,
+) -> Option<Pending> {
+    let trailers_only = match &fault {
+        Some(CallFault::TrailersOnly(code)) => Some(*code),
+        _ if m == Method::Unimplemented => Some(unimplemented().code),
+        _ => None,
+    };
+    if let Some(code) = trailers_only {
+        let code = code.as_u32().to_string();
         r.head(
             k,
             200,
@@ -26,11 +44,32 @@ pub(super) fn start<K: Copy>(k: K, m: Method, req: Req, r: &mut impl Reply<K>) -
         return None;
     }
     r.head(k, 200, GRPC, BodyLen::Chunked, Extra::None, false);
-    Some(Pending {
-        owed: Owed::Grpc(Box::new(Call::new(m))),
+    let mut call = Call::new(m);
+    let mut until = None;
+    let at_once = match fault {
+        Some(CallFault::Status(e)) => {
+            call.fail(e);
+            true
+        }
+        Some(CallFault::Delay(ms)) => {
+            until = Some(env.shared.sleep_until(env.now, Duration::from_millis(ms)));
+            false
+        }
+        _ => false,
+    };
+    let p = Pending {
+        owed: Owed::Grpc {
+            call: Box::new(call),
+            until,
+        },
         req,
         status: 200,
-    })
+    };
+    // A status asked for goes out now, whatever the client sends (or does not).
+    if at_once {
+        return pump(k, p, r);
+    }
+    Some(p)
 }
 
 /// Sends what the stream takes of the reply; the trailers once it is whole. `None`: done.
@@ -40,9 +79,16 @@ pub(super) fn pump<K: Copy>(k: K, mut p: Pending, r: &mut impl Reply<K>) -> Opti
 
 /// [`pump`] in place: true when the call is done.
 pub(super) fn flush<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> bool {
-    let Owed::Grpc(call) = &mut p.owed else {
+    let Owed::Grpc { call, until } = &mut p.owed else {
         return false;
     };
+    if until.is_some() {
+        // Delayed: nothing goes before the timer; the client is not read while replies wait.
+        if call.held() > 0 && !call.ended() {
+            r.hold(k, true);
+        }
+        return false;
+    }
     loop {
         let out = call.pending();
         if out.is_empty() {

@@ -2,6 +2,7 @@
 //! ([`Req`], routed by [`route_request`]), `/headers`' document, and the server-wide things an
 //! answer uses ([`Env`]).
 
+use crate::grpc::fault as grpc_fault;
 use crate::pattern;
 use crate::route::{route, Route};
 use crate::Shared;
@@ -60,10 +61,22 @@ pub(crate) fn route_request(
     )
 }
 
-/// Routes a gRPC call (its method from the path) as [`route_request`] routes a request.
-pub(crate) fn route_call(shared: &Shared, method: &str, target: &str) -> (Route, Req) {
+/// Routes a gRPC call (its method from the path, the fault its `x-barrage-fault` metadata asks
+/// for: a reset or a stall is the stream's [`Route::Fault`]) as [`route_request`] routes a
+/// request.
+pub(crate) fn route_call(
+    shared: &Shared,
+    method: &str,
+    target: &str,
+    fault: Option<&[u8]>,
+) -> (Route, Req) {
     let call = crate::grpc::method(target);
-    routed(shared, method, target, Route::Grpc(call))
+    let rt = match fault.map(grpc_fault::asked) {
+        None => Route::Grpc(call, None),
+        Some(grpc_fault::Asked::Call(f)) => Route::Grpc(call, Some(f)),
+        Some(grpc_fault::Asked::Stream(f)) => Route::Fault(f),
+    };
+    routed(shared, method, target, rt)
 }
 
 /// A routed request with `--fault-rate`'s pick, and what its answer needs of it.

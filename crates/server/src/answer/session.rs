@@ -126,7 +126,8 @@ impl<'b, Id: Copy> Routed<'b, Id> {
                     .get("content-type")
                     .is_some_and(is_grpc_content_type);
                 let (route, req) = if grpc {
-                    route_call(shared, head.method, head.path)
+                    let fault = head.fields.get(crate::grpc::fault::HEADER);
+                    route_call(shared, head.method, head.path, fault)
                 } else {
                     route_request(shared, head.method, head.path, || {
                         headers_json(S::VERSION, &head)

@@ -1,7 +1,8 @@
 //! The one answer against a protocol whose flow control takes at most a few bytes at a time
 //! (a recording [`Reply`]): what the flow control held back is owed and goes out as room
 //! frees, a drip goes out byte by byte on its timer, an echo holds and resumes reading, and
-//! every finished response writes exactly one log line, after its last byte.
+//! every finished response writes exactly one log line, after its last byte; a gRPC call's
+//! faults: a delay sends nothing before its timer, a status goes at once.
 
 use super::*;
 use crate::{ServerConfig, Shared};
@@ -69,6 +70,13 @@ impl Reply<()> for Record<'_> {
     }
     fn hold(&mut self, _: (), held: bool) {
         self.calls.push(format!("hold {held}"));
+    }
+    fn trailers(&mut self, _: (), fields: &[(&str, &[u8])]) {
+        let f: Vec<String> = fields
+            .iter()
+            .map(|(n, v)| format!("{n}={}", String::from_utf8_lossy(v)))
+            .collect();
+        self.calls.push(format!("trailers {}", f.join(" ")));
     }
     fn shared(&self) -> &Shared {
         self.shared
@@ -244,4 +252,80 @@ fn an_echo_holds_what_its_stream_does_not_take_and_a_body_past_the_limit_is_cut(
     assert!(p.is_none());
     assert_eq!(r.calls, ["head 413 Fixed(23) end=false", "end"]);
     assert_eq!(lines(&log), ["POST /sink 413"]);
+}
+
+#[test]
+fn a_delayed_call_sends_nothing_before_its_timer_and_a_status_fault_goes_at_once() {
+    use crate::grpc::fault::CallFault;
+    use crate::grpc::{Ended, Method};
+    use barrage_wire::grpc::Code;
+    let log = Buf::default();
+    let s = shared(&log);
+    let mut sums = Checksums::default();
+    let now = Instant::now();
+    let mut env = Env {
+        shared: &s,
+        now,
+        checksums: &mut sums,
+    };
+    let mut r = Record {
+        shared: &s,
+        room: 1000,
+        calls: Vec::new(),
+        body: Vec::new(),
+    };
+    // Chat with `delay=50`: EchoRequest { payload: [1] } in, its echo held until the timer.
+    let msg = [0, 0, 0, 0, 3, 0x0a, 1, 1];
+    let chat = Route::Grpc(Method::Chat, Some(CallFault::Delay(50)));
+    let line = "POST /barrage.test.v1.Test/Chat";
+    let p = start((), chat, req(line), Some(None), &mut r, &mut env).unwrap();
+    let at = p.due().unwrap();
+    assert_eq!(at, now + Duration::from_millis(50));
+    let mut p = body((), p, &msg, false, &mut r, &mut env).unwrap();
+    assert!(r.body.is_empty());
+    env.now = at - Duration::from_millis(1);
+    assert!(!fire((), &mut p, &mut r, &mut env));
+    assert!(r.body.is_empty(), "nothing before the timer");
+    env.now = at;
+    assert!(!fire((), &mut p, &mut r, &mut env), "the call goes on");
+    assert_eq!(r.body, msg, "the echo, once due");
+    assert_eq!(p.due(), None);
+    assert!(end((), p, &mut r, &mut env).is_none());
+    assert_eq!(
+        r.calls,
+        [
+            "head 200 Chunked end=false",
+            "hold true",
+            "hold false",
+            "trailers grpc-status=0"
+        ]
+    );
+    assert_eq!(lines(&log), [format!("{line} 200")]);
+    // `status=14&message=m` on Echo: head and trailers at once, the body never read.
+    r.calls.clear();
+    r.body.clear();
+    let status = CallFault::Status(Ended {
+        code: Code::Unavailable,
+        message: "m".into(),
+    });
+    let echo = Route::Grpc(Method::Echo, Some(status));
+    assert!(start((), echo, req("POST /e"), Some(None), &mut r, &mut env).is_none());
+    assert!(r.body.is_empty());
+    assert_eq!(
+        r.calls,
+        [
+            "head 200 Chunked end=false",
+            "hold false",
+            "trailers grpc-status=14 grpc-message=m"
+        ]
+    );
+    // `trailers-only=7`: the head is the end.
+    r.calls.clear();
+    let only = Route::Grpc(
+        Method::Echo,
+        Some(CallFault::TrailersOnly(Code::PermissionDenied)),
+    );
+    assert!(start((), only, req("POST /e"), Some(None), &mut r, &mut env).is_none());
+    assert_eq!(r.calls, ["head 200 Chunked end=true"]);
+    assert_eq!(lines(&log), ["POST /e 200", "POST /e 200"]);
 }

@@ -3,7 +3,7 @@
 //! from the Go module proxy; scripts/test installs it) calling Test/Echo N times from
 //! docs/grpc/barrage.proto, and grpc-go's client (v1.82.1: the program of
 //! crates/engine/tests/grpc_peers/go, in its `call` mode) calling every method and checking
-//! every reply.
+//! every reply; ghz again counting the status a call's `x-barrage-fault` metadata asks for.
 
 use crate::common;
 
@@ -52,16 +52,19 @@ fn run(cmd: &mut Command) -> String {
     stdout
 }
 
-#[test]
-fn ghz_calls_echo_n_times_all_ok_and_the_server_counts_them() {
+/// ghz v0.120.0, or `None` when the test is skipped.
+fn ghz() -> Option<PathBuf> {
     let cached = std::env::var_os("HOME")
         .map(|h| PathBuf::from(h).join(".cache/barrage-bench/ghz-v0.120.0/ghz"))
         .into_iter()
         .collect::<Vec<_>>();
     let install = "go install github.com/bojand/ghz/cmd/ghz@v0.120.0";
-    let Some(ghz) = barrage_testkit::tool("ghz", &cached, install) else {
-        return;
-    };
+    barrage_testkit::tool("ghz", &cached, install)
+}
+
+#[test]
+fn ghz_calls_echo_n_times_all_ok_and_the_server_counts_them() {
+    let Some(ghz) = ghz() else { return };
     let s = server();
     const N: u64 = 2000;
     let out = run(Command::new(ghz).args([
@@ -101,6 +104,47 @@ fn ghz_calls_echo_n_times_all_ok_and_the_server_counts_them() {
     assert_eq!(report["errorDistribution"], json!({}), "{report}");
     // ghz's calls and its two connections, as the server counted them.
     assert_eq!(counted(&s), (N, 2));
+}
+
+/// A status asked by `x-barrage-fault` metadata, as ghz counts it: every call `UNAVAILABLE` with
+/// the message asked, none OK, each counted by the server.
+#[test]
+fn ghz_counts_the_status_fault_asked_by_metadata() {
+    let Some(ghz) = ghz() else { return };
+    let s = server();
+    const N: u64 = 500;
+    let out = run(Command::new(ghz).args([
+        "--insecure",
+        "--proto",
+        PROTO,
+        "--call",
+        "barrage.test.v1.Test/Echo",
+        "-d",
+        r#"{"text": "t"}"#,
+        "--metadata",
+        r#"{"x-barrage-fault": "status=14&message=try later"}"#,
+        "-n",
+        &N.to_string(),
+        "-c",
+        "4",
+        "--format",
+        "json",
+        &format!("127.0.0.1:{}", s.local_addr().port()),
+    ]));
+    let mut report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    report["details"].take();
+    assert_eq!(report["count"], json!(N), "{report}");
+    assert_eq!(
+        report["statusCodeDistribution"],
+        json!({"Unavailable": N}),
+        "{report}"
+    );
+    assert_eq!(
+        report["errorDistribution"],
+        json!({"rpc error: code = Unavailable desc = try later": N}),
+        "{report}"
+    );
+    assert_eq!(counted(&s), (N, 1));
 }
 
 /// grpc_peers/go of the engine's tests, built once per test binary; `None` when the test is

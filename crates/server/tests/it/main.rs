@@ -10,6 +10,7 @@ mod endpoints;
 mod faults;
 mod grpc;
 mod grpc_clients;
+mod grpc_faults;
 mod h2;
 mod h2_hostile;
 mod h3;
