@@ -67,37 +67,32 @@ impl Worker<'_> {
                 }
                 l.pending = true;
             }
-            let n = if l.dynamic { l.thread.count() } else { 1 };
+            let dynamic = l.dynamic;
+            let n = if dynamic { l.thread.count() } else { 1 };
             if n > room {
                 // The batch waits for the connection's pipeline to drain.
                 break;
             }
-            let c = &mut self.conns[i];
+            // A static script (delay() only): the run's next request, as `fill` takes it.
+            let pos = if dynamic { 0 } else { self.take_requests(1) };
+            let (order, c) = (&self.sh.order, &mut self.conns[i]);
+            let Some(l) = self.lua.as_deref_mut() else {
+                return;
+            };
             for j in 0..n {
+                let req = if dynamic { 0 } else { order.request_at(pos) };
                 let sent = Sent {
                     intended: now,
                     sent: now,
                     measured: self.measuring,
-                    req: 0,
-                    pos: 0,
+                    req,
+                    pos: pos as u32,
                 };
-                let opened = if l.dynamic {
+                let opened = if dynamic {
                     c.session
                         .open_text(now, l.thread.text(j), l.thread.is_head(j), sent)
                 } else {
-                    let pos = self.cursor;
-                    self.cursor = (pos + 1) % self.sh.order.round();
-                    let req = self.sh.order.request_at(pos);
-                    c.session.open(
-                        now,
-                        pos,
-                        req,
-                        Sent {
-                            req,
-                            pos: pos as u32,
-                            ..sent
-                        },
-                    )
+                    c.session.open(now, pos, req, sent)
                 };
                 debug_assert!(opened, "room() promised it");
             }

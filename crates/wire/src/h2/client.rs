@@ -211,23 +211,29 @@ impl<T: Copy> Client<T> {
     /// Sends `reqs[which]` on a new stream; None when there is no room (see [`Client::room`]).
     /// `reqs` is the same list on every call (bodies go out later, as windows open).
     pub fn open(&mut self, reqs: &[Request], which: usize, tag: T) -> Option<u32> {
-        self.open_from(reqs, &reqs[which], which, tag)
+        self.open_from(reqs, &reqs[which], which, None, tag)
     }
 
     /// Sends `req`, a request of its own (not one of the run's: a script's), on a new stream;
     /// its fields go as literals without indexing (no other request refers to them), its body
     /// is kept with the stream until sent. `reqs` is the run's list, for the other streams.
-    pub fn open_own(&mut self, reqs: &[Request], req: &Request, tag: T) -> Option<u32> {
-        let plain = Request {
-            first: req.plain.clone(),
-            rest: req.plain.clone(),
-            table_bytes: 0,
-            ..req.clone()
-        };
-        self.open_from(reqs, &plain, usize::MAX, tag)
+    pub fn open_own(&mut self, reqs: &[Request], req: Request, tag: T) -> Option<u32> {
+        let mut req = req.without_indexing();
+        let body = std::mem::take(&mut req.body);
+        let own = (!body.is_empty()).then(|| body.into_boxed_slice());
+        self.open_from(reqs, &req, usize::MAX, own, tag)
     }
 
-    fn open_from(&mut self, reqs: &[Request], req: &Request, which: usize, tag: T) -> Option<u32> {
+    /// Opens a stream for `req`, whose body is `own_body` when it is a request of its own.
+    fn open_from(
+        &mut self,
+        reqs: &[Request],
+        req: &Request,
+        which: usize,
+        own_body: Option<Box<[u8]>>,
+        tag: T,
+    ) -> Option<u32> {
+        let has_body = !req.body.is_empty() || own_body.is_some();
         if self.room() == 0 {
             return None;
         }
@@ -249,7 +255,7 @@ impl<T: Copy> Client<T> {
             }
         };
         let max_frame = self.session.peer.max_frame_size;
-        frame::write_headers(&mut self.out, id, block, req.body.is_empty(), max_frame);
+        frame::write_headers(&mut self.out, id, block, !has_body, max_frame);
         self.streams.push(Stream {
             id,
             tag,
@@ -257,8 +263,7 @@ impl<T: Copy> Client<T> {
             body_at: 0,
             body_ok: true,
             req: which,
-            own_body: (which == usize::MAX && !req.body.is_empty())
-                .then(|| req.body.clone().into_boxed_slice()),
+            own_body,
             sent: 0,
             window: i64::from(self.session.peer.initial_window_size),
             content_length: None,
@@ -273,7 +278,7 @@ impl<T: Copy> Client<T> {
                 Box::new(r)
             }),
         });
-        if !req.body.is_empty() {
+        if has_body {
             self.send_bodies(reqs);
         }
         Some(id)

@@ -207,7 +207,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         let Some(req) = request_of_text(text, &self.setup.scheme, &self.setup.authority) else {
             return false;
         };
-        let opened = client.open_own(&self.setup.requests, &req, tag).is_some();
+        let opened = client.open_own(&self.setup.requests, req, tag).is_some();
         self.counts.streams += u64::from(opened);
         opened
     }
