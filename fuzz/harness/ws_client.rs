@@ -8,14 +8,17 @@
 //! Input: 2 control bytes, then the server's bytes.
 //! - `c0`: pipeline depth (1-8, bits 0-2), a valid 101 in front (bit 3), a reply expected
 //!   (bit 4; else echoes are checked, unless bit 5), small limits (bit 5), chunks (1-4, bits 6-7);
-//! - `c1`: the seed of the chunk and split points.
+//! - `c1`: the seed of the chunk and split points; bit 7 also keeps whole replies for a
+//!   script's `response()` and sends every third message as a script's request text.
 //!
 //! Checked: no panic; the whole, split and bytewise feeds end the same messages the same way
 //! with the same connection end and write the same bytes; every opened tag ends exactly once
 //! (ended, or taken back when the connection ends); what the session writes after the upgrade
-//! request is masked frames a server reads without error; the carry stays within `MAX_CARRY`.
+//! request is masked frames a server reads without error; the carry stays within `MAX_CARRY`;
+//! kept replies are taken in order, one per reply (logged, so every feed keeps the same ones).
 
 use barrage_wire::client::{ClientSession, End, Tag, MAX_CARRY};
+use barrage_wire::kept::Kept;
 use barrage_wire::ws::client::{Conn, Setup};
 use barrage_wire::ws::{handshake, Event, Limits, Session};
 use std::time::{Duration, Instant};
@@ -50,7 +53,12 @@ enum Log {
     Eof(Result<(), String>),
     /// At a chunk's end: room, carry length, the bytes written since the last.
     State(usize, usize, Vec<u8>),
+    /// A reply kept for `response()`: its status and body.
+    Kept(u16, Vec<u8>),
 }
+
+/// A script's request, as text: its body is the message.
+const TEXT: &[u8] = b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello";
 
 /// Messages opened in one run at most.
 const BUDGET: u32 = 40;
@@ -75,7 +83,12 @@ impl Run<'_> {
         for p in 0..k {
             let req = self.opened % 2;
             let tag = self.opened;
-            assert!(self.c.open(start(), p, req, T(tag)), "room() promised {k}");
+            let opened = if self.setup.keep_responses && tag % 3 == 2 {
+                self.c.open_text(start(), TEXT, false, T(tag))
+            } else {
+                self.c.open(start(), p, req, T(tag))
+            };
+            assert!(opened, "room() promised {k}");
             self.opened += 1;
             self.live.push(tag);
             self.log.push(Log::Opened(tag));
@@ -103,7 +116,16 @@ impl Run<'_> {
             };
             self.ended(tag.0);
             self.log.push(Log::Ended(e));
+            if self.setup.keep_responses {
+                let mut k = Kept::default();
+                assert!(self.c.take_response(&mut k), "a reply kept for each");
+                self.log.push(Log::Kept(k.status, k.body.clone()));
+            }
         }
+        assert!(
+            !self.c.take_response(&mut Kept::default()),
+            "one kept per reply"
+        );
         match r {
             Ok(f) if f.close => {
                 self.log.push(Log::Close);
@@ -261,6 +283,7 @@ pub fn run(data: &[u8]) {
             Limits::default()
         },
         headers: Vec::new(),
+        keep_responses: c1 & 0x80 != 0,
         seed: 7.into(),
     };
     let mut stream = Vec::new();

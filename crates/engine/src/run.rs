@@ -79,7 +79,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
     let speaks = if c.protocol.is_ws() {
-        Protocol::Ws(ws_setup(cfg))
+        Protocol::Ws(ws_setup(cfg, depth))
     } else if http3 {
         Protocol::H3(h3_setup(cfg, addr)?)
     } else if h2 {

@@ -120,24 +120,13 @@ pub(crate) fn plan(
     let responses = probe.wants_response();
     let delay = probe.wants_delay();
     let file = script.file();
-    let (http1, http2) = match cfg.protocol {
-        Protocol::Http1 { .. } => (true, false),
-        Protocol::Http2 { .. } => (false, true),
-        _ => (false, false),
-    };
-    if (dynamic || delay) && !(http1 || http2) {
-        return Err(ConfigError::Script(format!(
-            "{file}: request() and delay() run over HTTP/1.1 and HTTP/2 only for now \
-             (a script without them, its static request, runs on every protocol)"
-        )));
-    }
-    if responses && !(http1 || http2) {
-        return Err(ConfigError::Script(format!(
-            "{file}: response() runs over HTTP/1.1 and HTTP/2 only for now (a script without \
-             it, its static request, runs on every protocol)"
-        )));
-    }
-    if http2 && dynamic && batch > cfg.protocol.streams() {
+    // A batch goes out whole on one connection: HTTP/1.1's pipeline and WebSocket's messages in
+    // flight grow to it; streams are capped by the server too, so they are the user's to give.
+    let streams = matches!(
+        cfg.protocol,
+        Protocol::Http2 { .. } | Protocol::Http3 { .. }
+    );
+    if streams && dynamic && batch > cfg.protocol.streams() {
         return Err(ConfigError::Script(format!(
             "{file}: request() returns {batch} requests at once: give --streams {batch} or \
              more, so that they go out together"

@@ -136,11 +136,13 @@ pub(crate) fn h3_setup(
     // Several datagrams a send where the kernel has GSO (the transport sends them one by one
     // on a socket that turns out not to).
     setup.segments = barrage_udp::probe().segments();
+    setup.authority.clone_from(&target.authority);
+    setup.keep_responses = cfg.script.as_ref().is_some_and(|s| s.responses);
     Ok(setup)
 }
 
 /// WebSocket: the upgrade's target, and every request's body as a message.
-pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
+pub(crate) fn ws_setup(cfg: &ValidConfig, depth: usize) -> wsclient::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
     let (max_message, echo) = match c.protocol {
@@ -153,7 +155,7 @@ pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
         host: target.authority.clone(),
         path: target.path.clone(),
         messages: wsclient::Setup::messages(&bodies),
-        depth: c.protocol.depth(),
+        depth,
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
         echo,
@@ -163,6 +165,7 @@ pub(crate) fn ws_setup(cfg: &ValidConfig) -> wsclient::Setup {
             max_message,
         },
         headers: c.headers.clone(),
+        keep_responses: cfg.script.as_ref().is_some_and(|s| s.responses),
         // Only if the system's random source fails: keys that differ from run to run.
         seed: wall_seed().into(),
     }

@@ -254,13 +254,15 @@ impl LoadError {
             ),
             Http3Url => format!("{} needs an https:// URL (QUIC is always TLS)", n.on("http3")),
             GrpcWith(f) => format!(
-                "{} does not go with {}: a gRPC call's request is --call's with --data",
+                "{} does not go with {}: a gRPC call's request is {}'s with {}",
                 match *f {
                     "keepalive" => n.off(f),
                     "http3" | "ws" => n.on(f),
                     _ => o(f),
                 },
-                n.on("grpc")
+                n.on("grpc"),
+                o("call"),
+                o("data")
             ),
             GrpcOnly(f) => format!("{} is gRPC's: it needs {}", o(f), n.on("grpc")),
             GrpcCall => format!(
@@ -381,6 +383,8 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         fail(c.body_lines.is_some(), GrpcWith("body_lines"))?;
         fail(c.targets.is_some(), GrpcWith("targets"))?;
         fail(c.expect_body.is_some(), GrpcWith("expect_body"))?;
+        // A script writes HTTP/1.1 requests; a gRPC call is a method and a message.
+        fail(c.script.is_some(), GrpcWith("script"))?;
         fail(c.method != "GET" && c.method != "POST", GrpcWith("method"))?;
     } else if let Some((f, _)) = grpc_only.iter().find(|(_, set)| *set) {
         return Err(GrpcOnly(f));

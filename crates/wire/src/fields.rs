@@ -1,7 +1,8 @@
 //! What HTTP/2 and HTTP/3 share above their header compression: a request's field list
 //! (pseudo-headers, then headers without the connection-specific ones, then `content-length`),
-//! and the two response values every client reads (`content-length`, `:status`). HPACK and QPACK
-//! then encode the list each in their own way.
+//! a request given as HTTP/1.1 text (a script's) taken apart for them, and the two response
+//! values every client reads (`content-length`, `:status`). HPACK and QPACK then encode the list
+//! each in their own way.
 
 /// Fields HTTP/2 and HTTP/3 forbid (RFC 9113 §8.2.2, RFC 9114 §4.2) or express otherwise
 /// (`host` is `:authority`).
@@ -44,6 +45,37 @@ pub(crate) fn request_fields(
         ));
     }
     fields
+}
+
+/// One HTTP/1.1 request's text (a script's `request()`), taken apart for HTTP/2 or HTTP/3: the
+/// parts `new` encodes (method, scheme, authority, path, headers, body) to `scheme://authority`
+/// (its Host header, if any, names the authority; content-length is the body's and left for
+/// `new` to write). None when the text is not one whole request (the engine checked it before).
+pub(crate) fn request_of_text<R>(
+    text: &[u8],
+    scheme: &str,
+    authority: &str,
+    new: impl FnOnce(&str, &str, &str, &str, &[(String, String)], &[u8]) -> R,
+) -> Option<R> {
+    let mut slots = crate::header_slots();
+    let head = crate::parse_request_head(text, &mut slots, text.len()).ok()??;
+    let len = match head.framing {
+        crate::Framing::Length(n) => usize::try_from(n).ok()?,
+        crate::Framing::Empty => 0,
+        _ => return None,
+    };
+    let body = text.get(head.head_len..head.head_len.checked_add(len)?)?;
+    let mut host = authority;
+    let mut headers = Vec::with_capacity(head.headers.len());
+    for h in head.headers {
+        let value = std::str::from_utf8(h.value).ok()?;
+        if h.name.eq_ignore_ascii_case("host") {
+            host = value;
+        } else if !h.name.eq_ignore_ascii_case("content-length") {
+            headers.push((h.name.to_string(), value.to_string()));
+        }
+    }
+    Some(new(head.method, scheme, host, head.target, &headers, body))
 }
 
 /// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.

@@ -68,7 +68,13 @@ impl Worker<'_> {
                 l.pending = true;
             }
             let dynamic = l.dynamic;
-            let n = if dynamic { l.thread.count() } else { 1 };
+            let mut n = if dynamic { l.thread.count() } else { 1 };
+            if self.measuring {
+                // `-n` is exact: the last batch a worker's budget allows is cut to it.
+                if let Some(b) = self.plan.budget {
+                    n = n.min(usize::try_from(b).unwrap_or(usize::MAX));
+                }
+            }
             if n > room {
                 // The batch waits for the connection's pipeline to drain.
                 break;

@@ -19,6 +19,7 @@ mod h3_serve;
 mod nginx;
 mod schema;
 mod scripts;
+mod scripts_serve;
 mod server;
 mod shards;
 mod stages;

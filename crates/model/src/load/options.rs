@@ -243,8 +243,8 @@ macro_rules! load_options {
                 Flag::named("JSON").requires("grpc"), sweep(34, "metadata");
             /// A wrk Lua script (wrk's API: the `wrk` table, setup, init, delay, request,
             /// response, done; docs/load.md "Scripts"). Its static request (wrk.method, path,
-            /// headers, body) runs on every protocol; request(), response() and delay() on
-            /// HTTP/1.1 and HTTP/2. What it prints is printed after the run.
+            /// headers, body) and its hooks run on HTTP/1.1, HTTP/2, HTTP/3 and WebSocket (a
+            /// request's body is a message). What it prints is printed after the run.
             #[serde(skip_serializing_if = "Option::is_none")]
             script: Option<String> = None, Grammar::File,
                 Flag::named("FILE").short('s').conflicts(&["targets", "body_lines", "grpc"]),

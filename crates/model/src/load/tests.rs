@@ -27,6 +27,18 @@ fn ws() -> Config {
     }
 }
 
+fn grpc() -> Config {
+    Config {
+        url: "http://h/".into(),
+        protocol: Protocol::Grpc {
+            streams: 1,
+            window: DEFAULT_H2_WINDOW,
+        },
+        call: Some("p.S/M".into()),
+        ..ok()
+    }
+}
+
 /// Each rule, broken alone, gives its error; the messages in both words.
 #[test]
 fn every_rule_has_its_error_and_one_line_in_both_words() {
@@ -65,6 +77,7 @@ fn every_rule_has_its_error_and_one_line_in_both_words() {
             (Config { expect_status: Some(200), ..ws() }, LoadError::WsWith("expect_status"), "expect_status is HTTP's", "--expect-status is HTTP's"),
             (Config { url: "/".into(), ..h3() }, LoadError::Http3Url, "http3 = true needs an https:// URL", "--http3 needs an https:// URL"),
             (Config { start_at: Some(-1.0), ..ok() }, LoadError::StartAt, "start_at must be a time", "--start-at must"),
+            (Config { script: Some("s.lua".into()), ..grpc() }, LoadError::GrpcWith("script"), "script does not go with grpc = true", "--script does not go with --grpc"),
         ];
     for (cfg, want, fields, flags) in cases {
         let e = check(&cfg).unwrap_err();

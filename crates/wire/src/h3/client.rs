@@ -103,6 +103,14 @@ pub struct Setup {
     pub remote: SocketAddr,
     /// The name TLS presents (SNI) and verifies the certificate against.
     pub server_name: String,
+    /// The requests' authority: a request given as text
+    /// ([`crate::client::ClientSession::open_text`]) is sent to it (its Host header, if any,
+    /// names the authority instead). The server name unless set (the engine sets the URL's
+    /// host and port).
+    pub authority: String,
+    /// Keep every whole response for a script's `response()` hook
+    /// ([`crate::client::ClientSession::take_response`]).
+    pub keep_responses: bool,
     /// Concurrent streams wanted (`-m`), capped by the server's limit.
     pub max_streams: u32,
     /// A request older than this is cancelled; QUIC's idle timeout is the same.
@@ -154,6 +162,8 @@ impl Setup {
             requests,
             remote,
             server_name: server_name.to_string(),
+            authority: server_name.to_string(),
+            keep_responses: false,
             max_streams: max_streams.max(1),
             timeout,
             expect_body,

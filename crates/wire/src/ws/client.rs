@@ -28,6 +28,7 @@
 //! only costs the memcpy of what was read.
 
 use crate::client::{ClientSession, ConnError, End, ErrorClass, Fed, Tag, Transmit, MAX_CARRY};
+use crate::kept::{Keeper, Kept};
 use crate::ws::handshake::{self, Key};
 use crate::ws::{Event, Limits, Session, WsError};
 use barrage_model::rng::SplitMix64;
@@ -40,6 +41,9 @@ use std::time::{Duration, Instant};
 
 /// Unwritten output past which a ping goes unanswered (see [`Conn`]'s `frames`).
 const PONG_BACKLOG: usize = 64 * 1024;
+
+/// The request index of a message of its own (a script's, given as text), in flight in `own`.
+const OWN: u32 = u32::MAX;
 
 /// What every WebSocket connection of a run shares.
 #[derive(Debug)]
@@ -63,6 +67,9 @@ pub struct Setup {
     /// handshake's own; a `Host` replaces the URL's, a `Sec-WebSocket-Protocol` offers
     /// subprotocols the server may choose from.
     pub headers: Vec<(String, String)>,
+    /// Keep every whole reply for a script's `response()` hook
+    /// ([`ClientSession::take_response`]).
+    pub keep_responses: bool,
     /// Where a connection's key and masks come from if the system's random source fails: the
     /// caller's seed (the session reads no clock), advanced by every connection that falls
     /// back on it, so that no two of them share a key.
@@ -78,11 +85,13 @@ impl Setup {
             .collect()
     }
 
-    /// The bytes the reply to message `req` must equal, if any.
+    /// The bytes the reply to message `req` must equal, if any; `own` is the oldest message of
+    /// its own in flight (a script's), which [`OWN`] names.
     #[inline]
-    fn want(&self, req: u32) -> Option<&[u8]> {
+    fn want<'a>(&'a self, req: u32, own: Option<&'a [u8]>) -> Option<&'a [u8]> {
         match &self.expect_body {
             Some(b) => Some(b),
+            None if self.echo && req == OWN => own,
             None if self.echo => self.messages.get(req as usize).map(|m| &m.0[..]),
             None => None,
         }
@@ -155,8 +164,14 @@ pub struct Conn<'r, T> {
     wpos: usize,
     /// This read's frames, copied so the codec may work on them in place.
     rbuf: Vec<u8>,
-    /// Messages in flight, oldest first: each one's tag and request index.
+    /// Messages in flight, oldest first: each one's tag and request index ([`OWN`]: the next
+    /// of `own`).
     inflight: VecDeque<(T, u32)>,
+    /// Messages of their own in flight (a script's), oldest first, for their echo's check.
+    own: VecDeque<Vec<u8>>,
+    /// Whole replies kept for a script's `response()` hook, and the one in progress.
+    keep: Option<Keeper>,
+    kept: Option<Kept>,
     /// The reply in progress, checked so far.
     reply: Reply,
     /// A reply has ended on this connection.
@@ -176,6 +191,9 @@ impl<'r, T> Conn<'r, T> {
             wpos: 0,
             rbuf: Vec::new(),
             inflight: VecDeque::with_capacity(setup.depth),
+            own: VecDeque::new(),
+            keep: setup.keep_responses.then(Keeper::default),
+            kept: None,
             reply: Reply::default(),
             answered: false,
             counts: Counts::default(),
@@ -190,6 +208,11 @@ impl<'r, T> Conn<'r, T> {
         self.key = handshake::client_key(nonce);
         self.ws = Session::client(self.setup.limits, seed).streaming();
         self.inflight.clear();
+        self.own.clear();
+        self.kept = None;
+        if let Some(k) = self.keep.as_mut() {
+            k.clear();
+        }
         self.reply = Reply::default();
         self.answered = false;
         self.wbuf.clear();
@@ -215,6 +238,9 @@ impl<'r, T> Conn<'r, T> {
             wpos,
             rbuf,
             inflight,
+            own,
+            keep,
+            kept,
             reply,
             answered,
             counts,
@@ -255,15 +281,29 @@ impl<'r, T> Conn<'r, T> {
                     let Some(&(tag, req)) = inflight.front() else {
                         return Err(ConnError::new(ErrorClass::Unasked, UNASKED));
                     };
-                    let want = setup.want(req);
+                    let want = setup.want(req, own.front().map(|m| &m[..]));
                     reply.piece(want, data);
+                    if let Some(keep) = keep.as_mut() {
+                        kept.get_or_insert_with(|| keep.fresh()).body(data);
+                    }
                     if fin {
+                        let body_ok = reply.end(want);
                         inflight.pop_front();
+                        if req == OWN {
+                            own.pop_front();
+                        }
+                        if let Some(keep) = keep.as_mut() {
+                            // A reply is status 200 with no fields, as the run counts it.
+                            let mut k = kept.take().unwrap_or_else(|| keep.fresh());
+                            k.status = 200;
+                            k.head.extend_from_slice(b"WebSocket\r\n");
+                            keep.done(k);
+                        }
                         *answered = true;
                         on(End::Response {
                             tag,
                             status: 200,
-                            body_ok: reply.end(want),
+                            body_ok,
                         });
                     }
                 }
@@ -383,6 +423,29 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.ws.send(&mut self.wbuf, *text, payload);
         self.inflight.push_back((tag, req));
         true
+    }
+
+    /// The text's body (its content-length's worth) is one message, text when it is UTF-8: the
+    /// request line and fields are the upgrade's, made once per connection from the URL and
+    /// `-H`.
+    fn open_text(&mut self, _now: Instant, text: &[u8], _head: bool, tag: T) -> bool {
+        if self.room() == 0 {
+            return false;
+        }
+        let Some(body) =
+            crate::fields::request_of_text(text, "http", "", |_, _, _, _, _, b| b.to_vec())
+        else {
+            return false;
+        };
+        self.ws
+            .send(&mut self.wbuf, std::str::from_utf8(&body).is_ok(), &body);
+        self.inflight.push_back((tag, OWN));
+        self.own.push_back(body);
+        true
+    }
+
+    fn take_response(&mut self, into: &mut Kept) -> bool {
+        self.keep.as_mut().is_some_and(|k| k.take(into))
     }
 
     #[inline]

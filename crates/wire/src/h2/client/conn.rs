@@ -204,7 +204,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         if client.room() == 0 {
             return false;
         }
-        let Some(req) = request_of_text(text, &self.setup.scheme, &self.setup.authority) else {
+        let (scheme, authority) = (&self.setup.scheme, &self.setup.authority);
+        let Some(req) = crate::fields::request_of_text(text, scheme, authority, Request::new)
+        else {
             return false;
         };
         let opened = client.open_own(&self.setup.requests, req, tag).is_some();
@@ -413,36 +415,4 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     fn reset_counts(&mut self) {
         self.counts = Counts::default();
     }
-}
-
-/// One HTTP/1.1 request's text (a script's) as an HTTP/2 request to `scheme://authority` (its
-/// Host header, if any, names the authority; content-length is the body's). None when the text
-/// is not one whole request (the engine checked it before).
-fn request_of_text(text: &[u8], scheme: &str, authority: &str) -> Option<Request> {
-    let mut slots = crate::header_slots();
-    let head = crate::parse_request_head(text, &mut slots, text.len()).ok()??;
-    let len = match head.framing {
-        crate::Framing::Length(n) => usize::try_from(n).ok()?,
-        crate::Framing::Empty => 0,
-        _ => return None,
-    };
-    let body = text.get(head.head_len..head.head_len.checked_add(len)?)?;
-    let mut host = authority;
-    let mut headers = Vec::with_capacity(head.headers.len());
-    for h in head.headers {
-        let value = std::str::from_utf8(h.value).ok()?;
-        if h.name.eq_ignore_ascii_case("host") {
-            host = value;
-        } else if !h.name.eq_ignore_ascii_case("content-length") {
-            headers.push((h.name.to_string(), value.to_string()));
-        }
-    }
-    Some(Request::new(
-        head.method,
-        scheme,
-        host,
-        head.target,
-        &headers,
-        body,
-    ))
 }

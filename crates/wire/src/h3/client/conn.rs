@@ -12,9 +12,8 @@
 //! here reads a clock, so a test drives a connection on instants of its own
 //! (tests/h3_clock.rs).
 
-use super::response::Response;
 use super::uni::Uni;
-use super::Setup;
+use super::{Request, Setup};
 use crate::client::{self, ClientSession, ConnError, End, ErrorClass, Failure, Fed, Tag, Transmit};
 use crate::h3::error::{ErrorCode, H3Error};
 use bytes::{Bytes, BytesMut};
@@ -114,6 +113,40 @@ impl<'r, T> Conn<'r, T> {
 }
 
 impl<T: Tag> Conn<'_, T> {
+    /// Sends request `req` of the run, or `own`'s bytes, on the next stream of the pool.
+    fn open_stream(
+        &mut self,
+        now: Instant,
+        req: usize,
+        own: Option<Box<[u8]>>,
+        head: bool,
+        tag: T,
+    ) -> bool {
+        if self.room() == 0 {
+            return false;
+        }
+        let (Some(q), Some(id)) = (self.quic.as_mut(), self.h3.pool.pop_front()) else {
+            return false;
+        };
+        // Not starved: a request went out since the last look (`expire` may look rarely).
+        self.starved = None;
+        let mut s = Stream {
+            id,
+            tag,
+            req,
+            own,
+            sent: 0,
+            response: self.h3.response(head),
+        };
+        write_stream(&mut q.conn, &mut s, self.setup);
+        self.h3.streams.push(s);
+        self.counts.streams += 1;
+        // The request's first packet, if nothing was waiting to go, and QUIC's timers as they
+        // now stand (a write can arm pacing or loss detection).
+        self.next_datagram(now);
+        true
+    }
+
     /// Runs everything QUIC has to say after an input: endpoint events, connection events (the
     /// handshake's end, streams readable and writable, the connection lost), our pending
     /// writes, then the next datagram and timer.
@@ -350,30 +383,26 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
     }
 
     fn open(&mut self, now: Instant, _pos: usize, req: u32, tag: T) -> bool {
+        let head = self.setup.requests[req as usize].head;
+        self.open_stream(now, req as usize, None, head, tag)
+    }
+
+    /// The text is parsed as the server would (one request: its head, and the body its
+    /// content-length gives) and encoded for a stream of its own, as the run's requests are.
+    fn open_text(&mut self, now: Instant, text: &[u8], head: bool, tag: T) -> bool {
         if self.room() == 0 {
             return false;
         }
-        let (Some(q), Some(id)) = (self.quic.as_mut(), self.h3.pool.pop_front()) else {
+        let authority = &self.setup.authority;
+        let Some(req) = crate::fields::request_of_text(text, "https", authority, Request::new)
+        else {
             return false;
         };
-        // Not starved: a request went out since the last look (`expire` may look rarely).
-        self.starved = None;
-        let setup = self.setup;
-        let req = req as usize;
-        let mut s = Stream {
-            id,
-            tag,
-            req,
-            sent: 0,
-            response: Response::new(setup.requests[req].head),
-        };
-        write_stream(&mut q.conn, &mut s, setup);
-        self.h3.streams.push(s);
-        self.counts.streams += 1;
-        // The request's first packet, if nothing was waiting to go, and QUIC's timers as they
-        // now stand (a write can arm pacing or loss detection).
-        self.next_datagram(now);
-        true
+        self.open_stream(now, 0, Some(req.bytes.into_boxed_slice()), head, tag)
+    }
+
+    fn take_response(&mut self, into: &mut crate::kept::Kept) -> bool {
+        self.h3.keep.as_mut().is_some_and(|k| k.take(into))
     }
 
     #[inline]

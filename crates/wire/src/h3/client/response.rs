@@ -2,7 +2,8 @@
 //! through a [`FrameDecoder`] (a partial frame head or HEADERS frame carried to the next chunk,
 //! DATA passed through), the header sections through the connection's QPACK decoder, the status
 //! and `content-length` checked as HTTP/2's client does, and the body compared with the expected
-//! one as it goes by, never kept.
+//! one as it goes by, never kept (unless a script's `response()` hook asks for it whole:
+//! [`Response::keeping`]).
 //!
 //! A header section that needs dynamic-table inserts not yet received is kept (bounded by the
 //! frame size limit) and the stream reads nothing more until [`Response::resume`] decodes it.
@@ -12,6 +13,7 @@ use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::{Event, Frame, FrameDecoder};
 use crate::h3::qpack::{Decoded, Decoder, QpackError};
 use crate::h3::DEFAULT_MAX_FRAME;
+use crate::kept::Kept;
 
 /// Where a response stands after some of its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,8 @@ pub struct Response {
     bad_length: bool,
     /// The response has no content by definition (HEAD, 204, 304).
     no_content: bool,
+    /// The final response's fields and body, kept for a script's `response()` hook.
+    kept: Option<Box<Kept>>,
 }
 
 /// A malformed message (RFC 9114 §4.1.2).
@@ -73,7 +77,19 @@ impl Response {
             content_length: None,
             bad_length: false,
             no_content: head,
+            kept: None,
         }
+    }
+
+    /// Keeps the final response's fields (as `name: value` lines) and its body in `into`.
+    pub fn keeping(mut self, into: Box<Kept>) -> Response {
+        self.kept = Some(into);
+        self
+    }
+
+    /// What [`Response::keeping`] kept (its status is the caller's to set, from the end).
+    pub fn take_kept(&mut self) -> Option<Box<Kept>> {
+        self.kept.take()
     }
 
     pub fn is_blocked(&self) -> bool {
@@ -188,6 +204,9 @@ impl Response {
                     self.body_ok &= b.get(at..end) == Some(data);
                 }
                 self.body_at += data.len() as u64;
+                if let Some(k) = self.kept.as_mut() {
+                    k.body(data);
+                }
                 let over =
                     !self.no_content && self.content_length.is_some_and(|c| self.body_at > c);
                 // A response without content by definition carries none (RFC 9110 §6.4.1).
@@ -219,11 +238,24 @@ impl Response {
         let mut status = 0u16;
         let mut length: Option<Option<u64>> = None;
         let mut bad = false;
+        let mut kept = self.kept.as_mut().filter(|_| !trailers);
+        if let Some(k) = kept.as_mut() {
+            // A first line, as HTTP/1.1's head has (the hook reads the lines after it); an
+            // interim response's fields, kept before, give way to the final one's.
+            k.head.clear();
+            k.head.extend_from_slice(b"HTTP/3\r\n");
+        }
         let r = qpack.decode(stream, block, |name, value| {
             if trailers {
                 // Pseudo-header fields are not allowed in trailers (RFC 9114 §4.1.2, §4.3).
                 bad |= name.first() == Some(&b':');
                 return;
+            }
+            if let Some(k) = kept.as_mut().filter(|_| name.first() != Some(&b':')) {
+                k.head.extend_from_slice(name);
+                k.head.extend_from_slice(b": ");
+                k.head.extend_from_slice(value);
+                k.head.extend_from_slice(b"\r\n");
             }
             if name == b":status" {
                 bad |= status != 0;

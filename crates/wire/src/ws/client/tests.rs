@@ -32,6 +32,7 @@ fn setup(depth: usize) -> Setup {
         echo: true,
         limits: Limits::default(),
         headers: Vec::new(),
+        keep_responses: false,
         seed: 0.into(),
     }
 }

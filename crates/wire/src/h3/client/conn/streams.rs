@@ -12,6 +12,7 @@ use crate::client::{End, Failure, Tag};
 use crate::h3::error::{ErrorCode, H3Error};
 use crate::h3::frame::StreamType;
 use crate::h3::qpack::{Decoder, Encoder};
+use crate::kept::Keeper;
 use quinn_proto::{Connection, Dir, ReadError, StreamId};
 use std::collections::VecDeque;
 
@@ -21,6 +22,9 @@ pub(super) struct Stream<T> {
     pub(super) id: StreamId,
     pub(super) tag: T,
     pub(super) req: usize,
+    /// A request of its own (a script's, given as text), encoded for this stream alone,
+    /// instead of `req`.
+    pub(super) own: Option<Box<[u8]>>,
     /// Request bytes written so far; the FIN goes after the last.
     pub(super) sent: usize,
     pub(super) response: Response,
@@ -51,6 +55,8 @@ pub(super) struct H3<T> {
     pub(super) fail: Vec<(StreamId, ErrorCode)>,
     /// Requests refused with H3_REQUEST_REJECTED (counted ones), not yet in the counts.
     pub(super) retried: u64,
+    /// Whole responses kept for a script's `response()` hook (when the setup asks).
+    pub(super) keep: Option<Keeper>,
 }
 
 /// H3_REQUEST_CANCELLED: what a request stream this side gives up on is reset and stopped with.
@@ -75,6 +81,16 @@ impl<T> H3<T> {
             acks: Vec::new(),
             fail: Vec::new(),
             retried: 0,
+            keep: setup.keep_responses.then(Keeper::default),
+        }
+    }
+
+    /// A new stream's response decoder, which keeps the response whole when the setup asks.
+    pub(super) fn response(&mut self, head: bool) -> Response {
+        let r = Response::new(head);
+        match self.keep.as_mut() {
+            Some(k) => r.keeping(Box::new(k.fresh())),
+            None => r,
         }
     }
 }
@@ -133,7 +149,10 @@ pub(super) fn write_request<T>(conn: &mut Connection, h3: &mut H3<T>, setup: &Se
 }
 
 pub(super) fn write_stream<T>(conn: &mut Connection, s: &mut Stream<T>, setup: &Setup) {
-    let bytes = setup.requests[s.req].bytes();
+    let bytes = match &s.own {
+        Some(own) => own,
+        None => setup.requests[s.req].bytes(),
+    };
     if s.sent >= bytes.len() {
         return;
     }
@@ -168,6 +187,7 @@ pub(super) fn read<T: Tag, F: FnMut(End<T>)>(
         acks,
         fail,
         retried,
+        keep,
         ..
     } = h3;
     let s = &mut streams[at];
@@ -218,9 +238,15 @@ pub(super) fn read<T: Tag, F: FnMut(End<T>)>(
     let Some(outcome) = result? else {
         return Ok(());
     };
-    let s = streams.remove(at);
+    let mut s = streams.remove(at);
     if s.response.is_blocked() {
         qpack.cancel_stream(sid, acks);
+    }
+    if let (Outcome::Ended(Ended::Response { status, .. }), Some(keeper)) = (&outcome, keep) {
+        if let Some(mut k) = s.response.take_kept() {
+            k.status = *status;
+            keeper.done(*k);
+        }
     }
     let tag = s.tag;
     let unprocessed = matches!(outcome, Outcome::Unprocessed);
