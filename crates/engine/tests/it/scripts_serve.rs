@@ -249,3 +249,48 @@ fn request_and_response_hooks_over_websocket() {
     let r = load(&ws(wrk_script("pipeline.lua"), 1, 99));
     assert_eq!(r.requests, 99);
 }
+
+/// The open loop and shards, with a script over WebSocket: at a rate, each slot's request() is
+/// one message, echoed and read whole by response(); a shard's setup() sees the shard's own
+/// threads (setup.lua names each thread it creates), and its `-n` share is exact.
+#[test]
+fn open_loop_and_a_shard_with_a_script() {
+    let (s, _) = serve(false);
+    let dir = Dir::new("script-ws-modes");
+    let echo = dir.file("echo.lua", ECHO);
+    let ws = |script: String| Config {
+        url: format!("ws://{}/ws/echo", s.local_addr()),
+        connections: 2,
+        threads: 2,
+        protocol: Protocol::Ws {
+            pipeline: 1,
+            max_message: 1 << 20,
+            echo: true,
+        },
+        requests: Some(40),
+        timeout: Duration::from_secs(10),
+        script: Some(script),
+        ..Config::default()
+    };
+    let r = load(&Config {
+        rate: Some(200.0),
+        ..ws(echo)
+    });
+    assert_eq!(r.requests, 40);
+    let printed = r.script.expect("a script's output").printed;
+    assert!(printed.starts_with("got=40 inorder="), "{printed}");
+
+    // Shard 2 of 2 of 6 connections: 3 connections on 3 threads here, so three thread setups.
+    let r = load(&Config {
+        connections: 6,
+        threads: 6,
+        shard: Some(barrage_model::load::Shard { index: 2, count: 2 }),
+        ..ws(wrk_script("setup.lua"))
+    });
+    assert_eq!(r.requests, 20, "the shard's half of -n 40");
+    let printed = r.script.expect("a script's output").printed;
+    for i in 1..=3 {
+        assert!(printed.contains(&format!("thread {i} created\n")), "{printed}");
+    }
+    assert!(!printed.contains("thread 4 created"), "{printed}");
+}
