@@ -290,7 +290,10 @@ fn open_loop_and_a_shard_with_a_script() {
     assert_eq!(r.requests, 20, "the shard's half of -n 40");
     let printed = r.script.expect("a script's output").printed;
     for i in 1..=3 {
-        assert!(printed.contains(&format!("thread {i} created\n")), "{printed}");
+        assert!(
+            printed.contains(&format!("thread {i} created\n")),
+            "{printed}"
+        );
     }
     assert!(!printed.contains("thread 4 created"), "{printed}");
 }
