@@ -5,12 +5,13 @@
 //!
 //! Input: 3 control bytes, then the bytes.
 //! - `c0`: a HEAD request (bit 0), an expected body (bit 1: the first 16 bytes of the stream
-//!   part), a field section limit of 512 bytes (bit 2, else 64 KiB);
+//!   part), a field section limit of 512 bytes (bit 2, else 64 KiB), the response kept whole
+//!   for a script's `response()` (bit 3);
 //! - `c1`: the seed of the split points;
 //! - `c2`: how many of the bytes are the encoder stream (the rest is the request stream).
 //!
-//! Checked: no panic; the three feeds reach the same step, the same end or error, and write the
-//! same decoder-stream acknowledgments.
+//! Checked: no panic; the three feeds reach the same step, the same end or error, write the
+//! same decoder-stream acknowledgments, and keep the same fields and body.
 
 use barrage_wire::h3::client::response::{Response, Step};
 use barrage_wire::h3::qpack::Decoder;
@@ -29,6 +30,9 @@ fn feed_all(enc: &[u8], stream: &[u8], c0: u8, feed: Feed) -> Outcome {
     }
     let expect = (c0 & 2 != 0).then(|| &stream[..stream.len().min(16)]);
     let mut r = Response::new(c0 & 1 != 0);
+    if c0 & 8 != 0 {
+        r = r.keeping(Box::default());
+    }
     let mut acks = Vec::new();
     let parts: Vec<&[u8]> = match feed {
         Feed::Whole => vec![stream],
@@ -57,7 +61,8 @@ fn feed_all(enc: &[u8], stream: &[u8], c0: u8, feed: Feed) -> Outcome {
         Ok(e) => format!("{e:?}"),
         Err(e) => format!("error {}", e.code.name()),
     };
-    (end, acks)
+    let kept = r.take_kept().map(|k| (k.head, k.body));
+    (format!("{end} {kept:?}"), acks)
 }
 
 pub fn run(data: &[u8]) {
