@@ -250,8 +250,8 @@ fn request_and_response_hooks_over_websocket() {
     assert_eq!(r.requests, 99);
 }
 
-/// The open loop and shards, with a script over WebSocket: at a rate, each slot's request() is
-/// one message, echoed and read whole by response(); a shard's setup() sees the shard's own
+/// The open loop and shards, with a script over WebSocket: at a rate and in stages, each slot's
+/// request() is one message, echoed and read whole by response(); a shard's setup() sees the shard's own
 /// threads (setup.lua names each thread it creates), and its `-n` share is exact.
 #[test]
 fn open_loop_and_a_shard_with_a_script() {
@@ -274,11 +274,27 @@ fn open_loop_and_a_shard_with_a_script() {
     };
     let r = load(&Config {
         rate: Some(200.0),
-        ..ws(echo)
+        ..ws(echo.clone())
     });
     assert_eq!(r.requests, 40);
     let printed = r.script.expect("a script's output").printed;
     assert!(printed.starts_with("got=40 inorder="), "{printed}");
+    // Stages: the schedule's slots, each one request() and its reply read whole.
+    let r = load(&Config {
+        requests: None,
+        stages: vec![barrage_model::load::Stage {
+            duration: Duration::from_millis(500),
+            target: 100.0,
+        }],
+        ..ws(echo.clone())
+    });
+    let n = r.requests;
+    assert!(n > 0);
+    let printed = r.script.expect("a script's output").printed;
+    assert!(
+        printed.starts_with(&format!("got={n} inorder=")),
+        "{n}: {printed}"
+    );
 
     // Shard 2 of 2 of 6 connections: 3 connections on 3 threads here, so three thread setups.
     let r = load(&Config {
