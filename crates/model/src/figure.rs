@@ -95,10 +95,12 @@ pub struct Figure {
 
 impl Figure {
     /// The metric of this figure: values stored as printed, read from `metrics.figures[key]`,
-    /// shown in its unit (bytes in MiB, as the registry's memory figures).
+    /// shown in its unit. Bytes stay bytes (a figure in bytes is as often a chunk of 1,460 B as
+    /// an allocation of megabytes: tables shorten large values to 2.7M, and a chunk in MiB
+    /// would read 0.00139).
     pub fn metric(&self) -> Metric {
         let (unit, scale, format) = match self.unit {
-            Unit::Bytes => ("MiB", 1.0 / 1048576.0, Format::Bytes),
+            Unit::Bytes => ("B", 1.0, Format::Bytes),
             Unit::Seconds => ("s", 1.0, Format::Seconds),
             Unit::Millis => ("ms", 1.0, Format::Millis),
             Unit::Micros => ("µs", 1.0, Format::Micros),
@@ -150,7 +152,8 @@ mod tests {
         t.metrics.figures.insert("other".into(), 1.0);
         assert_eq!(m.value(&t), Some(85_934.0));
         assert_eq!(m.show(2.0 * 1048576.0), "2.0 MiB");
-        assert_eq!((m.unit, m.scale), ("MiB", 1.0 / 1048576.0));
+        assert_eq!(m.show(1460.0), "1,460 B");
+        assert_eq!((m.unit, m.scale), ("B", 1.0));
         assert!(!m.higher_is_better() && m.is_figure());
         assert_eq!(m.noun.as_deref(), Some("allocated"));
         let s = fig("fanout_s", Unit::Seconds, Better::Lower).metric();

@@ -144,6 +144,6 @@ fn a_declared_figure_gets_its_median_and_comparison() {
     assert_eq!(shown[0], "wall_s");
     assert!(shown.contains(&"alloc_bytes".to_string()) && !shown.contains(&"rps".to_string()));
     let m = metric::find(&r, "alloc_bytes").unwrap();
-    assert_eq!((m.label.as_ref(), m.unit), ("allocated", "MiB"));
+    assert_eq!((m.label.as_ref(), m.unit), ("allocated", "B"));
     assert!(metric::find(&r, "nonsense").is_none());
 }

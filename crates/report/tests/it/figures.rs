@@ -94,17 +94,19 @@ fn the_figures_column_shows_its_known_values() {
         .iter()
         .position(|c| c.key() == "alloc_bytes")
         .expect("a column of the figure");
-    assert_eq!(table.columns[col].header(), "allocated (MiB)");
+    // Bytes stay bytes in the table (a chunk of 1,460 B would read 0.00139 in MiB).
+    assert_eq!(table.columns[col].header(), "allocated (B)");
     let cell = |name: &str| &table.row("", name).unwrap().cells[col];
-    assert_eq!(cell("lean").values, [1.0, 3.0, 2.0]);
-    assert_eq!(cell("lean").center(), Some(2.0));
-    assert_eq!(cell("heavy").center(), Some(20.0));
+    assert_eq!(cell("lean").values, [MIB, 3.0 * MIB, 2.0 * MIB]);
+    assert_eq!(cell("lean").center(), Some(2.0 * MIB));
+    assert_eq!(cell("lean").text(), "2.1M [1.05M, 3.15M]");
+    assert_eq!(cell("heavy").center(), Some(20.0 * MIB));
     assert_eq!(
         table
             .cell(table.row("", "heavy").unwrap(), "alloc_bytes")
             .unwrap()
             .center(),
-        Some(20.0)
+        Some(20.0 * MIB)
     );
     // Never printed: an empty cell, not a zero.
     assert!(cell("silent").values.is_empty() && cell("silent").summary.is_none());
@@ -178,7 +180,7 @@ fn the_figures_column_shows_its_known_values() {
             _ => None,
         })
         .expect("a chart of the figure");
-    assert_eq!(chart.x.label, "allocated (MiB)");
+    assert_eq!(chart.x.label, "allocated (B)");
     let bars: Vec<(&str, Option<f64>)> = chart
         .rows
         .iter()
@@ -186,7 +188,11 @@ fn the_figures_column_shows_its_known_values() {
         .collect();
     assert_eq!(
         bars,
-        [("lean", Some(2.0)), ("heavy", Some(20.0)), ("silent", None)]
+        [
+            ("lean", Some(2.0 * MIB)),
+            ("heavy", Some(20.0 * MIB)),
+            ("silent", None)
+        ]
     );
 }
 
