@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs and builds the gRPC study's contenders on a Debian machine with Go, Node.js + npm,
-# Python 3 + venv and Rust (cargo) installed (scripts/test installs the first three). Idempotent:
-# a second run only checks. A contender whose toolchain is missing is left out with a message;
-# `barrage run` then reports it as skipped (its `requires`) or build_failed (its `build` check).
-# Also copies study.toml's [[contender]] blocks into study-allcpus.toml and study-link.toml.
+# Python 3 + venv and Rust (cargo) installed (scripts/test installs the first three); the JDK,
+# Maven and Ruby's grpc gem come from apt when missing. Idempotent: a second run only checks. A
+# contender whose toolchain is missing is left out with a message; `barrage run` then reports it
+# as skipped (its `requires`) or build_failed (its `build` check). Also copies study.toml's
+# [[contender]] blocks into study-allcpus.toml and study-link.toml.
 #
-# Needs: network access to the Go module proxy, npm, PyPI and crates.io (the first time).
+# Needs: root (or sudo) for apt-get when the JDK, Maven or ruby-grpc is missing; network access
+# to the Go module proxy, npm, PyPI, crates.io and Maven Central (the first time).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,6 +48,20 @@ npm_ci() {
 }
 step "node-grpc-js (npm ci)" npm_ci
 
+# --- Java: grpc-java on Netty; mvn package generates the messages with protoc (fetched from
+# Maven Central by protobuf-maven-plugin) and copies the dependencies to target/lib. The JDK and
+# Maven come from apt when missing (studies/multiplexing/setup.sh installs them too). ---
+mvn_package() {
+    if ! have java || ! have mvn; then
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends default-jdk-headless maven
+    fi
+    (cd "$c/java-grpc" && mvn -q -B package)
+}
+step "java-grpc (mvn package)" mvn_package
+
 # --- Python: one venv for both grpcio servers, pinned requirements; the message and service
 # code generated from docs/grpc/barrage.proto by grpcio-tools (its own protoc) ---
 python_venv() {
@@ -57,6 +73,19 @@ python_venv() {
         --python_out=. --grpc_python_out=. barrage.proto)
 }
 step "python-grpcio (venv + pip + grpc_tools.protoc)" python_venv
+
+# --- Ruby: Debian's grpc gem and its code generator (protoc 3.21 with the gem's plugin, the
+# protobuf the gem reads), the code generated from docs/grpc/barrage.proto ---
+ruby_grpc() {
+    if ! ruby -e "require 'grpc'" 2>/dev/null || ! have grpc_tools_ruby_protoc; then
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends ruby ruby-grpc ruby-grpc-tools
+    fi
+    (cd "$c/ruby-grpc" && grpc_tools_ruby_protoc -I ../../../../docs/grpc --ruby_out=. --grpc_out=. barrage.proto)
+}
+step "ruby-grpc (apt ruby-grpc ruby-grpc-tools, grpc_tools_ruby_protoc)" ruby_grpc
 
 # --- The other study files' contenders: study.toml's, copied after their own heads ---
 for f in study-allcpus.toml study-link.toml; do
