@@ -10,6 +10,7 @@ mod grpc_go;
 mod grpc_node;
 mod grpc_peer;
 mod grpc_python;
+mod grpc_tonic;
 mod h2;
 mod h2_interop;
 mod h2_serve;
