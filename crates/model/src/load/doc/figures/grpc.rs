@@ -5,6 +5,42 @@ use super::{per, Http2, Section};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// gRPC's status codes by number (0-16), each by its canonical name as gRPC's tools print it:
+/// the keys of [`Grpc::calls`], and the names `--expect-status` takes with `--grpc` (wire's
+/// `grpc::Code` names its codes from this table).
+pub const GRPC_CODES: [&str; 17] = [
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+];
+
+/// The number of a gRPC code given as a number (0-16) or a name in any case (`NOT_FOUND`,
+/// `not_found`), as ghz and grpcurl take them.
+pub fn grpc_code(s: &str) -> Option<u16> {
+    let s = s.trim();
+    match s.parse::<u16>() {
+        Ok(n) => (usize::from(n) < GRPC_CODES.len()).then_some(n),
+        Err(_) => GRPC_CODES
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(s))
+            .map(|i| i as u16),
+    }
+}
+
 /// What a gRPC run saw (calls written in the measured window).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
