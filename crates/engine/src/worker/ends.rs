@@ -57,7 +57,7 @@ impl Ends<'_> {
             End::Failed { tag, failure } => {
                 let class = failure.class();
                 // Cancelled by this side: not a sign the target works.
-                if class != ErrorClass::Timeout {
+                if !failure.cancelled_here() {
                     self.tally.answered += 1;
                 }
                 let k = class;

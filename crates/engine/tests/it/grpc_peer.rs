@@ -114,8 +114,10 @@ pub fn grpc(r: &RunResult) -> &Grpc {
 }
 
 /// The methods of docs/grpc/barrage.proto, each under load, every call OK and every reply
-/// message counted, then Failing's: each call counted UNAVAILABLE and as a `grpc_status`
-/// error. Returns what the server must have counted: (calls, request messages).
+/// message counted (the client-streaming and bidirectional ones once more with their request
+/// messages gzip-compressed, which the server must inflate to read), then Failing's: each call
+/// counted UNAVAILABLE and as a `grpc_status` error. Returns what the server must have
+/// counted: (calls, request messages).
 pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
     // (method, data, calls, request messages a call, reply messages a call)
     let cases = [
@@ -137,10 +139,28 @@ pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
         ),
         ("Test/Chat", r#"[{"text": "a"}, {"text": "b"}]"#, 100, 2, 2),
     ];
+    let gzip = [
+        (
+            "Test/Echo",
+            r#"{"text": "squeeze squeeze squeeze"}"#,
+            100,
+            1,
+            1,
+        ),
+        ("Test/Sum", r#"[{"value": 4}, {"value": 5}]"#, 100, 2, 1),
+        ("Test/Chat", r#"[{"text": "c"}, {"text": "d"}]"#, 100, 2, 2),
+    ];
+    let all = cases
+        .iter()
+        .map(|c| (c, None))
+        .chain(gzip.iter().map(|c| (c, Some("gzip"))));
     let (mut calls, mut messages) = (0, 0);
-    for (call, data, n, sent, received) in cases {
-        let r = load(config(port, Some(proto), call, data, n));
-        let what = format!("{call} {data}");
+    for (&(call, data, n, sent, received), compression) in all {
+        let r = load(Config {
+            grpc_compression: compression.map(str::to_string),
+            ..config(port, Some(proto), call, data, n)
+        });
+        let what = format!("{call} {data} {compression:?}");
         assert_eq!(
             (r.requests, r.requests_written, r.errors.total()),
             (n, n, 0),
