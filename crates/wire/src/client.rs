@@ -61,6 +61,9 @@ pub enum End<T> {
     /// The server never processed it (HTTP/2: above a GOAWAY's last stream, REFUSED_STREAM):
     /// it may be sent again.
     Unprocessed { tag: T },
+    /// Not an end: one reply message of a call that goes on (gRPC: each message as it
+    /// arrives, so that a streaming call's messages are timed); the call ends later.
+    Message { tag: T },
 }
 
 /// Why one request failed while its connection went on. `Copy`, formatted only when the

@@ -75,6 +75,10 @@ fn each_method_is_called_exactly_n_times_and_the_server_agrees() {
         assert_eq!(g.calls.len(), 1, "{name}: {:?}", g.calls);
         assert_eq!(g.messages_received, 600 * per_call, "{name}");
         assert_eq!(g.messages_per_call, per_call as f64, "{name}");
+        // Every reply message timed, none later than its call's end.
+        let m = g.message_latency_us.as_ref().expect("message latency");
+        assert_eq!(m.count, 600 * per_call, "{name}");
+        assert!(m.min >= 1 && m.max <= r.latency_us.max, "{name}: {m:?}");
         assert_eq!(g.http2.protocol, "h2c", "{name}");
         assert_eq!(served(&s), 600, "{name}: the server's count");
     }

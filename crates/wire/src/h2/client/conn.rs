@@ -103,6 +103,9 @@ impl Counts {
             calls,
             messages_received: self.grpc_messages,
             messages_per_call: 0.0,
+            // The engine's: it times the messages.
+            message_latency_us: None,
+            hdr_message: None,
             http2: self.figures(protocol, streams),
         }
     }
@@ -307,6 +310,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                             failure: Failure::Grpc(kind),
                         },
                     },
+                    // Not an end: the call goes on.
+                    StreamEnd::GrpcMessage { tag } => return on(End::Message { tag }),
                     StreamEnd::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
                         counts.retried += u64::from(tag.counted());

@@ -2,6 +2,8 @@
 //! included), the reply messages, and the HTTP/2 underneath.
 
 use super::{per, Http2, Section};
+use crate::hdr::decode;
+use crate::load::Latency;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -51,6 +53,14 @@ pub struct Grpc {
     /// Reply messages read, and per call that ended with a status (derived).
     pub messages_received: u64,
     pub messages_per_call: f64,
+    /// Each reply message's latency: from its call's start (its intended send time in the open
+    /// loop, as `latency_us`) to the message, every message of a streaming call counted
+    /// (derived from `hdr_message`). Absent from documents written before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_latency_us: Option<Latency>,
+    /// `message_latency_us`'s histogram (as the document's `hdr`), so merged runs keep it exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdr_message: Option<String>,
     /// The HTTP/2 connection's figures.
     pub http2: Http2,
 }
@@ -61,12 +71,19 @@ impl Section for Grpc {
             *self.calls.entry(k.clone()).or_default() += n;
         }
         self.messages_received += o.messages_received;
+        // Exact only when every run has its histogram: else none.
+        let both = self.hdr_message.as_deref().zip(o.hdr_message.as_deref());
+        self.hdr_message = both
+            .and_then(|(a, b)| crate::hdr::merge(&[decode(a).ok()?, decode(b).ok()?]))
+            .map(|h| crate::hdr::encode(&h));
         self.http2.add(&o.http2);
     }
 
     fn settle(&mut self, requests_written: u64) {
         let calls: u64 = self.calls.values().sum();
         self.messages_per_call = per(self.messages_received as f64, calls);
+        let h = self.hdr_message.as_deref().and_then(|h| decode(h).ok());
+        self.message_latency_us = h.map(|h| Latency::of(&h));
         self.http2.settle(requests_written);
     }
 
@@ -86,6 +103,16 @@ impl Section for Grpc {
                 self.messages_received, self.messages_per_call
             ),
         ];
+        let us = |v: u64| crate::units::format_duration(std::time::Duration::from_micros(v));
+        if let Some(l) = self.message_latency_us.as_ref().filter(|l| l.count > 0) {
+            out.push(format!(
+                "Reply message latency from the call's start: p50 {}, p99 {}, max {} ({} messages)",
+                us(l.p50),
+                us(l.p99),
+                us(l.max),
+                l.count
+            ));
+        }
         out.extend(self.http2.lines());
         out
     }
