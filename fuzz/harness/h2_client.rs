@@ -188,6 +188,13 @@ impl Run<'_> {
             .feed(carry, &self.s.reqs, self.s.expect, &mut |e| ended.push(e));
         for e in ended {
             let tag = match e {
+                // A reply message: its call goes on (logged, so a split input must give the
+                // same messages).
+                End::GrpcMessage { tag } => {
+                    assert!(self.live.contains(&tag), "a message of tag {tag}, not live");
+                    self.log.push(Log::Ended(e));
+                    continue;
+                }
                 End::Response { tag, .. }
                 | End::Reset { tag, .. }
                 | End::Malformed { tag, .. }

@@ -1,12 +1,14 @@
 //! A gRPC load's request: `call`'s method found in `proto` (compiled at run time, no protoc),
-//! `protoset`, or the server's reflection service when neither is given (`reflect.rs`), `data` (or `data_file`) encoded once into the call's length-prefixed messages,
-//! `metadata` as header fields. Every call of the run sends these bytes; the HTTP/2 session
-//! reads each reply as gRPC's (wire's `grpc::Response`).
+//! `protoset`, or the server's reflection service when neither is given (`reflect.rs`); `data`
+//! (or `data_file`) encoded once into the call's length-prefixed messages (compressed once
+//! with `grpc_compression` gzip); `metadata` as header fields; the load's `timeout` as each
+//! call's deadline (`grpc-timeout`). Every call of the run sends these bytes; the HTTP/2
+//! session reads each reply as gRPC's (wire's `grpc::Response`).
 
 use crate::config::{check_header, ConfigError, ResolvedRequest, Target};
 use barrage_model::load::Config;
 use barrage_proto::Schema;
-use barrage_wire::grpc::encode_message;
+use barrage_wire::grpc::{encode_message, timeout, Encoding};
 use std::path::PathBuf;
 
 /// The one request of a gRPC load.
@@ -77,18 +79,36 @@ fn build(cfg: &Config, schema: &Schema, call: &str) -> Result<ResolvedRequest, C
     let messages = method
         .encode_data(&json)
         .map_err(|e| err(format!("--data: {e}")))?;
+    // Compressed once, here, for every call of the run.
+    let gzip = cfg.grpc_compression.as_deref() == Some("gzip");
     let mut body = Vec::new();
     for m in &messages {
-        encode_message(m, false, &mut body).map_err(|e| err(e.to_string()))?;
+        match gzip {
+            true => encode_message(&Encoding::Gzip.compress(m), true, &mut body),
+            false => encode_message(m, false, &mut body),
+        }
+        .map_err(|e| err(e.to_string()))?;
     }
-    let mut headers = vec![
-        ("content-type".to_string(), "application/grpc".to_string()),
-        ("te".to_string(), "trailers".to_string()),
-    ];
+    let metadata = match &cfg.metadata {
+        Some(m) => metadata(m).map_err(err)?,
+        None => Vec::new(),
+    };
+    // The call's deadline is the load's timeout, so the server can give up when this side
+    // does; metadata may name another (a server's deadline shorter than this side's patience).
+    let deadline = match metadata.iter().find(|(n, _)| n == "grpc-timeout") {
+        Some(_) => None,
+        None => Some(timeout::format(cfg.timeout)),
+    };
+    let mut headers = vec![("te".to_string(), "trailers".to_string())];
+    headers.extend(deadline.map(|d| ("grpc-timeout".to_string(), d)));
+    headers.push(("content-type".to_string(), "application/grpc".to_string()));
+    if gzip {
+        for name in ["grpc-encoding", "grpc-accept-encoding"] {
+            headers.push((name.to_string(), Encoding::Gzip.name().to_string()));
+        }
+    }
     headers.extend(cfg.headers.iter().cloned());
-    if let Some(m) = &cfg.metadata {
-        headers.extend(metadata(m).map_err(err)?);
-    }
+    headers.extend(metadata);
     Ok(ResolvedRequest {
         method: "POST".into(),
         path: method.path(),
@@ -111,6 +131,9 @@ fn metadata(json: &str) -> Result<Vec<(String, String)>, String> {
             .ok_or_else(|| bad(&format!("the value of {k:?} is not a string")))?;
         let name = k.to_ascii_lowercase();
         check_header(&name, v).map_err(|h| bad(&format!("invalid header {h:?}")))?;
+        if name == "grpc-timeout" {
+            timeout::parse(v.as_bytes()).map_err(|e| bad(&e.to_string()))?;
+        }
         out.push((name, v.to_string()));
     }
     Ok(out)
@@ -129,8 +152,65 @@ mod tests {
                 ("x-id".into(), "7".into())
             ])
         );
-        for bad in [r#"["a"]"#, r#"{"a": 1}"#, "{", r#"{"a b": "c"}"#] {
+        for bad in [
+            r#"["a"]"#,
+            r#"{"a": 1}"#,
+            "{",
+            r#"{"a b": "c"}"#,
+            r#"{"grpc-timeout": "1s"}"#,
+        ] {
             assert!(metadata(bad).is_err(), "{bad}");
         }
+    }
+
+    const PROTO: &str = "syntax = \"proto3\"; package p; message M { string t = 1; } \
+                         service S { rpc U(M) returns (M); }";
+
+    fn built(cfg: Config) -> ResolvedRequest {
+        let schema = Schema::from_sources(&[("p.proto", PROTO)]).unwrap();
+        build(&cfg, &schema, "p.S/U").unwrap()
+    }
+
+    fn header<'a>(r: &'a ResolvedRequest, name: &str) -> Vec<&'a str> {
+        let h = r.headers.iter().filter(|(n, _)| n == name);
+        h.map(|(_, v)| v.as_str()).collect()
+    }
+
+    #[test]
+    fn the_timeout_is_each_calls_deadline_unless_metadata_names_one() {
+        let cfg = Config {
+            timeout: std::time::Duration::from_millis(1500),
+            data: Some(r#"{"t": "x"}"#.into()),
+            ..Config::default()
+        };
+        let r = built(cfg.clone());
+        assert_eq!(header(&r, "grpc-timeout"), ["1500000u"]);
+        assert_eq!(header(&r, "grpc-encoding"), Vec::<&str>::new());
+        // M { t: "x" } = 0a 01 'x', plain.
+        assert_eq!(r.body, [0, 0, 0, 0, 3, 0x0a, 1, b'x']);
+        let r = built(Config {
+            metadata: Some(r#"{"grpc-timeout": "100m"}"#.into()),
+            ..cfg
+        });
+        assert_eq!(header(&r, "grpc-timeout"), ["100m"]);
+    }
+
+    #[test]
+    fn gzip_compresses_each_message_once_and_says_so() {
+        let r = built(Config {
+            data: Some(r#"[{"t": "x"}, {"t": "yy"}]"#.into()),
+            grpc_compression: Some("gzip".into()),
+            ..Config::default()
+        });
+        assert_eq!(header(&r, "grpc-encoding"), ["gzip"]);
+        assert_eq!(header(&r, "grpc-accept-encoding"), ["gzip"]);
+        let mut got = Vec::new();
+        let mut d = barrage_wire::grpc::MessageDecoder::new(1 << 20);
+        d.feed(&r.body, |compressed, m| {
+            assert!(compressed);
+            got.push(Encoding::Gzip.decompress(true, m, 1 << 20).unwrap());
+        })
+        .unwrap();
+        assert_eq!(got, [vec![0x0a, 1, b'x'], vec![0x0a, 2, b'y', b'y']]);
     }
 }

@@ -57,6 +57,8 @@ pub struct Recorder {
     pub lateness: Histogram<u64>,
     /// Time to establish each connection (TCP and TLS).
     pub connect: Histogram<u64>,
+    /// gRPC: each reply message's latency, from its call's start as `latency` counts it.
+    pub messages: Histogram<u64>,
     /// Complete responses by status code (valid or not).
     pub status: Vec<u64>,
     /// The first message seen for each error class, to tell the user what went wrong.
@@ -119,6 +121,7 @@ impl Default for Recorder {
             uncorrected: new_histogram(),
             lateness: new_histogram(),
             connect: new_histogram(),
+            messages: new_histogram(),
             status: vec![0; 1000],
             examples: Default::default(),
             proto: ProtoCounts::default(),
@@ -134,6 +137,7 @@ impl Recorder {
         self.uncorrected.reset();
         self.lateness.reset();
         self.connect.reset();
+        self.messages.reset();
         self.status.iter_mut().for_each(|s| *s = 0);
         self.examples = Default::default();
         self.proto = ProtoCounts::default();
@@ -187,6 +191,7 @@ impl Recorder {
         let _ = self.uncorrected.add(&o.uncorrected);
         let _ = self.lateness.add(&o.lateness);
         let _ = self.connect.add(&o.connect);
+        let _ = self.messages.add(&o.messages);
         for (a, b) in self.status.iter_mut().zip(&o.status) {
             *a += b;
         }

@@ -5,7 +5,7 @@
 use crate::config::{Config, Target};
 use crate::recorder::{encode_hdr, LatencySummary, Recorder};
 use crate::sink::SecondStats;
-use barrage_model::load::{ErrorClass, LoadDoc, TargetFigures};
+use barrage_model::load::{ErrorClass, LoadDoc, ProtocolFigures, TargetFigures};
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
@@ -174,7 +174,8 @@ impl RunResult {
             config: serde_json::to_value(&cfg).unwrap_or_default(),
             protocol: rec
                 .proto
-                .figures(&cfg.protocol, protocol.as_deref(), c.written),
+                .figures(&cfg.protocol, protocol.as_deref(), c.written)
+                .map(|f| with_messages(f, &rec.messages)),
             targets: target_figures(targets, &rec),
             thresholds: Vec::new(),
             started_unix,
@@ -201,5 +202,18 @@ impl RunResult {
         self.timing
             .measure_end
             .saturating_duration_since(self.timing.measure_start)
+    }
+}
+
+/// A gRPC run's section with its reply messages' latency (the sessions count the messages,
+/// the workers time them); another protocol's as it is.
+fn with_messages(f: ProtocolFigures, messages: &Histogram<u64>) -> ProtocolFigures {
+    match f {
+        ProtocolFigures::Grpc(g) => ProtocolFigures::Grpc(barrage_model::load::Grpc {
+            message_latency_us: Some(LatencySummary::of(messages)),
+            hdr_message: Some(encode_hdr(messages)),
+            ..g
+        }),
+        f => f,
     }
 }

@@ -125,7 +125,8 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         per_target: !cfg.targets.is_empty(),
         depth,
         timeout: c.timeout,
-        expect_status: c.expect_status,
+        // A gRPC load's expected status is a code, its calls' (the HTTP/2 session's to judge).
+        expect_status: c.expect_status.filter(|_| !grpc),
         start,
         measure_start,
         end,

@@ -7,6 +7,7 @@ use crate::config::ValidConfig;
 use crate::{tls, EngineError};
 use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE};
 use barrage_wire::client::Order;
+use barrage_wire::grpc::Code;
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
 use barrage_wire::h3::client as h3client;
@@ -98,6 +99,12 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
         },
         timeout: c.timeout,
         expect_body: c.expect_body.clone(),
+        // `check` made sure a gRPC load's expected status is a code (0-16).
+        grpc: grpc.then(|| {
+            c.expect_status
+                .and_then(|n| Code::from_u32(n.into()))
+                .unwrap_or(Code::Ok)
+        }),
     }
 }
 

@@ -590,19 +590,28 @@ fn a_grpc_reply_that_breaks_grpc_is_a_grpc_error_in_bounded_memory() {
     }
 }
 
-/// A server stream that never ends: each call times out (counted `timeout`, the stream
-/// cancelled), its messages counted and dropped as they come, never held.
+/// A server stream that never ends: each call runs past its deadline (the timeout, counted as
+/// gRPC's clients count it, `DEADLINE_EXCEEDED` of class `grpc_status`; the stream
+/// cancelled), its messages counted and timed and dropped as they come, never held.
 #[test]
 fn an_endless_grpc_stream_times_out_in_bounded_memory() {
     let mode = Hostile::GrpcEndless;
     let (r, peak, _) = against(mode, grpc);
     no_success(mode, &r);
-    assert!(r.errors[ErrorClass::Timeout] > 0, "{:?}", r.errors);
+    let late = r.errors[ErrorClass::GrpcStatus];
+    assert!(late > 0, "{:?}", r.errors);
+    assert_eq!(r.errors.total(), late, "{:?}", r.errors);
+    let g = barrage_model::load::Grpc::of(&r.protocol).expect("a grpc section");
     assert_eq!(
-        r.errors.total(),
-        r.errors[ErrorClass::Timeout],
+        g.calls.get("DEADLINE_EXCEEDED"),
+        Some(&late),
         "{:?}",
-        r.errors
+        g.calls
+    );
+    assert!(
+        r.error_examples["grpc_status"].contains("DEADLINE_EXCEEDED: no status within"),
+        "{:?}",
+        r.error_examples
     );
     assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
 }

@@ -87,6 +87,8 @@ pub enum LoadError {
     /// The header as `name: value`.
     Header(String),
     ExpectStatus,
+    /// `grpc` with an `expect_status` that is no gRPC code (0-16).
+    ExpectGrpcStatus,
     Streams,
     StreamsWithoutHttp2,
     PipelineWithHttp2,
@@ -155,7 +157,16 @@ impl LoadError {
             Timeout => format!("{} must be between 1 ms and 1 hour", o("timeout")),
             Method(m) => format!("invalid method {m:?}"),
             Header(h) => format!("invalid header {h:?}"),
-            ExpectStatus => format!("{} must be between 100 and 999", o("expect_status")),
+            ExpectStatus => format!(
+                "{} must be between 100 and 999 (a gRPC code, 0-16, needs {})",
+                o("expect_status"),
+                n.on("grpc")
+            ),
+            ExpectGrpcStatus => format!(
+                "with {}, {} must be a gRPC code: 0-16 or its name (NOT_FOUND)",
+                n.on("grpc"),
+                o("expect_status")
+            ),
             Streams => format!(
                 "{} (streams per connection) must be between 1 and 2^31-1",
                 o("streams")
@@ -363,10 +374,12 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         c.ramp_up.is_some() && (c.rate.is_some() || !c.stages.is_empty()),
         RampUpOpenLoop,
     )?;
-    fail(
-        c.expect_status.is_some_and(|s| !(100..=999).contains(&s)),
-        ExpectStatus,
-    )?;
+    let grpc = matches!(c.protocol, Protocol::Grpc { .. });
+    match c.expect_status {
+        Some(s) if grpc && usize::from(s) >= GRPC_CODES.len() => return Err(ExpectGrpcStatus),
+        Some(s) if !grpc && !(100..=999).contains(&s) => return Err(ExpectStatus),
+        _ => {}
+    }
     // The protocol's own options were checked when it was made (`Protocol::from_options`);
     // what is left are its rules against the rest of the load.
     let grpc_only = [
@@ -376,8 +389,9 @@ pub fn check(c: &Config) -> Result<(), LoadError> {
         ("data", c.data.is_some()),
         ("data_file", c.data_file.is_some()),
         ("metadata", c.metadata.is_some()),
+        ("grpc_compression", c.grpc_compression.is_some()),
     ];
-    if matches!(c.protocol, Protocol::Grpc { .. }) {
+    if grpc {
         fail(c.call.is_none(), GrpcCall)?;
         fail(!c.body.is_empty(), GrpcWith("body"))?;
         fail(c.body_lines.is_some(), GrpcWith("body_lines"))?;

@@ -153,7 +153,7 @@ pub(crate) fn start<K: Copy>(
         );
     }
     let owed = match rt {
-        Route::Grpc(m, fault) => return call::start(k, m, fault, req, r, env),
+        Route::Grpc(m, fault, enc) => return call::start(k, (m, enc), fault, req, r, env),
         Route::Echo if !req.is_head => {
             let len = length.map_or(BodyLen::Chunked, BodyLen::Fixed);
             r.head(k, 200, OCTETS, len, Extra::None, false);
@@ -417,8 +417,8 @@ pub(crate) fn respond<K: Copy>(
             let msg = b"WebSocket is served over HTTP/1.1 only, without a request body\n";
             full(k, 400, TEXT, msg, req, Extra::None, r)
         }
-        Route::Grpc(m, fault) => {
-            let p = call::start(k, m, fault, req, r, env)?;
+        Route::Grpc(m, fault, enc) => {
+            let p = call::start(k, (m, enc), fault, req, r, env)?;
             end(k, p, r, env)
         }
         Route::Sleep { ms } => {

@@ -14,11 +14,13 @@
 //! (bounded like `/echo`).
 //!
 //! A call asks for a fault in its metadata ([`fault`]): a status, a trailers-only status or a
-//! delay acted out on its answer, or the stream's reset or stall.
+//! delay acted out on its answer (a delay past the call's `grpc-timeout` ends at it with
+//! DEADLINE_EXCEEDED), or the stream's reset or stall. Request messages may be gzip-compressed
+//! (`grpc-encoding: gzip`); replies are sent uncompressed.
 
 use barrage_proto::reflection::{Answer, Reflection, Request, Version};
 use barrage_proto::Schema;
-use barrage_wire::grpc::{encode_message, Code, GrpcError, MessageDecoder};
+use barrage_wire::grpc::{encode_message, Code, Encoding, GrpcError, MessageDecoder};
 use prost::Message;
 use std::sync::OnceLock;
 
@@ -198,7 +200,7 @@ impl Ended {
         }
     }
 
-    fn err(code: Code, message: impl Into<String>) -> Ended {
+    pub(crate) fn err(code: Code, message: impl Into<String>) -> Ended {
         Ended {
             code,
             message: message.into(),
@@ -210,6 +212,9 @@ impl Ended {
 #[derive(Debug)]
 pub(crate) struct Call {
     method: Method,
+    /// The request messages' `grpc-encoding` (a compressed one is inflated to at most
+    /// `MAX_MESSAGE` bytes: a gzip bomb costs no more).
+    encoding: Encoding,
     decoder: MessageDecoder,
     /// Reply bytes (length-prefixed messages) the stream has not taken yet, from `at`.
     out: Vec<u8>,
@@ -232,6 +237,7 @@ impl Call {
     pub(crate) fn new(method: Method) -> Call {
         Call {
             method,
+            encoding: Encoding::Identity,
             decoder: MessageDecoder::new(MAX_MESSAGE),
             out: Vec::new(),
             at: 0,
@@ -245,6 +251,12 @@ impl Call {
         }
     }
 
+    /// The same call, its request messages in `encoding` (`grpc-encoding`).
+    pub(crate) fn with_encoding(mut self, encoding: Encoding) -> Call {
+        self.encoding = encoding;
+        self
+    }
+
     /// Body bytes of the request, the last ones with `end`.
     pub(crate) fn body(&mut self, data: &[u8], end: bool) {
         if self.status.is_some() {
@@ -253,6 +265,7 @@ impl Call {
         let mut bad: Option<Ended> = None;
         let Call {
             method,
+            encoding,
             decoder,
             out,
             first,
@@ -264,15 +277,22 @@ impl Call {
             if bad.is_some() {
                 return;
             }
-            if compressed {
-                // This server announces no grpc-accept-encoding: a compressed request is the
-                // client's error.
-                bad = Some(Ended::err(
-                    Code::Unimplemented,
-                    "compressed requests are not accepted (no grpc-encoding offered)",
-                ));
-                return;
-            }
+            // A compressed message is inflated (the only copy a message gets here); one
+            // without a grpc-encoding, or that does not inflate, is the client's error.
+            let inflated;
+            let msg = match compressed {
+                false => msg,
+                true => match encoding.decompress(true, msg, MAX_MESSAGE) {
+                    Ok(m) => {
+                        inflated = m;
+                        &inflated[..]
+                    }
+                    Err(e) => {
+                        bad = Some(decode_error(&e));
+                        return;
+                    }
+                },
+            };
             match method {
                 Method::Reflection(v) => {
                     if let Err(e) = push(&reflect(*v, msg), out) {

@@ -71,8 +71,13 @@ pub(crate) enum Route {
     /// `/ws/echo`: a WebSocket upgrade, then every message echoed.
     WsEcho(WsEcho),
     /// A gRPC call (`content-type: application/grpc` over a stream protocol), by method, with
-    /// the fault its metadata asked for.
-    Grpc(crate::grpc::Method, Option<crate::grpc::fault::CallFault>),
+    /// the fault its metadata asked for (or its head's deadline or encoding made) and the
+    /// encoding of its request messages (`grpc-encoding`).
+    Grpc(
+        crate::grpc::Method,
+        Option<crate::grpc::fault::CallFault>,
+        barrage_wire::grpc::Encoding,
+    ),
     NotFound,
     MethodNotAllowed(&'static str),
     /// A bad parameter in an otherwise well-formed request (400, connection kept).

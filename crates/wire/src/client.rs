@@ -61,6 +61,9 @@ pub enum End<T> {
     /// The server never processed it (HTTP/2: above a GOAWAY's last stream, REFUSED_STREAM):
     /// it may be sent again.
     Unprocessed { tag: T },
+    /// Not an end: one reply message of a call that goes on (gRPC: each message as it
+    /// arrives, so that a streaming call's messages are timed); the call ends later.
+    Message { tag: T },
 }
 
 /// Why one request failed while its connection went on. `Copy`, formatted only when the
@@ -75,20 +78,29 @@ pub enum Failure {
     HeaderTooLarge { limit_kib: u32 },
     /// No response within the timeout: this side cancelled the request.
     Timeout(Duration),
-    /// A gRPC call ended with this status (its code's name), not OK.
-    GrpcStatus(&'static str),
+    /// A gRPC call ended with this status (not the one expected: OK, or `--expect-status`'s),
+    /// and the first bytes of its `grpc-message`.
+    GrpcStatus(crate::grpc::Code, crate::grpc::Brief),
+    /// A gRPC call had no status within its deadline (the timeout, sent as `grpc-timeout`):
+    /// cancelled by this side and counted as gRPC's clients count it, `DEADLINE_EXCEEDED`.
+    GrpcDeadline(Duration),
     /// A gRPC reply broke gRPC (what went wrong, [`crate::grpc::GrpcError::kind`]).
     Grpc(&'static str),
 }
 
 impl Failure {
+    /// Whether this side ended the request (its timeout): no sign that the server works.
+    pub fn cancelled_here(&self) -> bool {
+        matches!(self, Failure::Timeout(_) | Failure::GrpcDeadline(_))
+    }
+
     pub fn class(&self) -> ErrorClass {
         match self {
             Failure::Reset(_) => ErrorClass::StreamReset,
             Failure::Malformed(_) => ErrorClass::Protocol,
             Failure::HeaderTooLarge { .. } => ErrorClass::HeaderTooLarge,
             Failure::Timeout(_) => ErrorClass::Timeout,
-            Failure::GrpcStatus(_) => ErrorClass::GrpcStatus,
+            Failure::GrpcStatus(..) | Failure::GrpcDeadline(_) => ErrorClass::GrpcStatus,
             Failure::Grpc(_) => ErrorClass::Grpc,
         }
     }
@@ -104,7 +116,15 @@ impl fmt::Display for Failure {
                 "response header list larger than the {limit_kib} KiB announced"
             ),
             Failure::Timeout(t) => write!(f, "no response within {t:?} (stream cancelled)"),
-            Failure::GrpcStatus(code) => write!(f, "grpc-status {code}"),
+            Failure::GrpcStatus(code, m) if m.is_empty() => {
+                write!(f, "grpc-status {}", code.name())
+            }
+            Failure::GrpcStatus(code, m) => write!(f, "grpc-status {}: {m}", code.name()),
+            Failure::GrpcDeadline(t) => write!(
+                f,
+                "grpc-status DEADLINE_EXCEEDED: no status within the deadline of {t:?} (call \
+                 cancelled)"
+            ),
             Failure::Grpc(kind) => write!(f, "a reply that broke gRPC: {kind}"),
         }
     }

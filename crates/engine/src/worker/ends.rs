@@ -35,6 +35,15 @@ pub(super) struct Ends<'w> {
 impl Ends<'_> {
     #[inline]
     pub fn end(&mut self, e: End<Sent>) {
+        if let End::Message { tag } = e {
+            // A reply message of a call that goes on: timed from the call's start, as the
+            // call's latency is (its intended send time in the open loop).
+            if tag.measured {
+                let lat = micros(self.now.saturating_duration_since(tag.intended));
+                let _ = self.rec.messages.record(lat);
+            }
+            return;
+        }
         self.tally.ended += 1;
         match e {
             End::Response {
@@ -57,7 +66,7 @@ impl Ends<'_> {
             End::Failed { tag, failure } => {
                 let class = failure.class();
                 // Cancelled by this side: not a sign the target works.
-                if class != ErrorClass::Timeout {
+                if !failure.cancelled_here() {
                     self.tally.answered += 1;
                 }
                 let k = class;
@@ -73,6 +82,7 @@ impl Ends<'_> {
                     self.retry.push_back(tag);
                 }
             }
+            End::Message { .. } => {}
         }
     }
 }

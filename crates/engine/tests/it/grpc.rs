@@ -75,6 +75,10 @@ fn each_method_is_called_exactly_n_times_and_the_server_agrees() {
         assert_eq!(g.calls.len(), 1, "{name}: {:?}", g.calls);
         assert_eq!(g.messages_received, 600 * per_call, "{name}");
         assert_eq!(g.messages_per_call, per_call as f64, "{name}");
+        // Every reply message timed, none later than its call's end.
+        let m = g.message_latency_us.as_ref().expect("message latency");
+        assert_eq!(m.count, 600 * per_call, "{name}");
+        assert!(m.min >= 1 && m.max <= r.latency_us.max, "{name}: {m:?}");
         assert_eq!(g.http2.protocol, "h2c", "{name}");
         assert_eq!(served(&s), 600, "{name}: the server's count");
     }
@@ -198,4 +202,128 @@ fn without_a_schema_the_server_reflects_it() {
         e.contains("server reflection") && e.contains("nope.v1.Nope"),
         "{e}"
     );
+}
+
+/// `n` Echo calls whose metadata asks barrage serve for `fault` (`x-barrage-fault`).
+fn faulted(s: &ServerHandle, fault: &str, n: u64) -> Config {
+    Config {
+        metadata: Some(format!(r#"{{"x-barrage-fault": "{fault}"}}"#)),
+        ..call(s, "Echo", r#"{"text": "x"}"#, n)
+    }
+}
+
+/// `--expect-status` with `--grpc` is a code: calls ending with it are responses, any other
+/// code (OK included) an error of class `grpc_status`; the code counted either way. The
+/// error's example names the server's grpc-message.
+#[test]
+fn expect_status_names_the_code_a_call_must_end_with() {
+    let s = server();
+    let not_found = "status=5&message=no such thing";
+    // Without it: NOT_FOUND is an error, its example with the message.
+    let r = load(faulted(&s, not_found, 200));
+    assert_eq!((r.requests, r.errors[ErrorClass::GrpcStatus]), (0, 200));
+    assert_eq!(grpc(&r).calls.get("NOT_FOUND"), Some(&200));
+    let example = &r.error_examples["grpc_status"];
+    assert_eq!(example, "grpc-status NOT_FOUND: no such thing");
+    // With it (5, as the CLI reads NOT_FOUND): every call a response.
+    let r = load(Config {
+        expect_status: Some(5),
+        ..faulted(&s, not_found, 200)
+    });
+    assert_eq!(
+        (r.requests, r.errors.total()),
+        (200, 0),
+        "{:?}",
+        r.error_examples
+    );
+    assert_eq!(grpc(&r).calls.get("NOT_FOUND"), Some(&200));
+    // A trailers-only NOT_FOUND is the same status.
+    let r = load(Config {
+        expect_status: Some(5),
+        ..faulted(&s, "trailers-only=5", 100)
+    });
+    assert_eq!((r.requests, r.errors.total()), (100, 0));
+    // OK is not NOT_FOUND: each an error, counted as OK.
+    let r = load(Config {
+        expect_status: Some(5),
+        ..call(&s, "Echo", "{}", 100)
+    });
+    assert_eq!((r.requests, r.errors[ErrorClass::GrpcStatus]), (0, 100));
+    assert_eq!(grpc(&r).calls.get("OK"), Some(&100));
+    assert_eq!(r.error_examples["grpc_status"], "grpc-status OK");
+    // An HTTP status is no gRPC code: refused before any load, in one line.
+    let e = Config {
+        expect_status: Some(200),
+        ..call(&s, "Echo", "{}", 1)
+    }
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("must be a gRPC code: 0-16") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
+/// The call's deadline: a server told (by `grpc-timeout` in metadata) to give up after 100 ms
+/// answers a 3 s delay with DEADLINE_EXCEEDED while this side still waits (its timeout is
+/// 10 s); a call past this side's own `--timeout` (sent as its `grpc-timeout`) is
+/// DEADLINE_EXCEEDED too, whichever side's clock ran out first. Never a `timeout` error.
+#[test]
+fn a_call_past_its_deadline_is_deadline_exceeded() {
+    let s = server();
+    let r = load(Config {
+        metadata: Some(r#"{"x-barrage-fault": "delay=3000", "grpc-timeout": "100m"}"#.into()),
+        ..call(&s, "Echo", "{}", 16)
+    });
+    assert_eq!((r.requests, r.errors[ErrorClass::GrpcStatus]), (0, 16));
+    assert_eq!(grpc(&r).calls.get("DEADLINE_EXCEEDED"), Some(&16));
+    // The server's status, with its message: the server read the header.
+    assert_eq!(
+        r.error_examples["grpc_status"],
+        "grpc-status DEADLINE_EXCEEDED: deadline exceeded"
+    );
+    assert_eq!(served(&s), 16);
+
+    let late = || Config {
+        timeout: std::time::Duration::from_millis(300),
+        ..faulted(&s, "delay=3000", 16)
+    };
+    let r = load(late());
+    assert_eq!(r.errors[ErrorClass::Timeout], 0);
+    assert_eq!((r.requests, r.errors[ErrorClass::GrpcStatus]), (0, 16));
+    assert_eq!(grpc(&r).calls.get("DEADLINE_EXCEEDED"), Some(&16));
+    let r = load(Config {
+        expect_status: Some(4),
+        ..late()
+    });
+    assert_eq!((r.requests, r.errors.total()), (16, 0));
+}
+
+/// `--grpc-compression gzip`: every method's request messages compressed (barrage serve reads
+/// them only by inflating them: a message it could not read would be an error), the same
+/// counts on both sides as without.
+#[test]
+fn gzip_requests_are_read_by_the_server() {
+    let cases = [
+        ("Echo", r#"{"text": "hello hello hello hello"}"#, 1),
+        ("Sum", r#"[{"value": 1}, {"value": 2}, {"value": 3}]"#, 1),
+        ("Chat", r#"[{"text": "a"}, {"text": "b"}]"#, 2),
+    ];
+    for (method, data, per_call) in cases {
+        let s = server();
+        let r = load(Config {
+            grpc_compression: Some("gzip".into()),
+            ..call(&s, method, data, 300)
+        });
+        assert_eq!(
+            (r.requests, r.errors.total()),
+            (300, 0),
+            "{method}: {:?}",
+            r.error_examples
+        );
+        assert_eq!(grpc(&r).calls.get("OK"), Some(&300), "{method}");
+        assert_eq!(grpc(&r).messages_received, 300 * per_call, "{method}");
+        assert_eq!(served(&s), 300, "{method}");
+    }
 }

@@ -114,8 +114,11 @@ pub fn grpc(r: &RunResult) -> &Grpc {
 }
 
 /// The methods of docs/grpc/barrage.proto, each under load, every call OK and every reply
-/// message counted, then Failing's: each call counted UNAVAILABLE and as a `grpc_status`
-/// error. Returns what the server must have counted: (calls, request messages).
+/// message counted (the client-streaming and bidirectional ones once more with their request
+/// messages gzip-compressed, which the server must inflate to read), then Failing's: each call
+/// counted UNAVAILABLE and as a `grpc_status` error. Returns what the server must have
+/// counted: (calls, request messages). Failing's calls go again with UNAVAILABLE as the
+/// expected status (`--expect-status 14`): each a response.
 pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
     // (method, data, calls, request messages a call, reply messages a call)
     let cases = [
@@ -137,10 +140,28 @@ pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
         ),
         ("Test/Chat", r#"[{"text": "a"}, {"text": "b"}]"#, 100, 2, 2),
     ];
+    let gzip = [
+        (
+            "Test/Echo",
+            r#"{"text": "squeeze squeeze squeeze"}"#,
+            100,
+            1,
+            1,
+        ),
+        ("Test/Sum", r#"[{"value": 4}, {"value": 5}]"#, 100, 2, 1),
+        ("Test/Chat", r#"[{"text": "c"}, {"text": "d"}]"#, 100, 2, 2),
+    ];
+    let all = cases
+        .iter()
+        .map(|c| (c, None))
+        .chain(gzip.iter().map(|c| (c, Some("gzip"))));
     let (mut calls, mut messages) = (0, 0);
-    for (call, data, n, sent, received) in cases {
-        let r = load(config(port, Some(proto), call, data, n));
-        let what = format!("{call} {data}");
+    for (&(call, data, n, sent, received), compression) in all {
+        let r = load(Config {
+            grpc_compression: compression.map(str::to_string),
+            ..config(port, Some(proto), call, data, n)
+        });
+        let what = format!("{call} {data} {compression:?}");
         assert_eq!(
             (r.requests, r.requests_written, r.errors.total()),
             (n, n, 0),
@@ -150,6 +171,12 @@ pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
         let g = grpc(&r);
         assert_eq!(g.calls, BTreeMap::from([("OK".into(), n)]), "{what}");
         assert_eq!(g.messages_received, n * received, "{what}");
+        let timed = g.message_latency_us.as_ref().map(|l| l.count);
+        assert_eq!(
+            timed,
+            Some(n * received),
+            "{what}: every reply message timed"
+        );
         calls += n;
         messages += n * sent;
     }
@@ -159,9 +186,22 @@ pub fn every_method(port: u16, proto: &Path) -> (u64, u64) {
     assert_eq!(r.errors.total(), 50, "{:?}", r.error_examples);
     let g = grpc(&r);
     assert_eq!(g.calls, BTreeMap::from([("UNAVAILABLE".into(), 50)]));
+    // The example names the server's grpc-message.
     let example = &r.error_examples["grpc_status"];
-    assert!(example.contains("grpc-status UNAVAILABLE"), "{example}");
-    (calls + 50, messages + 50)
+    assert_eq!(example, "grpc-status UNAVAILABLE: asked to fail");
+    // The same calls with UNAVAILABLE expected: each a response.
+    let r = load(Config {
+        expect_status: Some(14),
+        ..config(port, Some(proto), "Failing/Echo", "{}", 50)
+    });
+    assert_eq!(
+        (r.requests, r.errors.total()),
+        (50, 0),
+        "{:?}",
+        r.error_examples
+    );
+    assert_eq!(grpc(&r).calls, BTreeMap::from([("UNAVAILABLE".into(), 50)]));
+    (calls + 100, messages + 100)
 }
 
 /// A peer's final counts as its test expects them: calls, request messages, reflection calls

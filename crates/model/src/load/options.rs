@@ -112,9 +112,11 @@ macro_rules! load_options {
             http3: bool = false, Grammar::Switch, Flag::switch(), sweep(9, "http3");
             /// Speak gRPC over HTTP/2 (h2c on http://, h2 chosen by ALPN on https://): each
             /// request is one call of --call, its messages from --data or --data-file (JSON),
-            /// --streams calls at once per connection. A call ends with its grpc-status: OK is
-            /// a response; another code is an error of class `grpc_status` (every code counted
-            /// in the summary), a reply that breaks gRPC one of class `grpc`.
+            /// --streams calls at once per connection, each with --timeout as its deadline
+            /// (grpc-timeout). A call ends with its grpc-status: OK is a response (or the code
+            /// --expect-status names); another code is an error of class `grpc_status` (every
+            /// code counted in the summary, a call past --timeout as DEADLINE_EXCEEDED), a reply
+            /// that breaks gRPC one of class `grpc`.
             #[serde(skip_serializing_if = "is_false")]
             grpc: bool = false, Grammar::Switch, Flag::switch(), sweep(28, "grpc");
             /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a
@@ -144,8 +146,12 @@ macro_rules! load_options {
             #[serde(with = "crate::units::secs_or_text::required")]
             warmup: ::std::time::Duration = ::std::time::Duration::ZERO, Grammar::Duration,
                 Flag::named("DURATION"), elsewhere("[study] warmup, the same for every trial");
-            /// Count responses with another status as errors (class `status`).
-            expect_status: Option<u16> = None, Grammar::Int { min: 100, max: 999 },
+            /// Count responses with another status as errors (class `status`). With --grpc, a
+            /// gRPC code (0-16, or its name: NOT_FOUND, not_found): calls that end with it are
+            /// responses, any other code (OK included) an error of class `grpc_status`.
+            // A number in documents: an HTTP status is 100-999, a gRPC code 0-16 (a name given
+            // is written as its number).
+            expect_status: Option<u16> = None, Grammar::Status,
                 Flag::named("CODE"), sweep(4, "status");
             /// Count responses with another body as errors (class `body`); with --ws, the reply
             /// every message must get, instead of its echo.
@@ -241,6 +247,13 @@ macro_rules! load_options {
             #[serde(skip_serializing_if = "Option::is_none")]
             metadata: Option<String> = None, Grammar::Text,
                 Flag::named("JSON").requires("grpc"), sweep(34, "metadata");
+            /// gRPC: the compression of each call's request messages, `gzip` or `identity`
+            /// (none). With gzip they are compressed once for the run and the call says so in
+            /// grpc-encoding, offering gzip for the replies in grpc-accept-encoding [default:
+            /// identity].
+            #[serde(skip_serializing_if = "Option::is_none")]
+            grpc_compression: Option<String> = None, Grammar::Choice(&["identity", "gzip"]),
+                Flag::named("ENCODING").requires("grpc"), sweep(36, "compression");
             /// A wrk Lua script (wrk's API: the `wrk` table, setup, init, delay, request,
             /// response, done; docs/load.md "Scripts"). Its static request (wrk.method, path,
             /// headers, body) and its hooks run on HTTP/1.1, HTTP/2, HTTP/3 and WebSocket (a

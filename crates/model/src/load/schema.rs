@@ -61,6 +61,7 @@ fn of(g: Grammar) -> Value {
         Grammar::Token => json!({ "type": "string", "minLength": 1 }),
         Grammar::Bytes => json!({ "$ref": "#/$defs/bytes" }),
         Grammar::Int { min, max } | Grammar::Size { min, max } => int(min, max),
+        Grammar::Status => int(0, 999),
         Grammar::Rate => json!({ "type": "number", "exclusiveMinimum": 0 }),
         Grammar::Duration | Grammar::Time => json!({ "type": "number", "minimum": 0 }),
         Grammar::Switch => json!({ "type": "boolean" }),

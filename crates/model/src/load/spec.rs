@@ -64,6 +64,10 @@ pub enum Grammar {
     Shard,
     /// A wall-clock time: Unix seconds or RFC 3339; Unix seconds in documents.
     Time,
+    /// The status a response must have: an HTTP status (100-999), or a gRPC code (0-16, or its
+    /// name in any case: `NOT_FOUND`, `not_found`); a number in documents (a name read as its
+    /// code's number: the two ranges never meet).
+    Status,
 }
 
 /// `barrage load`'s flag for an option, described (the CLI builds it).
@@ -274,6 +278,15 @@ impl Grammar {
                 parse_shard(s).map(|sh| serde_json::json!({"index": sh.index, "count": sh.count}))
             }
             Grammar::Time => crate::time::parse_instant(s).map(Value::from),
+            Grammar::Status => match t.parse::<u16>() {
+                Ok(n) if (100..=999).contains(&n) => Ok(Value::from(n)),
+                _ => super::grpc_code(t).map(Value::from).ok_or_else(|| {
+                    format!(
+                        "`{s}` is neither an HTTP status (100-999) nor a gRPC code (0-16 or a \
+                         name such as NOT_FOUND)"
+                    )
+                }),
+            },
         }
     }
 }
@@ -364,5 +377,14 @@ mod tests {
         assert_eq!(ok(Grammar::Time, "1700000000.5"), 1_700_000_000.5);
         assert_eq!(ok(Grammar::Stages, "1s:5,2s:0"), "1s:5,2s:0");
         assert!(Grammar::Stages.parse("1s:0").is_err());
+        for (given, want) in [("200", 200), ("NOT_FOUND", 5), ("not_found", 5), ("0", 0)] {
+            assert_eq!(ok(Grammar::Status, given), want, "{given}");
+        }
+        assert_eq!(ok(Grammar::Status, "16"), 16);
+        assert_eq!(ok(Grammar::Status, "Unauthenticated"), 16);
+        for bad in ["17", "99", "1000", "NOPE", "", "-1"] {
+            let e = Grammar::Status.parse(bad).unwrap_err();
+            assert!(e.contains("neither an HTTP status"), "{bad}: {e}");
+        }
     }
 }

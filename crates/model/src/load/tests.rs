@@ -347,3 +347,52 @@ fn the_declaration_names_each_thing_once() {
     );
     assert_eq!(option("url").map(|o| o.study_name()), Some("path"));
 }
+
+/// gRPC's rules: `expect_status` is a gRPC code (0-16) with `grpc` and an HTTP status without
+/// it; gRPC's own options need `grpc`; each error one line in both words.
+#[test]
+fn grpc_rules_and_its_expected_status() {
+    let grpc = || Config {
+        url: "http://h/".into(),
+        protocol: Protocol::Grpc {
+            streams: 1,
+            window: DEFAULT_H2_WINDOW,
+        },
+        call: Some("p.S/M".into()),
+        ..ok()
+    };
+    for code in [0, 5, 16] {
+        let c = Config {
+            expect_status: Some(code),
+            ..grpc()
+        };
+        assert_eq!(check(&c), Ok(()), "{code}");
+    }
+    let gz = Config {
+        grpc_compression: Some("gzip".into()),
+        ..grpc()
+    };
+    assert_eq!(check(&gz), Ok(()));
+    #[rustfmt::skip]
+    let cases: Vec<(Config, LoadError, &str, &str)> = vec![
+        (Config { expect_status: Some(17), ..grpc() }, LoadError::ExpectGrpcStatus, "with grpc = true, expect_status must be a gRPC code: 0-16 or its name", "with --grpc, --expect-status must be a gRPC code"),
+        (Config { expect_status: Some(200), ..grpc() }, LoadError::ExpectGrpcStatus, "expect_status must be a gRPC code", "--expect-status must be a gRPC code"),
+        (Config { expect_status: Some(5), ..ok() }, LoadError::ExpectStatus, "expect_status must be between 100 and 999 (a gRPC code, 0-16, needs grpc = true)", "(a gRPC code, 0-16, needs --grpc)"),
+        (Config { grpc_compression: Some("gzip".into()), ..ok() }, LoadError::GrpcOnly("grpc_compression"), "grpc_compression is gRPC's", "--grpc-compression is gRPC's: it needs --grpc"),
+        (Config { call: None, ..grpc() }, LoadError::GrpcCall, "needs call", "--grpc needs --call"),
+    ];
+    for (cfg, want, fields, flags) in cases {
+        let e = check(&cfg).unwrap_err();
+        assert_eq!(e, want);
+        let (f, g) = (e.to_string(), e.flags());
+        assert!(f.contains(fields), "{f:?} lacks {fields:?}");
+        assert!(g.contains(flags), "{g:?} lacks {flags:?}");
+        assert!(!f.contains('\n') && !g.contains('\n'), "{f:?} / {g:?}");
+    }
+    // The names gRPC's tools print, by number.
+    assert_eq!(GRPC_CODES[5], "NOT_FOUND");
+    assert_eq!(
+        (grpc_code("not_found"), grpc_code("16"), grpc_code("17")),
+        (Some(5), Some(16), None)
+    );
+}

@@ -4,13 +4,15 @@
 //! The access log line is written with the call's end, with HTTP status 200 as gRPC answers it.
 //! The faults a call asks for in its metadata ([`crate::grpc::fault`]) are acted out here: a
 //! trailers-only status instead of the head, a status instead of the reply, the reply held
-//! until a delay's timer (the same service slots as `/sleep`).
+//! until a delay's timer (the same service slots as `/sleep`), or the status DEADLINE_EXCEEDED
+//! at the call's deadline (`grpc-timeout`) when the delay would outlast it.
 
 use super::{finish, Env, Extra, Owed, Pending, Reply, Req};
 use crate::grpc::fault::CallFault;
-use crate::grpc::{unimplemented, Call, Method};
+use crate::grpc::{unimplemented, Call, Ended, Method};
 use crate::respond::BodyLen;
 use barrage_wire::grpc::status::encode_message;
+use barrage_wire::grpc::{Code, Encoding};
 use std::time::Duration;
 
 const GRPC: &str = "application/grpc";
@@ -19,7 +21,7 @@ const GRPC: &str = "application/grpc";
 /// answered already (trailers-only).
 pub(super) fn start<K: Copy>(
     k: K,
-    m: Method,
+    (m, encoding): (Method, Encoding),
     fault: Option<CallFault>,
     req: Req,
     r: &mut impl Reply<K>,
@@ -44,7 +46,7 @@ pub(super) fn start<K: Copy>(
         return None;
     }
     r.head(k, 200, GRPC, BodyLen::Chunked, Extra::None, false);
-    let mut call = Call::new(m);
+    let mut call = Call::new(m).with_encoding(encoding);
     let mut until = None;
     let at_once = match fault {
         Some(CallFault::Status(e)) => {
@@ -53,6 +55,12 @@ pub(super) fn start<K: Copy>(
         }
         Some(CallFault::Delay(ms)) => {
             until = Some(env.shared.sleep_until(env.now, Duration::from_millis(ms)));
+            false
+        }
+        Some(CallFault::Deadline(d)) => {
+            // The delay asked for outlasts the call's deadline: the status at the deadline.
+            call.fail(Ended::err(Code::DeadlineExceeded, "deadline exceeded"));
+            until = Some(env.shared.sleep_until(env.now, d));
             false
         }
         _ => false,

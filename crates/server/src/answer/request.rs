@@ -62,19 +62,25 @@ pub(crate) fn route_request(
 }
 
 /// Routes a gRPC call (its method from the path, the fault its `x-barrage-fault` metadata asks
-/// for: a reset or a stall is the stream's [`Route::Fault`]) as [`route_request`] routes a
-/// request.
+/// for: a reset or a stall is the stream's [`Route::Fault`]; its head's `grpc-encoding` and
+/// `grpc-timeout`, [`grpc_fault::with_head`]) as [`route_request`] routes a request.
 pub(crate) fn route_call(
     shared: &Shared,
     method: &str,
     target: &str,
-    fault: Option<&[u8]>,
+    head: grpc_fault::Head<'_>,
 ) -> (Route, Req) {
     let call = crate::grpc::method(target);
-    let rt = match fault.map(grpc_fault::asked) {
-        None => Route::Grpc(call, None),
-        Some(grpc_fault::Asked::Call(f)) => Route::Grpc(call, Some(f)),
+    let rt = match head.fault.map(grpc_fault::asked) {
         Some(grpc_fault::Asked::Stream(f)) => Route::Fault(f),
+        Some(grpc_fault::Asked::Call(f)) => {
+            let (f, enc) = grpc_fault::with_head(Some(f), &head);
+            Route::Grpc(call, f, enc)
+        }
+        None => {
+            let (f, enc) = grpc_fault::with_head(None, &head);
+            Route::Grpc(call, f, enc)
+        }
     };
     routed(shared, method, target, rt)
 }

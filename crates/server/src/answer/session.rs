@@ -126,8 +126,12 @@ impl<'b, Id: Copy> Routed<'b, Id> {
                     .get("content-type")
                     .is_some_and(is_grpc_content_type);
                 let (route, req) = if grpc {
-                    let fault = head.fields.get(crate::grpc::fault::HEADER);
-                    route_call(shared, head.method, head.path, fault)
+                    let call = crate::grpc::fault::Head {
+                        fault: head.fields.get(crate::grpc::fault::HEADER),
+                        encoding: head.fields.get("grpc-encoding"),
+                        timeout: head.fields.get("grpc-timeout"),
+                    };
+                    route_call(shared, head.method, head.path, call)
                 } else {
                     route_request(shared, head.method, head.path, || {
                         headers_json(S::VERSION, &head)

@@ -258,7 +258,7 @@ fn an_echo_holds_what_its_stream_does_not_take_and_a_body_past_the_limit_is_cut(
 fn a_delayed_call_sends_nothing_before_its_timer_and_a_status_fault_goes_at_once() {
     use crate::grpc::fault::CallFault;
     use crate::grpc::{Ended, Method};
-    use barrage_wire::grpc::Code;
+    use barrage_wire::grpc::{Code, Encoding::Identity};
     let log = Buf::default();
     let s = shared(&log);
     let mut sums = Checksums::default();
@@ -276,7 +276,7 @@ fn a_delayed_call_sends_nothing_before_its_timer_and_a_status_fault_goes_at_once
     };
     // Chat with `delay=50`: EchoRequest { payload: [1] } in, its echo held until the timer.
     let msg = [0, 0, 0, 0, 3, 0x0a, 1, 1];
-    let chat = Route::Grpc(Method::Chat, Some(CallFault::Delay(50)));
+    let chat = Route::Grpc(Method::Chat, Some(CallFault::Delay(50)), Identity);
     let line = "POST /barrage.test.v1.Test/Chat";
     let p = start((), chat, req(line), Some(None), &mut r, &mut env).unwrap();
     let at = p.due().unwrap();
@@ -308,7 +308,7 @@ fn a_delayed_call_sends_nothing_before_its_timer_and_a_status_fault_goes_at_once
         code: Code::Unavailable,
         message: "m".into(),
     });
-    let echo = Route::Grpc(Method::Echo, Some(status));
+    let echo = Route::Grpc(Method::Echo, Some(status), Identity);
     assert!(start((), echo, req("POST /e"), Some(None), &mut r, &mut env).is_none());
     assert!(r.body.is_empty());
     assert_eq!(
@@ -324,6 +324,7 @@ fn a_delayed_call_sends_nothing_before_its_timer_and_a_status_fault_goes_at_once
     let only = Route::Grpc(
         Method::Echo,
         Some(CallFault::TrailersOnly(Code::PermissionDenied)),
+        Identity,
     );
     assert!(start((), only, req("POST /e"), Some(None), &mut r, &mut env).is_none());
     assert_eq!(r.calls, ["head 200 Chunked end=true"]);

@@ -119,8 +119,8 @@ fn a_client_error_is_a_status_never_a_reply() {
     let cases: &[(Method, Vec<u8>, Code)] = &[
         // A second message on a unary call.
         (Method::Echo, two, Code::Unimplemented),
-        // A compressed message: no encoding was offered.
-        (Method::Echo, vec![1, 0, 0, 0, 0], Code::Unimplemented),
+        // A compressed message on a call without grpc-encoding (gRPC says INTERNAL).
+        (Method::Echo, vec![1, 0, 0, 0, 0], Code::Internal),
         // The body ends inside a message.
         (Method::Echo, vec![0, 0, 0, 0, 9, 1, 2], Code::Internal),
         // A length of 4 GiB - 1: refused before a byte of it is kept.
@@ -202,4 +202,36 @@ fn reflection_answers_each_request_in_both_versions() {
         method("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
         Method::Reflection(Version::V1Alpha)
     );
+}
+
+#[test]
+fn gzip_requests_are_inflated_whatever_the_cut() {
+    // Sum of 1, 2 and 39, each message gzip-compressed: SumReply { count: 3, sum: 42 }.
+    let mut body = Vec::new();
+    for v in [1u8, 2, 39] {
+        let z = Encoding::Gzip.compress(&[0x08, v]);
+        encode_message(&z, true, &mut body).unwrap();
+    }
+    let want = framed(&[0x08, 3, 0x10, 42]);
+    for cut in 0..body.len() {
+        let mut c = Call::new(Method::Sum).with_encoding(Encoding::Gzip);
+        if cut == 0 {
+            c.body(&body, true);
+        } else {
+            c.body(&body[..cut], false);
+            c.body(&body[cut..], true);
+        }
+        let out = c.pending().to_vec();
+        c.sent(out.len());
+        assert_eq!(out, want, "cut at {cut}");
+        assert_eq!(c.done().unwrap().code, Code::Ok, "cut at {cut}");
+    }
+    // A bomb: inflated no further than the largest message taken.
+    let mut bomb = Vec::new();
+    let z = Encoding::Gzip.compress(&vec![0u8; (MAX_MESSAGE as usize) + 1]);
+    encode_message(&z, true, &mut bomb).unwrap();
+    let mut c = Call::new(Method::Echo).with_encoding(Encoding::Gzip);
+    c.body(&bomb, true);
+    assert!(c.pending().is_empty());
+    assert_eq!(c.done().unwrap().code, Code::ResourceExhausted);
 }

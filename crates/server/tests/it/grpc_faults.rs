@@ -142,6 +142,12 @@ enum Seen {
 /// connection of its own; what its stream carried until its end, or until nothing came for
 /// `quiet`.
 fn raw_call(s: &ServerHandle, fault: Option<&str>, quiet: Duration) -> Vec<Seen> {
+    let f = fault.map(|f| ("x-barrage-fault", f));
+    raw_call_with(s, f.as_slice(), quiet)
+}
+
+/// [`raw_call`] with these metadata fields.
+fn raw_call_with(s: &ServerHandle, metadata: &[(&str, &str)], quiet: Duration) -> Vec<Seen> {
     let mut sock = connect(s.local_addr());
     sock.set_read_timeout(Some(quiet)).unwrap();
     let mut out = PREFACE.to_vec();
@@ -154,8 +160,8 @@ fn raw_call(s: &ServerHandle, fault: Option<&str>, quiet: Duration) -> Vec<Seen>
     hpack::encode_literal(&mut block, 1, b"", b"t", no);
     hpack::encode_literal(&mut block, 31, b"", b"application/grpc", no);
     hpack::encode_literal(&mut block, 0, b"te", b"trailers", no);
-    if let Some(f) = fault {
-        hpack::encode_literal(&mut block, 0, b"x-barrage-fault", f.as_bytes(), no);
+    for (n, v) in metadata {
+        hpack::encode_literal(&mut block, 0, n.as_bytes(), v.as_bytes(), no);
     }
     frame::write_headers(&mut out, 1, &block, false, 16_384);
     let msg = [0, 0, 0, 0, 4, 0x0a, 2, b'h', b'i'];
@@ -273,6 +279,42 @@ fn each_fault_in_frames() {
             Seen::Data(9, false),
             Seen::Head(fields(&[("grpc-status", "0")]), true)
         ]
+    );
+}
+
+/// A call's deadline (`grpc-timeout`) shorter than the delay it asked for: the head, then
+/// DEADLINE_EXCEEDED at the deadline (a client without a clock of its own sees the server's),
+/// no reply; a deadline longer than the delay changes nothing.
+#[test]
+fn a_delay_past_the_calls_deadline_ends_in_deadline_exceeded() {
+    let s = server();
+    let wait = Duration::from_secs(10);
+    let head = || Seen::Head(fields(&[("content-type", "application/grpc")]), false);
+    let short = [("x-barrage-fault", "delay=5000"), ("grpc-timeout", "50m")];
+    assert_eq!(
+        raw_call_with(&s, &short, wait),
+        vec![
+            head(),
+            Seen::Head(
+                fields(&[("grpc-status", "4"), ("grpc-message", "deadline exceeded")]),
+                true
+            )
+        ]
+    );
+    let long = [("x-barrage-fault", "delay=20"), ("grpc-timeout", "10S")];
+    assert_eq!(
+        raw_call_with(&s, &long, wait),
+        vec![
+            head(),
+            Seen::Data(9, false),
+            Seen::Head(fields(&[("grpc-status", "0")]), true)
+        ]
+    );
+    // A malformed deadline is the client's error: INTERNAL, saying so.
+    let bad = raw_call_with(&s, &[("grpc-timeout", "soon")], wait);
+    assert!(
+        matches!(&bad[..], [_, Seen::Head(f, true)] if f[0] == ("grpc-status".into(), "13".into())),
+        "{bad:?}"
     );
 }
 

@@ -17,7 +17,7 @@ pub mod timeout;
 pub use compress::Encoding;
 pub use message::{encode_message, MessageDecoder, PREFIX_LEN};
 pub use response::{Outcome, Response};
-pub use status::{Code, Status};
+pub use status::{Brief, Code, Status};
 
 /// The content type of a gRPC call (`application/grpc`, optionally `+proto` or another suffix).
 pub fn is_grpc_content_type(value: &[u8]) -> bool {
@@ -87,19 +87,29 @@ impl GrpcError {
     }
 }
 
-/// How a call ended, in a form that copies: its status code and the reply messages read, or
-/// the kind of error that broke it ([`GrpcError::kind`]).
+/// How a call ended, in a form that copies: its status code, the first bytes of its
+/// `grpc-message` and the reply messages read, or the kind of error that broke it
+/// ([`GrpcError::kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
-    Status { code: Code, messages: u64 },
+    Status {
+        code: Code,
+        message: Brief,
+        messages: u64,
+    },
     Broken(&'static str),
 }
 
 impl From<&Outcome> for Ended {
     fn from(o: &Outcome) -> Ended {
         match o {
-            Outcome::Status { code, messages, .. } => Ended::Status {
+            Outcome::Status {
+                code,
+                message,
+                messages,
+            } => Ended::Status {
                 code: *code,
+                message: *message,
                 messages: *messages,
             },
             Outcome::Broken(e) => Ended::Broken(e.kind()),

@@ -6,16 +6,17 @@
 //! [`Outcome`]: the call's status, or the protocol error that broke it. Sans I/O and clockless.
 
 use super::{is_grpc_content_type, Code, Encoding, GrpcError, MessageDecoder};
-use crate::grpc::status::decode_message;
+use crate::grpc::status::Brief;
 
 /// How a call ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// The server's status (OK or another code: a counted status, not a protocol error), with
-    /// its `grpc-message` and the reply messages read.
+    /// its `grpc-message` (the first bytes, kept without allocating) and the reply messages
+    /// read.
     Status {
         code: Code,
-        message: String,
+        message: Brief,
         messages: u64,
     },
     /// The response broke gRPC: no status, a bad one, a bad message, a body that is not gRPC.
@@ -43,7 +44,7 @@ pub struct Response {
     content_type: bool,
     encoding: Option<Result<Encoding, GrpcError>>,
     status: Option<Result<Code, GrpcError>>,
-    message: String,
+    message: Brief,
     decoder: MessageDecoder,
     messages: u64,
 }
@@ -58,7 +59,7 @@ impl Response {
             content_type: false,
             encoding: None,
             status: None,
-            message: String::new(),
+            message: Brief::EMPTY,
             decoder: MessageDecoder::new(max),
             messages: 0,
         }
@@ -80,7 +81,7 @@ impl Response {
             (Part::Head, b"content-type") => self.content_type = is_grpc_content_type(value),
             (Part::Head, b"grpc-encoding") => self.encoding = Some(Encoding::parse(Some(value))),
             (Part::Head | Part::Trailers, b"grpc-status") => self.status = Some(Code::parse(value)),
-            (Part::Head | Part::Trailers, b"grpc-message") => self.message = decode_message(value),
+            (Part::Head | Part::Trailers, b"grpc-message") => self.message = Brief::new(value),
             _ => {}
         }
     }
@@ -182,7 +183,7 @@ impl Response {
         match self.status.take() {
             Some(Ok(code)) => Outcome::Status {
                 code,
-                message: std::mem::take(&mut self.message),
+                message: self.message,
                 messages: self.messages,
             },
             Some(Err(e)) => Outcome::Broken(e),

@@ -3,9 +3,10 @@
 //! response that is no gRPC at all, from its HTTP status (gRPC's http-grpc-status-mapping).
 
 use super::GrpcError;
+use barrage_model::load::GRPC_CODES;
 
 macro_rules! codes {
-    ($($n:literal $v:ident $name:literal,)*) => {
+    ($($n:literal $v:ident,)*) => {
         /// A gRPC status code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $($v = $n,)* }
@@ -14,42 +15,32 @@ macro_rules! codes {
             /// Every code, by number.
             pub const ALL: [Code; 17] = [$(Code::$v,)*];
 
-            /// The canonical name (`OK`, `DEADLINE_EXCEEDED`, ...), as gRPC's tools print it.
-            pub fn name(self) -> &'static str {
-                match self { $(Code::$v => $name,)* }
-            }
-
             /// The code of a number, if it is one (0-16).
             pub fn from_u32(n: u32) -> Option<Code> {
                 match n { $($n => Some(Code::$v),)* _ => None }
-            }
-
-            /// The code of a canonical name, as a user writes it (`--expect-status`): any case.
-            pub fn from_name(s: &str) -> Option<Code> {
-                Code::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s))
             }
         }
     };
 }
 
 codes! {
-    0 Ok "OK",
-    1 Cancelled "CANCELLED",
-    2 Unknown "UNKNOWN",
-    3 InvalidArgument "INVALID_ARGUMENT",
-    4 DeadlineExceeded "DEADLINE_EXCEEDED",
-    5 NotFound "NOT_FOUND",
-    6 AlreadyExists "ALREADY_EXISTS",
-    7 PermissionDenied "PERMISSION_DENIED",
-    8 ResourceExhausted "RESOURCE_EXHAUSTED",
-    9 FailedPrecondition "FAILED_PRECONDITION",
-    10 Aborted "ABORTED",
-    11 OutOfRange "OUT_OF_RANGE",
-    12 Unimplemented "UNIMPLEMENTED",
-    13 Internal "INTERNAL",
-    14 Unavailable "UNAVAILABLE",
-    15 DataLoss "DATA_LOSS",
-    16 Unauthenticated "UNAUTHENTICATED",
+    0 Ok,
+    1 Cancelled,
+    2 Unknown,
+    3 InvalidArgument,
+    4 DeadlineExceeded,
+    5 NotFound,
+    6 AlreadyExists,
+    7 PermissionDenied,
+    8 ResourceExhausted,
+    9 FailedPrecondition,
+    10 Aborted,
+    11 OutOfRange,
+    12 Unimplemented,
+    13 Internal,
+    14 Unavailable,
+    15 DataLoss,
+    16 Unauthenticated,
 }
 
 impl Code {
@@ -79,6 +70,19 @@ impl Code {
     /// The number written in `grpc-status`.
     pub fn as_u32(self) -> u32 {
         self as u32
+    }
+
+    /// The canonical name (`OK`, `DEADLINE_EXCEEDED`, ...), as gRPC's tools print it: the
+    /// model's table, which the load document's `grpc.calls` and `--expect-status` use too.
+    pub fn name(self) -> &'static str {
+        GRPC_CODES[self as usize]
+    }
+
+    /// The code of a canonical name, as a user writes it (`--expect-status`): any case.
+    pub fn from_name(s: &str) -> Option<Code> {
+        Code::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(s))
     }
 }
 
@@ -113,6 +117,78 @@ impl Status {
     }
 }
 
+/// The most of a call's `grpc-message` a [`Brief`] keeps (as it came, percent-encoded).
+pub const BRIEF: usize = 128;
+
+/// A call's `grpc-message` as it came (percent-encoded), its first [`BRIEF`] bytes: `Copy` and
+/// kept without allocating, so a failed call carries it to the recorder, which decodes it only
+/// when it keeps the failure as an example ([`Brief::text`]). A longer message is cut (at an
+/// escape's start, never inside one) and its text ends with `...`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Brief {
+    len: u8,
+    cut: bool,
+    raw: [u8; BRIEF],
+}
+
+impl Brief {
+    /// No message.
+    pub const EMPTY: Brief = Brief {
+        len: 0,
+        cut: false,
+        raw: [0; BRIEF],
+    };
+
+    /// The first [`BRIEF`] bytes of a `grpc-message` value.
+    pub fn new(value: &[u8]) -> Brief {
+        let mut b = Brief::EMPTY;
+        let mut n = value.len().min(BRIEF);
+        if n < value.len() {
+            b.cut = true;
+            // Not inside a `%XX`: its bytes decode together or not at all.
+            if let Some(p) = value[n.saturating_sub(2)..n]
+                .iter()
+                .position(|&c| c == b'%')
+            {
+                n = n.saturating_sub(2) + p;
+            }
+        }
+        b.raw[..n].copy_from_slice(&value[..n]);
+        b.len = n as u8;
+        b
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0 && !self.cut
+    }
+
+    /// The message's text (decoded as [`decode_message`] does); a cut one without the partial
+    /// character its cut may leave, and with `...` after it.
+    pub fn text(&self) -> String {
+        let bytes = decode_bytes(&self.raw[..usize::from(self.len)]);
+        if !self.cut {
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+        let whole = match std::str::from_utf8(&bytes) {
+            Err(e) if e.error_len().is_none() => &bytes[..e.valid_up_to()],
+            _ => &bytes[..],
+        };
+        format!("{}...", String::from_utf8_lossy(whole))
+    }
+}
+
+impl std::fmt::Display for Brief {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl std::fmt::Debug for Brief {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Brief({:?})", self.text())
+    }
+}
+
 /// `grpc-message`'s encoding: bytes from space to `~` but `%` as they are, every other byte
 /// of the UTF-8 text as `%XX`.
 pub fn encode_message(text: &str) -> String {
@@ -130,6 +206,11 @@ pub fn encode_message(text: &str) -> String {
 /// Decodes `grpc-message`: `%XX` to its byte, anything else as it is (a `%` without two hex
 /// digits after it included), and the bytes read as UTF-8 with invalid sequences replaced.
 pub fn decode_message(value: &[u8]) -> String {
+    String::from_utf8_lossy(&decode_bytes(value)).into_owned()
+}
+
+/// [`decode_message`]'s bytes, before they are read as UTF-8.
+fn decode_bytes(value: &[u8]) -> Vec<u8> {
     let hex = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(value.len());
     let mut i = 0;
@@ -144,7 +225,7 @@ pub fn decode_message(value: &[u8]) -> String {
         out.push(value[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 #[cfg(test)]
@@ -259,5 +340,30 @@ mod tests {
         ] {
             assert_eq!(decode_message(v), want, "{v:?}");
         }
+    }
+
+    #[test]
+    fn a_brief_keeps_a_bounded_message_and_cuts_it_cleanly() {
+        assert!(Brief::new(b"").is_empty());
+        assert_eq!(Brief::new(b"no%20such%20thing").text(), "no such thing");
+        let long = "x".repeat(200);
+        assert_eq!(
+            Brief::new(long.as_bytes()).text(),
+            format!("{}...", &long[..BRIEF])
+        );
+        // A cut never splits an escape: "%C3%A9" (é) is dropped whole, not read as "%C".
+        for pad in 120..=BRIEF {
+            let v = format!("{}%C3%A9tail", "a".repeat(pad));
+            let t = Brief::new(v.as_bytes()).text();
+            assert!(t.ends_with("..."), "{pad}: {t}");
+            // What is kept is the text's start, whole characters only.
+            let whole = format!("{}étail", "a".repeat(pad));
+            let kept = t.trim_end_matches("...");
+            assert!(whole.starts_with(kept), "{pad}: {t:?}");
+            assert!(kept.len() >= pad, "{pad}: {t:?}");
+        }
+        // Exactly the limit: whole, not cut.
+        let v = "b".repeat(BRIEF);
+        assert_eq!(Brief::new(v.as_bytes()).text(), v);
     }
 }

@@ -75,6 +75,9 @@ pub enum End<T> {
     HeaderTooLarge { tag: T },
     /// A gRPC call's end: its status, or what broke it (the stream is reset if it was open).
     Grpc { tag: T, ended: crate::grpc::Ended },
+    /// A reply message of a gRPC call, as it arrives: not an end (the call ends later with
+    /// [`End::Grpc`]), so the caller can time each message of a streaming call.
+    GrpcMessage { tag: T },
 }
 
 #[derive(Debug)]
@@ -435,8 +438,11 @@ impl<T: Copy> Client<T> {
                     };
                     let s = &mut streams[at];
                     if let Some(g) = s.grpc.as_mut() {
-                        // Reply messages are counted by the reader; their bytes go no further.
-                        if let Some(o) = g.data(data, end_stream, &mut |_| {}) {
+                        // Reply messages are counted by the reader and each reported as it
+                        // completes; their bytes go no further.
+                        let tag = s.tag;
+                        let mut each = |_: &[u8]| on(End::GrpcMessage { tag });
+                        if let Some(o) = g.data(data, end_stream, &mut each) {
                             on(grpc_end(streams, at, &o, end_stream, forget));
                         }
                         return;

@@ -13,6 +13,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	// gzip for compressed requests (and, as grpc-go answers a compressed call, replies).
+	_ "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/reflection"
 	v1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	v1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"

@@ -15,7 +15,7 @@ mod http2;
 mod http3;
 mod ws;
 
-pub use grpc::Grpc;
+pub use grpc::{grpc_code, Grpc, GRPC_CODES};
 pub use http2::Http2;
 pub use http3::Http3;
 pub use ws::Ws;

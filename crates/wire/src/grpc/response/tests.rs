@@ -57,7 +57,7 @@ fn run(events: &[Ev]) -> (Vec<Vec<u8>>, Option<Outcome>) {
 fn ok(messages: u64) -> Option<Outcome> {
     Some(Outcome::Status {
         code: Code::Ok,
-        message: String::new(),
+        message: Brief::EMPTY,
         messages,
     })
 }
@@ -100,7 +100,7 @@ fn known_responses() {
             vec![],
             Some(Outcome::Status {
                 code: Code::Unavailable,
-                message: "try later".into(),
+                message: Brief::new(b"try%20later"),
                 messages: 0,
             }),
         ),
@@ -115,7 +115,7 @@ fn known_responses() {
             vec![],
             Some(Outcome::Status {
                 code: Code::Unimplemented,
-                message: String::new(),
+                message: Brief::EMPTY,
                 messages: 0,
             }),
         ),

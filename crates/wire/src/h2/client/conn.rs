@@ -25,6 +25,9 @@ pub struct Setup {
     pub config: Config,
     pub timeout: Duration,
     pub expect_body: Option<Vec<u8>>,
+    /// A gRPC load: the status its calls must end with to be responses (OK, or the code of
+    /// `--expect-status`); every other code is a failure of class `grpc_status`.
+    pub grpc: Option<Code>,
 }
 
 /// What HTTP/2 counts beyond requests (the run adds them up).
@@ -100,6 +103,9 @@ impl Counts {
             calls,
             messages_received: self.grpc_messages,
             messages_per_call: 0.0,
+            // The engine's: it times the messages.
+            message_latency_us: None,
+            hdr_message: None,
             http2: self.figures(protocol, streams),
         }
     }
@@ -289,27 +295,25 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                         failure: Failure::HeaderTooLarge { limit_kib },
                     },
                     StreamEnd::Grpc { tag, ended } => match ended {
-                        Ended::Status { code, messages } => {
+                        Ended::Status {
+                            code,
+                            message,
+                            messages,
+                        } => {
                             if tag.counted() {
                                 counts.grpc_codes[code.as_u32() as usize] += 1;
                                 counts.grpc_messages += messages;
                             }
-                            if code == Code::Ok {
-                                End::Response {
-                                    tag,
-                                    status: 200,
-                                    body_ok: true,
-                                }
-                            } else {
-                                let failure = Failure::GrpcStatus(code.name());
-                                End::Failed { tag, failure }
-                            }
+                            let failure = Failure::GrpcStatus(code, message);
+                            grpc_end(tag, code, setup.grpc, failure)
                         }
                         Ended::Broken(kind) => End::Failed {
                             tag,
                             failure: Failure::Grpc(kind),
                         },
                     },
+                    // Not an end: the call goes on.
+                    StreamEnd::GrpcMessage { tag } => return on(End::Message { tag }),
                     StreamEnd::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
                         counts.retried += u64::from(tag.counted());
@@ -385,10 +389,26 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 .map(|(id, _)| id);
             let Some(id) = late else { break };
             let Some(tag) = client.cancel(id) else { break };
-            on(End::Failed {
-                tag,
-                failure: Failure::Timeout(timeout),
-            });
+            match self.setup.grpc {
+                // A call past its deadline: DEADLINE_EXCEEDED, as gRPC's clients count it
+                // (whichever side's clock ran out first, the count is the same).
+                Some(expect) => {
+                    let code = Code::DeadlineExceeded;
+                    if tag.counted() {
+                        self.counts.grpc_codes[code.as_u32() as usize] += 1;
+                    }
+                    on(grpc_end(
+                        tag,
+                        code,
+                        Some(expect),
+                        Failure::GrpcDeadline(timeout),
+                    ));
+                }
+                None => on(End::Failed {
+                    tag,
+                    failure: Failure::Timeout(timeout),
+                }),
+            }
         }
         Ok(())
     }
@@ -414,5 +434,19 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     fn reset_counts(&mut self) {
         self.counts = Counts::default();
+    }
+}
+
+/// A call that ended with `code`: a response when it is the one expected (OK unless
+/// `--expect-status` says otherwise), else `failure`.
+fn grpc_end<T>(tag: T, code: Code, expect: Option<Code>, failure: Failure) -> End<T> {
+    if code == expect.unwrap_or(Code::Ok) {
+        End::Response {
+            tag,
+            status: 200,
+            body_ok: true,
+        }
+    } else {
+        End::Failed { tag, failure }
     }
 }

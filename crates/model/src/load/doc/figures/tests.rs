@@ -97,3 +97,42 @@ fn an_http2_load_alpn_made_http1_says_so() {
         ["HTTP/2 asked, but the server chose http/1.1 in ALPN: this run is HTTP/1.1"]
     );
 }
+
+/// gRPC's reply-message latency merges exactly (the histograms add, the summary comes from
+/// the sum), is dropped when a run lacks it (no exact merge), and is said in the section's
+/// lines; a document without it reads as before.
+#[test]
+fn grpc_message_latency_merges_exactly() {
+    let hist = |v: u64, n: u64| {
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        h.record_n(v, n).unwrap();
+        Grpc {
+            hdr_message: Some(crate::hdr::encode(&h)),
+            ..Grpc::default()
+        }
+    };
+    let mut a = hist(100, 300);
+    a.add(&hist(900, 100));
+    a.settle(0);
+    let l = a.message_latency_us.clone().unwrap();
+    assert_eq!(
+        (l.count, l.min, l.p50, l.p75, l.max),
+        (400, 100, 100, 100, 900)
+    );
+    assert_eq!(l.p90, 900);
+    let lines = a.lines().join("\n");
+    assert!(
+        lines.contains("Reply message latency from the call's start: p50 100us, p99 900us"),
+        "{lines}"
+    );
+    a.add(&Grpc::default());
+    a.settle(0);
+    assert_eq!(
+        (a.hdr_message.as_ref(), a.message_latency_us.as_ref()),
+        (None, None)
+    );
+    assert!(!a.lines().join("\n").contains("Reply message latency"));
+    let old: Grpc =
+        serde_json::from_str(r#"{"calls": {"OK": 1}, "messages_received": 1}"#).unwrap();
+    assert_eq!(old.hdr_message, None);
+}
