@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// wrk's example script `name`.
-fn wrk_script(name: &str) -> String {
+pub(crate) fn wrk_script(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../script/tests/wrk")
         .join(name)

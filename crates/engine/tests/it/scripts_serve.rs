@@ -9,11 +9,11 @@
 //! whole.
 
 use crate::common::nginx::Dir;
+use crate::scripts::wrk_script;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start_with_log, ServerConfig, ServerHandle, Tls};
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,14 +54,6 @@ fn serve(h3: bool) -> (ServerHandle, Log) {
         ..ServerConfig::default()
     };
     (start_with_log(cfg, Box::new(log.clone())).unwrap(), log)
-}
-
-fn wrk_script(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../script/tests/wrk")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 /// A script whose request() sends `msg N` (N counting per thread, from 1) as the body of a POST
