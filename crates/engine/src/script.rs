@@ -144,10 +144,23 @@ pub(crate) fn plan(
              closed loop; the open loop sends one request per slot"
         )));
     }
+    // A targets or body-lines file gives the run's requests: a script may read their
+    // responses, pace them and report on them, but not write requests of its own.
+    let listed = cfg.targets.is_some() || cfg.body_lines.is_some();
+    let from = if cfg.targets.is_some() {
+        "--targets"
+    } else {
+        "--body-lines"
+    };
+    if listed && dynamic {
+        return Err(ConfigError::Script(format!(
+            "{file}: request() writes every request, and {from} gives them too: use one"
+        )));
+    }
     if !dynamic {
         // The static request, as every protocol encodes it: the session writes Host and
         // content-length itself.
-        *requests = probe
+        let own: Vec<ResolvedRequest> = probe
             .requests()
             .iter()
             .map(|r| ResolvedRequest {
@@ -164,6 +177,14 @@ pub(crate) fn plan(
                 body: r.body.clone(),
             })
             .collect();
+        if !listed {
+            *requests = own;
+        } else if own.len() != 1 || !same_request(&own[0], &first) {
+            return Err(ConfigError::Script(format!(
+                "{file}: the script sets wrk's request (method, path, headers or body), and \
+                 {from} gives the requests: use one"
+            )));
+        }
     }
     Ok(ScriptPlan {
         script,
@@ -173,6 +194,16 @@ pub(crate) fn plan(
         responses,
         delay,
     })
+}
+
+/// Whether two requests are the same, whatever the order of their fields (a Lua table has none).
+fn same_request(a: &ResolvedRequest, b: &ResolvedRequest) -> bool {
+    let sorted = |r: &ResolvedRequest| {
+        let mut h = r.headers.clone();
+        h.sort();
+        h
+    };
+    a.method == b.method && a.path == b.path && a.body == b.body && sorted(a) == sorted(b)
 }
 
 /// The setup phase: `setup(thread)` for each of `threads`, each starting at `addr`. The

@@ -305,3 +305,66 @@ fn open_loop_and_a_shard_with_a_script() {
     }
     assert!(!printed.contains("thread 4 created"), "{printed}");
 }
+
+/// A response() that counts each body length it saw; done() prints them in order of length.
+const LENGTHS: &str = r#"
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+seen = {}
+function response(status, headers, body)
+  seen[#body] = (seen[#body] or 0) + 1
+end
+function done(summary, latency, requests)
+  local all = {}
+  for _, t in ipairs(threads) do
+    for k, v in pairs(t:get("seen")) do all[k] = (all[k] or 0) + v end
+  end
+  local keys = {}
+  for k in pairs(all) do table.insert(keys, k) end
+  table.sort(keys)
+  for _, k in ipairs(keys) do io.write(k .. "=" .. all[k] .. "\n") end
+end
+"#;
+
+/// A targets file with a script that writes no request: the targets go out as listed (each its
+/// share) and response() reads each one's response; a script that writes requests of its own
+/// (request(), or wrk.path set in init) is refused with the targets, in one line.
+#[test]
+fn targets_with_a_script_that_reads_responses() {
+    let (s, log) = serve(false);
+    let dir = Dir::new("script-targets");
+    let targets = dir.file(
+        "targets.txt",
+        "GET /bytes/10\n\nGET /bytes/20\n\nGET /bytes/30\n",
+    );
+    let lengths = dir.file("lengths.lua", LENGTHS);
+    let base = |script: String| Config {
+        url: format!("http://{}/", s.local_addr()),
+        connections: 2,
+        threads: 2,
+        requests: Some(60),
+        targets: Some(targets.clone()),
+        script: Some(script),
+        ..Config::default()
+    };
+    let r = load(&base(lengths));
+    assert_eq!(r.requests, 60);
+    let printed = r.script.expect("a script's output").printed;
+    assert_eq!(printed, "10=20\n20=20\n30=20\n");
+    let want: BTreeMap<String, usize> = [10, 20, 30]
+        .iter()
+        .map(|n| (format!("GET /bytes/{n} 200"), 20))
+        .collect();
+    assert_eq!(log.tally(), want);
+
+    let own = dir.file("own.lua", "init = function(args) wrk.path = \"/x\" end\n");
+    for script in [wrk_script("counter.lua"), own] {
+        match base(script).validate() {
+            Err(barrage_engine::ConfigError::Script(e)) => {
+                assert!(e.contains("--targets") && e.contains("use one"), "{e}");
+                assert!(!e.contains('\n'), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

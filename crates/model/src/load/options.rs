@@ -260,7 +260,7 @@ macro_rules! load_options {
             /// request's body is a message). What it prints is printed after the run.
             #[serde(skip_serializing_if = "Option::is_none")]
             script: Option<String> = None, Grammar::File,
-                Flag::named("FILE").short('s').conflicts(&["targets", "body_lines", "grpc"]),
+                Flag::named("FILE").short('s').conflicts(&["grpc"]),
                 sweep(35, "script");
             /// Arguments handed to the script's init(args), after `--` (as wrk's).
             #[serde(skip_serializing_if = "Vec::is_empty")]
