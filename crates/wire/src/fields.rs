@@ -78,6 +78,38 @@ pub(crate) fn request_of_text<R>(
     Some(new(head.method, scheme, host, head.target, &headers, body))
 }
 
+/// The last request text taken apart and encoded, so that a script's `request()` that returns
+/// the same text again is not parsed and encoded again (wrk's rule for a repeated request):
+/// one entry per connection, so its memory is one request's.
+#[derive(Debug)]
+pub(crate) struct LastText<R> {
+    text: Vec<u8>,
+    encoded: Option<R>,
+}
+
+impl<R> Default for LastText<R> {
+    fn default() -> Self {
+        LastText {
+            text: Vec::new(),
+            encoded: None,
+        }
+    }
+}
+
+impl<R: Clone> LastText<R> {
+    /// `text` encoded by `make`, or a copy of the last encoding when `text` is the last text.
+    pub(crate) fn get(&mut self, text: &[u8], make: impl FnOnce(&[u8]) -> Option<R>) -> Option<R> {
+        if let Some(r) = self.encoded.as_ref().filter(|_| self.text == text) {
+            return Some(r.clone());
+        }
+        let r = make(text)?;
+        self.text.clear();
+        self.text.extend_from_slice(text);
+        self.encoded = Some(r.clone());
+        Some(r)
+    }
+}
+
 /// A `content-length` value: one decimal number (RFC 9110 §8.6), else None.
 pub(crate) fn parse_length(v: &[u8]) -> Option<u64> {
     if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
@@ -99,6 +131,24 @@ pub(crate) fn parse_status(v: &[u8]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text that repeats the last one is a copy of its encoding, not encoded again; a text
+    /// that cannot be taken apart leaves the last one in place.
+    #[test]
+    fn a_repeated_text_is_encoded_once() {
+        let mut last = LastText::default();
+        let mut made = 0;
+        for t in [&b"a"[..], b"a", b"b", b"b", b"a"] {
+            let r = last.get(t, |t| {
+                made += 1;
+                Some(t.to_vec())
+            });
+            assert_eq!(r.as_deref(), Some(t));
+        }
+        assert_eq!(made, 3);
+        assert_eq!(last.get(b"bad", |_| None), None);
+        assert_eq!(last.get(b"a", |_| unreachable!()), Some(b"a".to_vec()));
+    }
 
     #[test]
     fn fields_in_order_without_connection_headers() {

@@ -151,12 +151,15 @@ pub struct Conn<'r, T> {
     /// Streams the server ended (answered or reset) on this connection.
     answered: u64,
     counts: Counts,
+    /// A script's last request text, encoded.
+    last_text: crate::fields::LastText<Request>,
 }
 
 impl<'r, T> Conn<'r, T> {
     pub fn new(setup: &'r Setup) -> Conn<'r, T> {
         Conn {
             setup,
+            last_text: crate::fields::LastText::default(),
             client: None,
             wpos: 0,
             since: None,
@@ -211,8 +214,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             return false;
         }
         let (scheme, authority) = (&self.setup.scheme, &self.setup.authority);
-        let Some(req) = crate::fields::request_of_text(text, scheme, authority, Request::new)
-        else {
+        let Some(req) = self.last_text.get(text, |t| {
+            crate::fields::request_of_text(t, scheme, authority, Request::new)
+        }) else {
             return false;
         };
         let opened = client.open_own(&self.setup.requests, req, tag).is_some();

@@ -67,6 +67,8 @@ pub struct Conn<'r, T> {
     counts: Counts,
     /// QUIC's statistics already counted.
     seen: Snap,
+    /// A script's last request text, encoded for a stream.
+    last_text: crate::fields::LastText<Box<[u8]>>,
 }
 
 impl<T> std::fmt::Debug for Conn<'_, T> {
@@ -98,6 +100,7 @@ impl<'r, T> Conn<'r, T> {
             answered: 0,
             counts: Counts::default(),
             seen: Snap::default(),
+            last_text: crate::fields::LastText::default(),
         }
     }
 
@@ -394,11 +397,13 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             return false;
         }
         let authority = &self.setup.authority;
-        let Some(req) = crate::fields::request_of_text(text, "https", authority, Request::new)
-        else {
+        let Some(own) = self.last_text.get(text, |t| {
+            crate::fields::request_of_text(t, "https", authority, Request::new)
+                .map(|r| r.bytes.into_boxed_slice())
+        }) else {
             return false;
         };
-        self.open_stream(now, 0, Some(req.bytes.into_boxed_slice()), head, tag)
+        self.open_stream(now, 0, Some(own), head, tag)
     }
 
     fn take_response(&mut self, into: &mut crate::kept::Kept) -> bool {
