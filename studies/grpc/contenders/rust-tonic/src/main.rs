@@ -22,6 +22,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::AsyncReadExt;
 use tokio_stream::Stream;
+use tonic::codec::CompressionEncoding;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::Server;
 use tonic::{Request, Response, Status, Streaming};
@@ -207,8 +208,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let _ = tokio::io::stdin().read_to_end(&mut sink).await;
         };
         Server::builder()
-            .add_service(TestServer::new(service.clone()))
-            .add_service(FailingServer::new(service))
+            .add_service(
+                TestServer::new(service.clone()).accept_compressed(CompressionEncoding::Gzip),
+            )
+            .add_service(FailingServer::new(service).accept_compressed(CompressionEncoding::Gzip))
             .serve_with_incoming_shutdown(incoming, stdin_ends)
             .await?;
         println!(
@@ -222,7 +225,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parse()
         .map_err(|e| format!("usage: grpc-tonic HOST:PORT | --peer ({arg:?}: {e})"))?;
     Server::builder()
-        .add_service(TestServer::new(service))
+        .add_service(TestServer::new(service).accept_compressed(CompressionEncoding::Gzip))
         .serve(addr)
         .await?;
     Ok(())
