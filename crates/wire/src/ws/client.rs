@@ -172,6 +172,8 @@ pub struct Conn<'r, T> {
     /// Whole replies kept for a script's `response()` hook, and the one in progress.
     keep: Option<Keeper>,
     kept: Option<Kept>,
+    /// A script's last request text and its body (the message).
+    last_text: crate::fields::LastText<Vec<u8>>,
     /// The reply in progress, checked so far.
     reply: Reply,
     /// A reply has ended on this connection.
@@ -194,6 +196,7 @@ impl<'r, T> Conn<'r, T> {
             own: VecDeque::new(),
             keep: setup.keep_responses.then(Keeper::default),
             kept: None,
+            last_text: crate::fields::LastText::default(),
             reply: Reply::default(),
             answered: false,
             counts: Counts::default(),
@@ -432,9 +435,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         if self.room() == 0 {
             return false;
         }
-        let Some(body) =
-            crate::fields::request_of_text(text, "http", "", |_, _, _, _, _, b| b.to_vec())
-        else {
+        // A text that repeats the last is not taken apart again (its fields would be parsed
+        // and dropped for every message).
+        let Some(body) = self.last_text.get(text, |t| {
+            crate::fields::request_of_text(t, "http", "", |_, _, _, _, _, b| b.to_vec())
+        }) else {
             return false;
         };
         self.ws
