@@ -33,6 +33,14 @@ fn free_addr() -> SocketAddr {
     l.local_addr().unwrap()
 }
 
+/// An address nothing listens on, for a probe that must never succeed: port 1 (tcpmux,
+/// privileged, never handed out for port 0). A port from [`free_addr`] is free only until another
+/// test of this binary binds it: a probe of it once found that test's server (seen once: `Ok`
+/// where `Exited` was due).
+fn closed_addr() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 1))
+}
+
 fn tmp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("barrage-lab-{}-{name}", std::process::id()))
 }
@@ -144,7 +152,7 @@ fn server_that_crashes_mid_run_is_recorded_with_its_stderr() {
 
 #[test]
 fn server_that_never_gets_ready_is_stopped_and_recorded() {
-    let addr = free_addr(); // nothing will listen there
+    let addr = closed_addr(); // nothing will listen there
     let mut spec = Spec::new("sleeper", "sleep 300");
     spec.grace = Duration::from_millis(500);
     let mut c = Contender::spawn(&spec).unwrap();
@@ -434,7 +442,12 @@ fn a_double_forking_contender_leaves_nothing_behind_and_its_cpu_is_counted() {
         }
         if role == Role::Server {
             // Like nginx's foreground process: it exits before ever being ready.
-            let r = c.wait_ready(&Probe::Tcp { addr: free_addr() }, Duration::from_secs(5));
+            let r = c.wait_ready(
+                &Probe::Tcp {
+                    addr: closed_addr(),
+                },
+                Duration::from_secs(5),
+            );
             assert_eq!(r, Err(NotReady::Exited), "{role:?}");
         }
         let exit = match role {
