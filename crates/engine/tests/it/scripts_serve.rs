@@ -32,14 +32,22 @@ impl std::io::Write for Log {
 }
 
 impl Log {
-    /// The log's lines counted by their text.
-    fn tally(&self) -> BTreeMap<String, usize> {
-        let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
-        let mut m = BTreeMap::new();
-        for l in text.lines() {
-            *m.entry(l.to_string()).or_default() += 1;
+    /// The log's lines counted by their text, once it holds `want` lines (or after 10 s). The
+    /// server writes a response's line when the response is complete, which can be after its
+    /// last bytes went out: the run may end before the last line is written.
+    fn tally(&self, want: usize) -> BTreeMap<String, usize> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+            if text.lines().count() >= want || std::time::Instant::now() > deadline {
+                let mut m = BTreeMap::new();
+                for l in text.lines() {
+                    *m.entry(l.to_string()).or_default() += 1;
+                }
+                return m;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
-        m
     }
 }
 
@@ -118,7 +126,7 @@ fn request_and_response_hooks_over_http3() {
         // barrage serve has no /N: each is a 404, logged with its path.
         .map(|i| (format!("GET /{i} 404"), 1 + usize::from(i % 50 != 0)))
         .collect();
-    assert_eq!(log.tally(), want);
+    assert_eq!(log.tally(100), want);
 
     let dir = Dir::new("script-h3-echo");
     let echo = dir.file("echo.lua", ECHO);
@@ -355,7 +363,7 @@ fn targets_with_a_script_that_reads_responses() {
         .iter()
         .map(|n| (format!("GET /bytes/{n} 200"), 20))
         .collect();
-    assert_eq!(log.tally(), want);
+    assert_eq!(log.tally(60), want);
 
     let own = dir.file("own.lua", "init = function(args) wrk.path = \"/x\" end\n");
     for script in [wrk_script("counter.lua"), own] {

@@ -280,7 +280,7 @@ fn every_endpoint_and_fault_on_every_protocol() {
             400
         };
         assert_eq!(
-            log.take(),
+            log.take_n(1),
             vec![format!("GET /ws/echo {status}")],
             "{proto:?}"
         );
