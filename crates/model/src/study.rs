@@ -522,6 +522,10 @@ pub struct ComparisonRow {
     /// The better one (by median) and the other.
     pub a: String,
     pub b: String,
+    /// Between variants: the contender whose variants `a` and `b` are (a row names what it
+    /// compares: "unary vs chat" alone does not say whose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contender: Option<String>,
     #[serde(flatten)]
     pub comparison: crate::stats::Comparison,
 }

@@ -381,6 +381,7 @@ fn comparisons(r: &Results, cells: &[Cell], metrics: &[Metric]) -> Vec<Compariso
                         metric: metric.key.to_string(),
                         a: best.2.clone(),
                         b: other.2.clone(),
+                        contender: (between == Between::Variants).then(|| best.1.clone()),
                         comparison: cmp,
                     });
                 }

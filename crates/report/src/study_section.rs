@@ -228,10 +228,7 @@ fn model_comparison(doc: &Results, id: usize, row: &Row, m: &Metric) -> Option<C
                 c.between == Between::Variants
                     && c.b == row.ref_label
                     && rest_params(doc, c.point) == rest_params(doc, id)
-                    && doc
-                        .trials
-                        .iter()
-                        .any(|t| t.point == c.point && t.contender == row.contender)
+                    && c.contender.as_deref() == Some(row.contender.as_str())
             }
     })?;
     Some(from_model(&c.comparison, m, &c.a))

@@ -184,9 +184,13 @@ pub fn table(r: &Results) -> String {
             } else {
                 format!(" [{}]", c.metric)
             };
+            let whose = c
+                .contender
+                .as_ref()
+                .map_or(String::new(), |k| format!("{k}: "));
             let _ = writeln!(
                 out,
-                "  {} vs {}{at}{what}: {}",
+                "  {whose}{} vs {}{at}{what}: {}",
                 c.a, c.b, c.comparison.phrase
             );
         }

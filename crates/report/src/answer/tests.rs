@@ -368,3 +368,50 @@ fn description_placeholders_are_filled() {
     r.study.description = "50 GETs of {size} for {seconds} s, {unknown}".into();
     assert_eq!(answer(&r).question, "50 GETs of {size} for 5 s, {unknown}");
 }
+
+/// A study of two contenders, each at two variants of one point: each variant comparison names
+/// its contender (the model's row and the terminal's line), and only `a`'s 2x is significant.
+#[test]
+fn a_variant_comparison_names_its_contender() {
+    let mut trials = Vec::new();
+    for k in 0..5u32 {
+        let i = k as usize;
+        trials.push(trial(0, "a", k, Some(FAST[i])));
+        trials.push(trial(1, "a", k, Some(SLOW[i])));
+        trials.push(trial(0, "b", k, Some(SLOW[i])));
+        trials.push(trial(1, "b", k, Some(SLOW[(i + 1) % 5] * 0.999)));
+    }
+    let mut r = study(&["c=1", "c=1"], trials);
+    for (p, v) in r.points.iter_mut().zip(["unary", "chat"]) {
+        p.label = format!("{v} c=1");
+        p.variant = Some(v.into());
+        p.params.insert("connections".into(), serde_json::json!(1));
+        p.params.insert("variant".into(), serde_json::json!(v));
+    }
+    barrage_model::summary::update(&mut r);
+    let rows: Vec<(Option<&str>, &str, &str, bool)> = r
+        .comparisons
+        .iter()
+        .filter(|c| c.between == Between::Variants && c.metric == "rps")
+        .map(|c| {
+            let s = c.comparison.significant;
+            (c.contender.as_deref(), c.a.as_str(), c.label.as_str(), s)
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (Some("a"), "unary", "c=1", true),
+            (Some("b"), "unary", "c=1", false)
+        ]
+    );
+    let text = crate::terminal::table(&r);
+    assert!(
+        text.contains("  a: unary vs chat at c=1: 2.00x faster"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  b: unary vs chat at c=1: no significant difference"),
+        "{text}"
+    );
+}
