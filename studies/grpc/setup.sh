@@ -4,7 +4,8 @@
 # Maven and Ruby's grpc gem come from apt when missing. Idempotent: a second run only checks. A
 # contender whose toolchain is missing is left out with a message; `barrage run` then reports it
 # as skipped (its `requires`) or build_failed (its `build` check). Also copies study.toml's
-# [[contender]] blocks into study-allcpus.toml and study-link.toml.
+# [[contender]] blocks into study-allcpus.toml and study-link.toml, and its three fastest
+# servers' blocks into study-top.toml.
 #
 # Needs: root (or sudo) for apt-get when the JDK, Maven or ruby-grpc is missing; network access
 # to the Go module proxy, npm, PyPI, crates.io and Maven Central (the first time).
@@ -93,6 +94,11 @@ for f in study-allcpus.toml study-link.toml; do
         > "$here/$f.new"
     mv "$here/$f.new" "$here/$f"
 done
+# study-top.toml: the blocks of its three servers only.
+{ sed '/^\[\[contender\]\]/,$d' "$here/study-top.toml"
+  awk 'BEGIN{RS="\\[\\[contender\\]\\]\n"; ORS=""} NR>1 && /name = "(barrage-serve|go-grpc|rust-tonic)"/ {print "[[contender]]\n" $0}' "$here/study.toml"
+} > "$here/study-top.toml.new"
+mv "$here/study-top.toml.new" "$here/study-top.toml"
 
 if [ ${#failed[@]} -gt 0 ]; then
     echo "setup incomplete for: ${failed[*]}" >&2
