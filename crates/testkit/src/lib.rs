@@ -2,8 +2,11 @@
 //! that can import the independent peer a test talks to (Python's `websockets`, aioquic,
 //! prometheus-client), or a Go toolchain that builds one (quic-go's HTTP/3 server, grpc-go's
 //! peer: [`go_build`]), or any other program ([`tool`]: ghz, node), so that the lookup and its
-//! rule for CI are written once; and [`Proc`], a peer's process that a failing test does not
-//! leave behind.
+//! rule for CI are written once; [`Proc`], a peer's process that a failing test does not
+//! leave behind; and [`AccessLog`], an in-process server's access log read by its lines.
+
+mod log;
+pub use log::AccessLog;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

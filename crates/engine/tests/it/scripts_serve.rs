@@ -13,47 +13,22 @@ use crate::scripts::wrk_script;
 use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start_with_log, ServerConfig, ServerHandle, Tls};
+use barrage_testkit::AccessLog;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The server's access log, shared with the test.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Log {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
+/// Log lines counted by their text.
+fn tally(lines: Vec<String>) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for l in lines {
+        *m.entry(l).or_default() += 1;
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    /// The log's lines counted by their text, once it holds `want` lines (or after 10 s). The
-    /// server writes a response's line when the response is complete, which can be after its
-    /// last bytes went out: the run may end before the last line is written.
-    fn tally(&self, want: usize) -> BTreeMap<String, usize> {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
-            if text.lines().count() >= want || std::time::Instant::now() > deadline {
-                let mut m = BTreeMap::new();
-                for l in text.lines() {
-                    *m.entry(l.to_string()).or_default() += 1;
-                }
-                return m;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
+    m
 }
 
 /// `barrage serve` with its access log; over TLS with HTTP/3 when `h3`.
-fn serve(h3: bool) -> (ServerHandle, Log) {
-    let log = Log::default();
+fn serve(h3: bool) -> (ServerHandle, AccessLog) {
+    let log = AccessLog::default();
     let cfg = ServerConfig {
         threads: 1,
         log: true,
@@ -126,7 +101,7 @@ fn request_and_response_hooks_over_http3() {
         // barrage serve has no /N: each is a 404, logged with its path.
         .map(|i| (format!("GET /{i} 404"), 1 + usize::from(i % 50 != 0)))
         .collect();
-    assert_eq!(log.tally(100), want);
+    assert_eq!(tally(log.take_n(100)), want);
 
     let dir = Dir::new("script-h3-echo");
     let echo = dir.file("echo.lua", ECHO);
@@ -363,7 +338,7 @@ fn targets_with_a_script_that_reads_responses() {
         .iter()
         .map(|n| (format!("GET /bytes/{n} 200"), 20))
         .collect();
-    assert_eq!(log.tally(60), want);
+    assert_eq!(tally(log.take_n(60)), want);
 
     let own = dir.file("own.lua", "init = function(args) wrk.path = \"/x\" end\n");
     for script in [wrk_script("counter.lua"), own] {

@@ -9,62 +9,16 @@
 use crate::common;
 
 use barrage_server::{pattern, start_with_log, ServerConfig, ServerHandle, Tls};
+use barrage_testkit::AccessLog;
 use common::tls_client::{any_cert, TlsClient};
 use common::{connect, Reader};
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The access log, kept for the test to read.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Log {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    /// The lines written since the last call, once there are `n` (a line is written when its
-    /// response is complete, which for a body streamed to the socket is after its last byte
-    /// left: the client may have it first); at most 5 s.
-    fn take_n(&self, n: usize) -> Vec<String> {
-        let start = std::time::Instant::now();
-        while self
-            .0
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            < n
-            && start.elapsed() < Duration::from_secs(5)
-        {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        self.take()
-    }
-
-    /// The lines written since the last call.
-    fn take(&self) -> Vec<String> {
-        let bytes = std::mem::take(&mut *self.0.lock().unwrap());
-        String::from_utf8(bytes)
-            .unwrap()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    }
-}
-
-fn serve(tls: bool) -> (ServerHandle, Log) {
-    let log = Log::default();
+fn serve(tls: bool) -> (ServerHandle, AccessLog) {
+    let log = AccessLog::default();
     let cfg = ServerConfig {
         threads: 1,
         log: true,
