@@ -5,12 +5,12 @@ use crate::config::ValidConfig;
 use crate::pacer::{Rate, Stages};
 use crate::recorder::{Interval, Recorder};
 use crate::result::{Parts, RunResult, Timing};
-use crate::setup::{h1_setup, h2_setup, h3_setup, ws_setup};
+use crate::setup;
 use crate::sink::{Live, Phase, SecondStats, Sink};
 use crate::worker::{Plan, Report, Shared, Worker};
 use crate::{tls, Cancel, EngineError, Pacer};
 use barrage_model::load::Protocol as LoadProtocol;
-use barrage_wire::client::{Order, Protocol};
+use barrage_wire::client::Order;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -78,15 +78,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
-    let speaks = if c.protocol.is_ws() {
-        Protocol::Ws(ws_setup(cfg, depth))
-    } else if http3 {
-        Protocol::H3(h3_setup(cfg, addr)?)
-    } else if h2 {
-        Protocol::H2(h2_setup(cfg, target.tls))
-    } else {
-        Protocol::H1(h1_setup(cfg, &order, depth))
-    };
+    let speaks = setup::speaks(cfg, addr, h2, &order, depth)?;
     let threads = cfg.threads;
     // A script's setup phase, before any worker starts: what each thread gets.
     let script = match cfg.script.as_deref() {

@@ -6,7 +6,7 @@
 use crate::config::ValidConfig;
 use crate::{tls, EngineError};
 use barrage_model::load::{Protocol as LoadProtocol, DEFAULT_H2_WINDOW, DEFAULT_WS_MAX_MESSAGE};
-use barrage_wire::client::Order;
+use barrage_wire::client::{Order, Protocol};
 use barrage_wire::grpc::Code;
 use barrage_wire::h1::{client as h1client, encoded::Encoded};
 use barrage_wire::h2::client as h2client;
@@ -19,10 +19,34 @@ use std::net::SocketAddr;
 /// longer one is an error of class `grpc`, refused before it is read.
 const GRPC_MAX_MESSAGE: u32 = 4 << 20;
 
+/// The session a run's connections speak, with its `Setup`: the one place a protocol of the
+/// load's (`LoadProtocol`, the model's) becomes wire's, so a new protocol is one arm here (the
+/// match is exhaustive: the compiler points at it). `h2`: HTTP/2 is spoken (h2c, or h2 chosen
+/// by ALPN; an HTTP/2 or gRPC load that ALPN turned into HTTP/1.1 speaks HTTP/1.1, and gRPC then
+/// never gets here: `run` refuses it).
+pub(crate) fn speaks(
+    cfg: &ValidConfig,
+    addr: SocketAddr,
+    h2: bool,
+    order: &Order,
+    depth: usize,
+) -> Result<Protocol, EngineError> {
+    Ok(match cfg.cfg.protocol {
+        LoadProtocol::Ws { .. } => Protocol::Ws(ws_setup(cfg, depth)),
+        LoadProtocol::Http3 { .. } => Protocol::H3(h3_setup(cfg, addr)?),
+        LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } if h2 => {
+            Protocol::H2(h2_setup(cfg, cfg.target.tls))
+        }
+        LoadProtocol::Http1 { .. } | LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } => {
+            Protocol::H1(h1_setup(cfg, order, depth))
+        }
+    })
+}
+
 /// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
 /// pipelined batch is one slice of one buffer.
 /// `depth` is the pipeline's (a script's request() batch may raise it).
-pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
+fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let encoded: Vec<Vec<u8>> = cfg
         .requests
@@ -58,7 +82,7 @@ pub(crate) fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1clie
 }
 
 /// HTTP/2: every request encoded once for a stream, and the connections' settings.
-pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
+fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let scheme = if tls { "https" } else { "http" };
     let several = cfg.requests.len() > 1;
@@ -110,10 +134,7 @@ pub(crate) fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
 
 /// HTTP/3: every request encoded once for a request stream, and QUIC's client configuration
 /// (rustls verifying the certificate as for TCP, or accepting any with `-k`).
-pub(crate) fn h3_setup(
-    cfg: &ValidConfig,
-    addr: SocketAddr,
-) -> Result<h3client::Setup, EngineError> {
+fn h3_setup(cfg: &ValidConfig, addr: SocketAddr) -> Result<h3client::Setup, EngineError> {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let requests = cfg.requests.iter().map(|r| {
         h3client::Request::new(
@@ -149,7 +170,7 @@ pub(crate) fn h3_setup(
 }
 
 /// WebSocket: the upgrade's target, and every request's body as a message.
-pub(crate) fn ws_setup(cfg: &ValidConfig, depth: usize) -> wsclient::Setup {
+fn ws_setup(cfg: &ValidConfig, depth: usize) -> wsclient::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
     let bodies: Vec<Vec<u8>> = cfg.requests.iter().map(|r| r.body.clone()).collect();
     let (max_message, echo) = match c.protocol {
