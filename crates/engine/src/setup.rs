@@ -34,9 +34,7 @@ pub(crate) fn speaks(
     Ok(match cfg.cfg.protocol {
         LoadProtocol::Ws { .. } => Protocol::Ws(ws_setup(cfg, depth)),
         LoadProtocol::Http3 { .. } => Protocol::H3(h3_setup(cfg, addr)?),
-        LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } if h2 => {
-            Protocol::H2(h2_setup(cfg, cfg.target.tls))
-        }
+        LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } if h2 => Protocol::H2(h2_setup(cfg)),
         LoadProtocol::Http1 { .. } | LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } => {
             Protocol::H1(h1_setup(cfg, order, depth))
         }
@@ -82,9 +80,9 @@ fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
 }
 
 /// HTTP/2: every request encoded once for a stream, and the connections' settings.
-fn h2_setup(cfg: &ValidConfig, tls: bool) -> h2client::Setup {
+fn h2_setup(cfg: &ValidConfig) -> h2client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
-    let scheme = if tls { "https" } else { "http" };
+    let scheme = if target.tls { "https" } else { "http" };
     let several = cfg.requests.len() > 1;
     let window = match c.protocol {
         LoadProtocol::Http2 { window, .. } | LoadProtocol::Grpc { window, .. } => window,
