@@ -39,12 +39,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         true => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
-            let alpn: &[&[u8]] = if http2 {
-                &[b"h2", b"http/1.1"]
-            } else {
-                &[b"http/1.1"]
-            };
-            Some((tls::client_config(c.insecure, alpn), name))
+            Some((tls::client_config(c.insecure, c.protocol.alpn()), name))
         }
     };
     raise_fd_limit(c.connections as u64 + 64);

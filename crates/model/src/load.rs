@@ -113,6 +113,10 @@ pub enum LoadError {
     WsUrl,
     /// A `ws://` or `wss://` URL without `ws`.
     WsUrlWithoutWs,
+    /// A protocol's switch (its field name) with an option that does not go with it (the
+    /// option's field name, said as it is set: `--http2`, `--no-keepalive`, `--pipeline`),
+    /// for a protocol whose conflicts need no words of their own.
+    Conflict(&'static str, &'static str),
     /// `http3` with an option of another protocol's (its field name).
     Http3With(&'static str),
     /// `http3` with a URL that is not `https://`.
@@ -253,6 +257,16 @@ impl LoadError {
             ),
             WsUrl => format!("{} needs a ws:// or wss:// URL", n.on("ws")),
             WsUrlWithoutWs => format!("a ws:// or wss:// URL needs {}", n.on("ws")),
+            Conflict(p, f) => {
+                // A switch is said as set against its default (`--no-keepalive`), another
+                // option by its name.
+                let set = |f: &str| match option(f) {
+                    Some(spec) if spec.grammar == Grammar::Switch && f == "keepalive" => n.off(f),
+                    Some(spec) if spec.grammar == Grammar::Switch => n.on(f),
+                    _ => o(f),
+                };
+                format!("{} does not go with {}", set(f), n.on(p))
+            }
             Http3With(f) => format!(
                 "{} does not go with {}: HTTP/3 multiplexes with {}",
                 match *f {

@@ -16,13 +16,15 @@ use super::Protocol;
 use serde::{Deserialize, Serialize};
 
 /// Calls `$then! { [PASS] config { .. } protocol { .. } config { .. } phase { .. } }` with every
-/// load option: the `Config`'s fields before the protocol's, the protocol's flat options, the
-/// `Config`'s fields after them, and the options a study's phase holds outside its `Config`.
-/// The model builds its types from it (`load/options.rs`), the lab its study grammar.
+/// load option: the `Config`'s fields before the protocol's, the protocol's flat options (declared
+/// beside the protocol's variants, `protocol.rs`'s [`load_protocol_options!`](crate::load_protocol_options),
+/// which splices them in), the `Config`'s fields after them, and the options a study's phase
+/// holds outside its `Config`. The model builds its types from it (`load/options.rs`), the lab
+/// its study grammar.
 #[macro_export]
 macro_rules! load_options {
     ($then:ident [$($pass:tt)*]) => {
-        $then! { [$($pass)*]
+        $crate::load_protocol_options! { $then [$($pass)*]
         config {
             /// Target URL (http://, https://, ws://, wss://). With --targets, the origin of
             /// targets written as paths (optional when the file has absolute URLs).
@@ -74,69 +76,7 @@ macro_rules! load_options {
             stages: Vec<$crate::load::Stage> = Vec::new(), Grammar::Stages,
                 Flag::named("STAGES"), sweep(17, "stages");
         }
-        protocol {
-            /// Requests in flight per connection (HTTP/1.1 pipelining; WebSocket: messages).
-            pipeline: usize = 1, Grammar::Int { min: 1, max: 1024 }, Flag::named("D"),
-                sweep(12, "pipeline");
-            /// Keep-alive: each connection carries request after request; --no-keepalive sends
-            /// `Connection: close` and opens a new connection for every request.
-            keepalive: bool = true, Grammar::Switch, Flag::negated(), sweep(6, "keepalive");
-            /// Speak HTTP/2: h2 chosen by ALPN on https:// (h2 and http/1.1 are offered; the
-            /// summary says which the server chose), h2c with prior knowledge on http://.
-            http2: bool = false, Grammar::Switch, Flag::switch(), sweep(7, "http2");
-            /// HTTP/2 and HTTP/3: concurrent streams per connection, as h2load's -m (-c
-            /// connections x -m streams in flight). The server's stream limit caps it (for
-            /// HTTP/2 the summary says when it did).
-            streams: usize = 1, Grammar::Int { min: 1, max: (1 << 31) - 1 },
-                Flag::named("N").short('m'), sweep(13, "streams");
-            /// HTTP/2: the receive window announced for each stream and opened for the
-            /// connection (e.g. 64KiB, 1GiB) [default: 2^30-1, as h2load and oha, so that flow
-            /// control never throttles a benchmark].
-            h2_window: u32 = $crate::load::DEFAULT_H2_WINDOW,
-                Grammar::Size { min: 65_535, max: (1 << 31) - 1 },
-                Flag::named("SIZE").requires("http2"),
-                no("a study compares servers at HTTP/2's defaults; the window is a client tuning knob");
-            /// Speak WebSocket to a ws:// or wss:// URL: each connection is upgraded once, then
-            /// each request is one message (the body, text when it is UTF-8, binary else) and
-            /// ends when the server's next message arrives; --pipeline messages in flight. Each
-            /// reply must echo its message, byte for byte (else an error of class `body`): for
-            /// a server that does not echo, give --expect-body (the reply every message must
-            /// get) or --no-echo-check (any reply). The summary's requests are messages.
-            // Written only when set, so HTTP documents read as before WebSocket existed.
-            #[serde(skip_serializing_if = "is_false")]
-            ws: bool = false, Grammar::Switch, Flag::switch(), sweep(8, "ws");
-            /// Speak HTTP/3 over QUIC (UDP) to an https:// URL: --streams requests at once on
-            /// each connection (capped by the server's limit), certificates verified unless
-            /// --insecure, no 0-RTT.
-            #[serde(skip_serializing_if = "is_false")]
-            http3: bool = false, Grammar::Switch, Flag::switch(), sweep(9, "http3");
-            /// Speak gRPC over HTTP/2 (h2c on http://, h2 chosen by ALPN on https://): each
-            /// request is one call of --call, its messages from --data or --data-file (JSON),
-            /// --streams calls at once per connection, each with --timeout as its deadline
-            /// (grpc-timeout). A call ends with its grpc-status: OK is a response (or the code
-            /// --expect-status names); another code is an error of class `grpc_status` (every
-            /// code counted in the summary, a call past --timeout as DEADLINE_EXCEEDED), a reply
-            /// that breaks gRPC one of class `grpc`.
-            #[serde(skip_serializing_if = "is_false")]
-            grpc: bool = false, Grammar::Switch, Flag::switch(), sweep(28, "grpc");
-            /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a
-            /// longer one is an error of class `message_too_large` and its connection is closed
-            /// (1009). Replies are checked as they arrive, so the limit costs no memory
-            /// [default: 16MiB].
-            // Written for WebSocket only.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            ws_max_message: Option<u64> = None, Grammar::Size { min: 1, max: u64::MAX },
-                Flag::named("SIZE"),
-                no("a study compares servers on replies of the sizes it sends; the limit only bounds a hostile reply");
-            /// WebSocket: each reply must echo its message; --no-echo-check takes any reply as
-            /// the answer to its message (for servers that answer with something else;
-            /// --expect-body checks a fixed reply instead).
-            // Written for WebSocket only; absent: checked.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            echo_check: Option<bool> = None, Grammar::Switch,
-                Flag::negated().conflicts(&["expect_body"]),
-                sweep(27, "echo_check");
-        }
+        then {
         config {
             /// Per-request timeout; a late request is an error and its connection is reopened.
             #[serde(with = "crate::units::secs_or_text::required")]
@@ -273,6 +213,7 @@ macro_rules! load_options {
             /// always with http3.
             tls: bool = false, Grammar::Switch,
                 Flag::none("the URL's scheme says it: https://, wss://"), sweep(10, "tls");
+        }
         }
         }
     };
