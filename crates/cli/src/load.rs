@@ -270,6 +270,23 @@ mod tests {
         assert_eq!(c.body, [0xff, 0, b'a'], "a body file's bytes as they are");
     }
 
+    /// `--http1.0` (a flag whose long name is not its field's) becomes its protocol, and its
+    /// conflicts are said in flags, in one line.
+    #[test]
+    fn http10_flag_becomes_its_protocol() {
+        let c = parse(&["http://h/", "--http1.0", "--no-keepalive"])
+            .to_config()
+            .unwrap();
+        assert_eq!(
+            c.protocol,
+            barrage_model::load::Protocol::Http10 { keepalive: false }
+        );
+        let e = parse(&["http://h/", "--http1.0", "--pipeline", "4"])
+            .to_config()
+            .unwrap_err();
+        assert_eq!(format!("{e:#}"), "--pipeline does not go with --http1.0");
+    }
+
     #[test]
     fn bad_url_and_refused_target_are_one_line_errors() {
         let e = format!("{:#}", main(args("localhost:80")).unwrap_err());

@@ -35,14 +35,16 @@ pub(crate) fn speaks(
         LoadProtocol::Ws { .. } => Protocol::Ws(ws_setup(cfg, depth)),
         LoadProtocol::Http3 { .. } => Protocol::H3(h3_setup(cfg, addr)?),
         LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } if h2 => Protocol::H2(h2_setup(cfg)),
-        LoadProtocol::Http1 { .. } | LoadProtocol::Http2 { .. } | LoadProtocol::Grpc { .. } => {
-            Protocol::H1(h1_setup(cfg, order, depth))
-        }
+        LoadProtocol::Http1 { .. }
+        | LoadProtocol::Http10 { .. }
+        | LoadProtocol::Http2 { .. }
+        | LoadProtocol::Grpc { .. } => Protocol::H1(h1_setup(cfg, order, depth)),
     })
 }
 
-/// HTTP/1.1: every request encoded once, laid out at the positions of the run's order, so a
-/// pipelined batch is one slice of one buffer.
+/// HTTP/1.1 (and HTTP/1.0, the same session with its own request line and keep-alive): every
+/// request encoded once, laid out at the positions of the run's order, so a pipelined batch is
+/// one slice of one buffer.
 /// `depth` is the pipeline's (a script's request() batch may raise it).
 fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
     let (c, target) = (&cfg.cfg, &cfg.target);
@@ -57,6 +59,10 @@ fn h1_setup(cfg: &ValidConfig, order: &Order, depth: usize) -> h1client::Setup {
                 headers: r.headers.clone(),
                 body: r.body.clone(),
                 keep_alive: c.protocol.keepalive(),
+                version_minor: match c.protocol {
+                    LoadProtocol::Http10 { .. } => 0,
+                    _ => 1,
+                },
             }
             .encode()
         })

@@ -183,7 +183,7 @@ impl Counts {
 
     /// The document's protocol section for a run of the protocol `asked` (HTTP/2 that ALPN
     /// turned into HTTP/1.1 included: `alpn` says what was spoken, `h2c` in cleartext), with
-    /// what derives from the sums over `requests_written`. None for HTTP/1.1.
+    /// what derives from the sums over `requests_written`. None for HTTP/1.1 and HTTP/1.0.
     pub fn figures(
         &self,
         asked: &Asked,
@@ -191,7 +191,7 @@ impl Counts {
         requests_written: u64,
     ) -> Option<ProtocolFigures> {
         let mut f = match *asked {
-            Asked::Http1 { .. } => return None,
+            Asked::Http1 { .. } | Asked::Http10 { .. } => return None,
             Asked::Http2 { streams, .. } => {
                 ProtocolFigures::Http2(self.h2.figures(alpn.unwrap_or("h2c"), streams))
             }

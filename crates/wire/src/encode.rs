@@ -11,8 +11,10 @@ pub struct RequestSpec {
     /// Extra header lines, in order, as given by the user.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
-    /// false adds `Connection: close`.
+    /// HTTP/1.1: false adds `Connection: close`. HTTP/1.0: true adds `Connection: keep-alive`.
     pub keep_alive: bool,
+    /// 1 for HTTP/1.1, 0 for HTTP/1.0 (whose connections close unless asked to stay open).
+    pub version_minor: u8,
 }
 
 impl RequestSpec {
@@ -24,7 +26,10 @@ impl RequestSpec {
         out.extend_from_slice(self.method.as_bytes());
         out.push(b' ');
         out.extend_from_slice(self.path.as_bytes());
-        out.extend_from_slice(b" HTTP/1.1\r\n");
+        out.extend_from_slice(match self.version_minor {
+            0 => b" HTTP/1.0\r\n",
+            _ => b" HTTP/1.1\r\n",
+        });
         let has = |name: &str| {
             self.headers
                 .iter()
@@ -37,7 +42,9 @@ impl RequestSpec {
             if name.eq_ignore_ascii_case("content-length") {
                 continue;
             }
-            if !self.keep_alive && name.eq_ignore_ascii_case("connection") {
+            // The connection's fate is the protocol's to say (below), once.
+            let says = !self.keep_alive || self.version_minor == 0;
+            if says && name.eq_ignore_ascii_case("connection") {
                 continue;
             }
             push_header(&mut out, name, value);
@@ -46,8 +53,11 @@ impl RequestSpec {
         if !self.body.is_empty() || bodied_method {
             push_header(&mut out, "Content-Length", &self.body.len().to_string());
         }
-        if !self.keep_alive {
-            push_header(&mut out, "Connection", "close");
+        match (self.version_minor, self.keep_alive) {
+            (0, true) => push_header(&mut out, "Connection", "keep-alive"),
+            (0, false) => {}
+            (_, false) => push_header(&mut out, "Connection", "close"),
+            (_, true) => {}
         }
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(&self.body);
@@ -74,6 +84,7 @@ mod tests {
             headers: vec![],
             body: vec![],
             keep_alive: true,
+            version_minor: 1,
         }
     }
 
@@ -102,6 +113,48 @@ mod tests {
             String::from_utf8(s.encode()).unwrap(),
             "POST /a?b=c HTTP/1.1\r\nX-A: 1\r\nHost: example\r\nContent-Length: 4\r\nConnection: close\r\n\r\nping"
         );
+    }
+
+    /// HTTP/1.0 asks for keep-alive, or says nothing (its default is to close); a Connection
+    /// header given is replaced by what the protocol says, never doubled.
+    #[test]
+    fn http10() {
+        let given = vec![("Connection".to_string(), "close".to_string())];
+        let cases = [
+            (
+                true,
+                vec![],
+                "GET /a?b=c HTTP/1.0\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\n\r\n",
+            ),
+            (
+                false,
+                vec![],
+                "GET /a?b=c HTTP/1.0\r\nHost: 127.0.0.1:8080\r\n\r\n",
+            ),
+            (
+                true,
+                given.clone(),
+                "GET /a?b=c HTTP/1.0\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\n\r\n",
+            ),
+            (
+                false,
+                given,
+                "GET /a?b=c HTTP/1.0\r\nHost: 127.0.0.1:8080\r\n\r\n",
+            ),
+        ];
+        for (keep_alive, headers, want) in cases {
+            let s = RequestSpec {
+                keep_alive,
+                headers,
+                version_minor: 0,
+                ..spec()
+            };
+            assert_eq!(
+                String::from_utf8(s.encode()).unwrap(),
+                want,
+                "keep-alive {keep_alive}"
+            );
+        }
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn complete_bash(words: &[&str]) -> Vec<String> {
 fn bash_completes_load_flags_from_their_declaration() {
     assert_eq!(
         complete_bash(&["barrage", "load", "--ht"]),
-        ["--http2", "--http3"]
+        ["--http1.0", "--http2", "--http3"]
     );
     assert_eq!(
         complete_bash(&["barrage", "load", "--no-"]),

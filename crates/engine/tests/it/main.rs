@@ -17,6 +17,7 @@ mod h2_serve;
 mod h3;
 mod h3_quicgo;
 mod h3_serve;
+mod http10;
 mod nginx;
 mod schema;
 mod scripts;

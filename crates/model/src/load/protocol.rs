@@ -1,6 +1,6 @@
 //! The protocol a load speaks, as one value: HTTP/1.1 with its pipelining depth and keep-alive,
 //! HTTP/2 with its streams and window, WebSocket with its messages in flight, HTTP/3 with its
-//! streams. Each protocol's
+//! streams, gRPC, HTTP/1.0 with its keep-alive. Each protocol's
 //! options live in its variant, so a combination that means nothing (HTTP/2 pipelined,
 //! WebSocket without keep-alive) cannot be held, and code that needs "how many requests in
 //! flight" asks [`Protocol::depth`] instead of combining booleans.
@@ -71,6 +71,16 @@ macro_rules! load_protocol_options {
             /// that breaks gRPC one of class `grpc`.
             #[serde(skip_serializing_if = "is_false")]
             grpc: bool = false, Grammar::Switch, Flag::switch(), sweep(28, "grpc");
+            /// Speak HTTP/1.0 (curl's --http1.0, ab's requests): each request says HTTP/1.0 and,
+            /// with keep-alive, asks for it by `Connection: keep-alive`, which the server may
+            /// refuse by closing after its response (the next request then opens a connection:
+            /// not an error); with --no-keepalive it asks for nothing, so every request has a
+            /// connection of its own. One request at a time per connection (no pipelining).
+            /// Under TLS, ALPN offers http/1.0, then http/1.1.
+            // Written only when set, so HTTP/1.1 documents read as before HTTP/1.0 existed.
+            #[serde(skip_serializing_if = "is_false")]
+            http1_0: bool = false, Grammar::Switch, Flag::switch().long("http1.0"),
+                sweep(37, "http1_0");
             /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a
             /// longer one is an error of class `message_too_large` and its connection is closed
             /// (1009). Replies are checked as they arrive, so the limit costs no memory
@@ -119,6 +129,9 @@ pub enum Protocol {
     Http3 { streams: usize },
     /// gRPC over HTTP/2: `streams` calls at once per connection, `window` as HTTP/2's.
     Grpc { streams: usize, window: u32 },
+    /// HTTP/1.0: one request at a time per connection; with `keepalive` each asks the server to
+    /// keep the connection (`Connection: keep-alive`), which it may refuse.
+    Http10 { keepalive: bool },
 }
 
 /// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
@@ -149,6 +162,22 @@ impl Protocol {
         if !o.ws {
             fail(o.ws_max_message.is_some(), WsOnly("ws_max_message"))?;
             fail(o.echo_check.is_some(), WsOnly("echo_check"))?;
+        }
+        if o.http1_0 {
+            let other = [
+                (o.http2, "http2"),
+                (o.http3, "http3"),
+                (o.ws, "ws"),
+                (o.grpc, "grpc"),
+                (o.pipeline > 1, "pipeline"),
+                (o.streams > 1, "streams"),
+            ];
+            for (bad, with) in other {
+                fail(bad, Conflict("http1_0", with))?;
+            }
+            return Ok(Protocol::Http10 {
+                keepalive: o.keepalive,
+            });
         }
         if o.http3 {
             fail(o.http2, Http3With("http2"))?;
@@ -205,14 +234,15 @@ impl Protocol {
             Protocol::Http2 { streams, .. }
             | Protocol::Http3 { streams }
             | Protocol::Grpc { streams, .. } => streams,
+            Protocol::Http10 { .. } => 1,
         }
     }
 
-    /// Whether a connection carries more than one request (false only for HTTP/1.1 without
-    /// keep-alive).
+    /// Whether a connection asks to carry more than one request (false only for HTTP/1.1 and
+    /// HTTP/1.0 without keep-alive).
     pub fn keepalive(&self) -> bool {
         match *self {
-            Protocol::Http1 { keepalive, .. } => keepalive,
+            Protocol::Http1 { keepalive, .. } | Protocol::Http10 { keepalive } => keepalive,
             Protocol::Http2 { .. }
             | Protocol::Ws { .. }
             | Protocol::Http3 { .. }
@@ -240,7 +270,8 @@ impl Protocol {
         matches!(self, Protocol::Http3 { .. })
     }
 
-    /// A short name: `http1`, `h2`, `ws`, `h3` (a study's `{protocol}` placeholder).
+    /// A short name: `http1`, `h2`, `ws`, `h3`, `grpc`, `http1.0` (a study's `{protocol}`
+    /// placeholder).
     pub fn name(&self) -> &'static str {
         match self {
             Protocol::Http1 { .. } => "http1",
@@ -248,6 +279,7 @@ impl Protocol {
             Protocol::Ws { .. } => "ws",
             Protocol::Http3 { .. } => "h3",
             Protocol::Grpc { .. } => "grpc",
+            Protocol::Http10 { .. } => "http1.0",
         }
     }
 
@@ -277,6 +309,9 @@ impl Protocol {
             Protocol::Http2 { .. } | Protocol::Grpc { .. } => &[b"h2", b"http/1.1"],
             Protocol::Http3 { .. } => &[b"h3"],
             Protocol::Http1 { .. } | Protocol::Ws { .. } => &[b"http/1.1"],
+            // A server that has no http/1.0 to choose (rustls refuses a handshake without a
+            // protocol in common) takes HTTP/1.0's requests on http/1.1, as HTTP/1.1 asks.
+            Protocol::Http10 { .. } => &[b"http/1.0", b"http/1.1"],
         }
     }
 
@@ -325,6 +360,11 @@ impl From<Protocol> for Options {
                 grpc: true,
                 streams,
                 h2_window: window,
+                ..base
+            },
+            Protocol::Http10 { keepalive } => Options {
+                http1_0: true,
+                keepalive,
                 ..base
             },
         }

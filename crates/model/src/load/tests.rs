@@ -98,6 +98,10 @@ fn every_protocol_rule_has_its_error_in_both_words() {
     let h2 = ProtocolOptions { http2: true, ..h1 };
     let ws = ProtocolOptions { ws: true, ..h1 };
     let h3 = ProtocolOptions { http3: true, ..h1 };
+    let h10 = ProtocolOptions {
+        http1_0: true,
+        ..h1
+    };
     #[rustfmt::skip]
     let cases: Vec<(ProtocolOptions, LoadError, &str, &str)> = vec![
         (ProtocolOptions { pipeline: 0, ..h1 }, LoadError::Pipeline, "pipeline must be between 1 and 1024", "--pipeline must"),
@@ -118,6 +122,12 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { ws_max_message: Some(0), ..ws }, LoadError::WsMaxMessage, "ws_max_message (the longest reply) must be at least 1 byte", "--ws-max-message (the longest reply) must"),
         (ProtocolOptions { ws_max_message: Some(1 << 20), ..h1 }, LoadError::WsOnly("ws_max_message"), "ws_max_message is WebSocket's: it needs ws = true", "--ws-max-message is WebSocket's: it needs --ws"),
         (ProtocolOptions { echo_check: Some(false), ..h2 }, LoadError::WsOnly("echo_check"), "echo_check is WebSocket's: it needs ws = true", "--no-echo-check is WebSocket's: it needs --ws"),
+        (ProtocolOptions { http2: true, ..h10 }, LoadError::Conflict("http1_0", "http2"), "http2 = true does not go with http1_0 = true", "--http2 does not go with --http1.0"),
+        (ProtocolOptions { http3: true, ..h10 }, LoadError::Conflict("http1_0", "http3"), "http3 = true does not go with http1_0 = true", "--http3 does not go with --http1.0"),
+        (ProtocolOptions { ws: true, ..h10 }, LoadError::Conflict("http1_0", "ws"), "ws = true does not go with http1_0 = true", "--ws does not go with --http1.0"),
+        (ProtocolOptions { grpc: true, ..h10 }, LoadError::Conflict("http1_0", "grpc"), "grpc = true does not go with http1_0 = true", "--grpc does not go with --http1.0"),
+        (ProtocolOptions { pipeline: 2, ..h10 }, LoadError::Conflict("http1_0", "pipeline"), "pipeline does not go with http1_0 = true", "--pipeline does not go with --http1.0"),
+        (ProtocolOptions { streams: 2, ..h10 }, LoadError::Conflict("http1_0", "streams"), "streams does not go with http1_0 = true", "--streams does not go with --http1.0"),
     ];
     for (o, want, fields, flags) in cases {
         let e = Protocol::from_options(o).unwrap_err();
@@ -135,6 +145,8 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { pipeline: 8, ws_max_message: Some(DEFAULT_WS_MAX_MESSAGE), echo_check: Some(true), ..ws }, Protocol::ws(8)),
         (ProtocolOptions { ws_max_message: Some(1), echo_check: Some(false), ..ws }, Protocol::Ws { pipeline: 1, max_message: 1, echo: false }),
         (ProtocolOptions { streams: 100, ..h3 }, Protocol::Http3 { streams: 100 }),
+        (h10, Protocol::Http10 { keepalive: true }),
+        (ProtocolOptions { keepalive: false, ..h10 }, Protocol::Http10 { keepalive: false }),
     ];
     for (o, want) in allowed {
         let p = Protocol::from_options(o).unwrap();
