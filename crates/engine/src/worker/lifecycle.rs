@@ -127,7 +127,18 @@ impl Worker<'_> {
             &"connection closed with requests outstanding",
         );
         self.conns[i].failures = 0;
-        self.connect(i, now);
+        if self.wants_connections() {
+            self.connect(i, now);
+        }
+    }
+
+    /// Whether a closed connection is opened again: not once `-n`'s requests are all written
+    /// and none waits to be sent again, since it would carry nothing (a server that closes
+    /// after each response saw one idle connection per load connection at the end). One opened
+    /// while a few requests were left may still find none when it is ready: at most one per
+    /// other connection opening then.
+    fn wants_connections(&self) -> bool {
+        !(self.measuring && self.plan.budget == Some(0) && self.retry.is_empty())
     }
 
     /// Closes the socket and forgets its requests, each a `kind` error of its target; returns
@@ -185,10 +196,11 @@ impl Worker<'_> {
     /// the connection), and reconnects whose backoff is over.
     pub(super) fn scan(&mut self, now: Instant) {
         let timeout = self.sh.timeout;
+        let reconnect = self.wants_connections();
         for i in 0..self.conns.len() {
             let c = &self.conns[i];
             match c.state {
-                State::Backoff if now >= c.since => self.connect(i, now),
+                State::Backoff if now >= c.since && reconnect => self.connect(i, now),
                 State::Connecting | State::Handshaking if now - c.since > timeout => {
                     self.fail(i, ErrorClass::Connect, &"connect timed out", now)
                 }
