@@ -10,8 +10,8 @@ const CODES: usize = 600;
 /// One worker's counters.
 pub(crate) struct Counters {
     accepted: AtomicU64,
-    /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2, 2: HTTP/3) and status code.
-    responses: [Box<[AtomicU64]>; 3],
+    /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2, 2: HTTP/3, 3: HTTP/1.0) and status code.
+    responses: [Box<[AtomicU64]>; 4],
     /// WebSocket: connections upgraded, messages received, and the close handshakes this
     /// server began, by code (`WS_CODES`, the last slot for any other).
     ws_upgrades: AtomicU64,
@@ -28,7 +28,7 @@ impl Default for Counters {
         let codes = || (0..CODES).map(|_| AtomicU64::new(0)).collect();
         Counters {
             accepted: AtomicU64::new(0),
-            responses: [codes(), codes(), codes()],
+            responses: [codes(), codes(), codes(), codes()],
             ws_upgrades: AtomicU64::new(0),
             ws_messages: AtomicU64::new(0),
             ws_closes: Default::default(),
@@ -50,6 +50,12 @@ impl Counters {
             "HTTP/3" => 2,
             _ => 0,
         };
+        bump(&self.responses[slot][usize::from(status).min(CODES - 1)]);
+    }
+
+    /// A response went out with `status` to an HTTP/1.x request of `minor` version (0: HTTP/1.0).
+    pub(crate) fn response_h1(&self, minor: u8, status: u16) {
+        let slot = if minor == 0 { 3 } else { 0 };
         bump(&self.responses[slot][usize::from(status).min(CODES - 1)]);
     }
 
@@ -134,7 +140,8 @@ pub struct ServerStats {
     pub accepted: u64,
     /// Connections open now.
     pub active: u64,
-    /// Responses by protocol ("http/1.1", "h2" or "h3") and status code, nonzero ones only, by code.
+    /// Responses by protocol ("http/1.1", "h2", "h3" or "http/1.0") and status code, nonzero ones
+    /// only, by code.
     pub responses: Vec<(&'static str, u16, u64)>,
     /// WebSocket connections upgraded (101 sent).
     pub ws_upgrades: u64,
@@ -169,7 +176,7 @@ impl ServerStats {
                 s.ws_closes.push((code, n));
             }
         }
-        for (p, proto) in ["http/1.1", "h2", "h3"].into_iter().enumerate() {
+        for (p, proto) in ["http/1.1", "h2", "h3", "http/1.0"].into_iter().enumerate() {
             for code in 0..CODES {
                 let n: u64 = workers
                     .iter()
@@ -198,6 +205,8 @@ mod tests {
         w[1].response_over("HTTP/2", 404);
         w[1].response_over("HTTP/2", 9999);
         w[0].response_over("HTTP/3", 200);
+        w[0].response_h1(0, 200);
+        w[1].response_h1(1, 200);
         w[0].ws_upgrade();
         w[1].ws_message();
         w[1].ws_message();
@@ -228,10 +237,11 @@ mod tests {
         assert_eq!(
             s.responses,
             vec![
-                ("http/1.1", 200, 2),
+                ("http/1.1", 200, 3),
                 ("h2", 404, 1),
                 ("h2", 599, 1),
-                ("h3", 200, 1)
+                ("h3", 200, 1),
+                ("http/1.0", 200, 1)
             ]
         );
     }

@@ -51,7 +51,14 @@ fn http10_against_barrage_serve() {
             r.error_examples
         );
         assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
-        let accepted = s.stats().accepted;
+        let stats = s.stats();
+        // barrage serve counts what it answered as HTTP/1.0 (every response, none as 1.1).
+        assert_eq!(
+            stats.responses,
+            vec![("http/1.0", 200, 200)],
+            "keep-alive {keepalive}"
+        );
+        let accepted = stats.accepted;
         // The probe, then 4 connections, or one per request: none is opened once the count is
         // written, but up to 3 may be opened while the last requests are still unwritten and
         // find none left when they are ready (before, each of the 4 reopened after its last

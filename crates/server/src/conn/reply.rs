@@ -35,7 +35,7 @@ pub(super) struct H1Reply<'a> {
 impl H1Reply<'_> {
     /// A refusal with header fields of HTTP/1.1's own (a failed WebSocket upgrade).
     pub(super) fn refuse(&mut self, status: u16, body: &[u8], extra: &[(&str, &str)], req: Req) {
-        self.counters.response_over("HTTP/1.1", status);
+        self.counters.response_h1(self.ci.minor, status);
         let t = self.templates;
         t.full(
             self.out,
@@ -63,7 +63,7 @@ impl Reply<()> for H1Reply<'_> {
         extra: Extra<'_>,
         _end: bool,
     ) {
-        self.counters.response_over("HTTP/1.1", status);
+        self.counters.response_h1(self.ci.minor, status);
         *self.chunked = len == BodyLen::Chunked;
         let pair;
         let extra: &[(&str, &str)] = match extra {
@@ -123,7 +123,7 @@ impl Reply<()> for H1Reply<'_> {
     }
 
     fn fixed(&mut self, _: (), f: Fixed, is_head: bool) -> bool {
-        self.counters.response_over("HTTP/1.1", 200);
+        self.counters.response_h1(self.ci.minor, 200);
         match f {
             Fixed::Hello => self.templates.hello(self.out, self.ci, is_head),
             Fixed::Json => self.templates.json(self.out, self.ci, is_head),
