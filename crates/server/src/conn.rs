@@ -27,7 +27,7 @@ macro_rules! h1 {
                     keep_alive: $c.ci.keep_alive && !$ctx.draining,
                     minor: $c.ci.minor,
                 },
-                chunked: &mut $c.chunked,
+                body_end: &mut $c.body_end,
                 closing: &mut $c.closing,
                 last_active: &mut $c.last_active,
                 templates: $ctx.templates,
@@ -54,7 +54,7 @@ mod reply;
 mod socket;
 mod ws;
 
-use reply::H1Reply;
+use reply::{BodyEnd, H1Reply};
 
 use crate::answer::{self, Env, Extra, Pending, Req};
 use crate::respond::ConnInfo;
@@ -155,8 +155,9 @@ pub(crate) struct Conn {
     pending: Option<Pending>,
     /// HTTP/1.1: what the response in progress says about the connection.
     ci: ConnInfo,
-    /// HTTP/1.1: the response in progress is chunked (an echo of a chunked body).
-    chunked: bool,
+    /// HTTP/1.1: how the body of the response in progress ends (chunked: an echo of a chunked
+    /// body, `/bytes?chunked=1`; with the connection: the same to an HTTP/1.0 request).
+    body_end: BodyEnd,
     closing: Option<End>,
     peer_eof: bool,
     /// No byte has been read yet: the first bytes tell HTTP/2's preface from HTTP/1.1.
@@ -181,7 +182,7 @@ impl Conn {
                 keep_alive: true,
                 minor: 1,
             },
-            chunked: false,
+            body_end: BodyEnd::Length,
             closing: None,
             peer_eof: false,
             fresh: true,

@@ -48,6 +48,14 @@ impl Stream {
         }
     }
 
+    /// Writes the body without chunk framing (to an HTTP/1.0 request, whose body then ends with
+    /// the connection); only before its first byte.
+    pub(crate) fn unchunk(&mut self) {
+        if self.offset == 0 && self.frame_len == 0 {
+            self.chunked = false;
+        }
+    }
+
     /// Body bytes written so far.
     pub(crate) fn sent(&self) -> u64 {
         self.offset

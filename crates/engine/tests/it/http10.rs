@@ -75,6 +75,37 @@ fn http10_against_barrage_serve() {
     }
 }
 
+/// A body barrage serve sends chunked to HTTP/1.1 comes to HTTP/1.0 without a length, ending
+/// with the connection: each is a whole, checked response, and the next request opens a new
+/// connection.
+#[test]
+fn http10_takes_bodies_that_end_with_the_connection() {
+    let s = start(ServerConfig {
+        threads: 1,
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let mut want = vec![0u8; 10_000];
+    barrage_server::pattern::fill(0, &mut want);
+    let c = Config {
+        url: format!("http://{}/bytes/10000?chunked=1", s.local_addr()),
+        protocol: Protocol::Http10 { keepalive: true },
+        connections: 2,
+        threads: 1,
+        requests: Some(50),
+        expect_status: Some(200),
+        expect_body: Some(want),
+        ..Config::default()
+    };
+    let r = run(&c.validate().unwrap(), &NullSink, &Cancel::new()).unwrap();
+    assert_eq!(r.requests, 50, "{:?}", r.error_examples);
+    assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
+    // The probe, one connection per request, and at most one opened as the last was written.
+    let accepted = s.stats().accepted;
+    assert!((51..=52).contains(&accepted), "{accepted} connections");
+    s.shutdown();
+}
+
 /// A one-connection-at-a-time HTTP/1.0 server: records every request head, answers each with
 /// `hello`, keeping the connection only when `grant` (and the request asked).
 struct OldServer {

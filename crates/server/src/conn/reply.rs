@@ -13,13 +13,25 @@ use crate::transport::Transport;
 use crate::Shared;
 use std::time::Instant;
 
+/// How the body of an HTTP/1.x response ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyEnd {
+    /// By its length, or it has none.
+    Length,
+    /// Chunked (HTTP/1.1).
+    Chunked,
+    /// With the connection: a body of unknown length to an HTTP/1.0 request, which cannot be
+    /// sent chunked (RFC 9112, section 6.1: no Transfer-Encoding in a response to HTTP/1.0).
+    UntilClose,
+}
+
 /// One step's view of an HTTP/1.1 connection for the answers.
 pub(super) struct H1Reply<'a> {
     pub out: &'a mut Vec<u8>,
     pub transport: &'a mut Transport,
     /// The request's keep-alive and version (keep-alive off while draining).
     pub ci: ConnInfo,
-    pub chunked: &'a mut bool,
+    pub body_end: &'a mut BodyEnd,
     pub closing: &'a mut Option<End>,
     pub last_active: &'a mut Instant,
     pub templates: &'a Templates,
@@ -64,7 +76,24 @@ impl Reply<()> for H1Reply<'_> {
         _end: bool,
     ) {
         self.counters.response_h1(self.ci.minor, status);
-        *self.chunked = len == BodyLen::Chunked;
+        let (len, ci) = match (len, self.ci.minor) {
+            (BodyLen::Chunked, 0) => {
+                *self.body_end = BodyEnd::UntilClose;
+                let close = ConnInfo {
+                    keep_alive: false,
+                    ..self.ci
+                };
+                (BodyLen::NoBody, close)
+            }
+            (BodyLen::Chunked, _) => {
+                *self.body_end = BodyEnd::Chunked;
+                (len, self.ci)
+            }
+            _ => {
+                *self.body_end = BodyEnd::Length;
+                (len, self.ci)
+            }
+        };
         let pair;
         let extra: &[(&str, &str)] = match extra {
             Extra::None => &[],
@@ -82,11 +111,11 @@ impl Reply<()> for H1Reply<'_> {
             }
         };
         self.templates
-            .head(self.out, status, Some(ct), len, self.ci, extra);
+            .head(self.out, status, Some(ct), len, ci, extra);
     }
 
     fn data(&mut self, _: (), data: &[u8], end: bool) -> usize {
-        if *self.chunked {
+        if *self.body_end == BodyEnd::Chunked {
             if !data.is_empty() {
                 push_chunk_header(self.out, data.len());
                 self.out.extend_from_slice(data);
@@ -117,7 +146,7 @@ impl Reply<()> for H1Reply<'_> {
     }
 
     fn done(&mut self, _: (), _status: u16) {
-        if !self.ci.keep_alive {
+        if !self.ci.keep_alive || *self.body_end == BodyEnd::UntilClose {
             self.closing.get_or_insert(End::Close);
         }
     }
@@ -135,6 +164,9 @@ impl Reply<()> for H1Reply<'_> {
         // Written after the output before it (the connection's `pump` sends that first).
         if !self.io || !self.out.is_empty() {
             return false;
+        }
+        if *self.body_end == BodyEnd::UntilClose {
+            s.unchunk();
         }
         let before = s.sent();
         let done = match s.pump(self.transport) {

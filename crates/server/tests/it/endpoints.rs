@@ -187,6 +187,43 @@ fn status_headers_not_found() {
     s.shutdown();
 }
 
+/// A body of unknown length to an HTTP/1.0 request is not chunked (HTTP/1.0 has no chunked
+/// coding; RFC 9112, section 6.1, forbids Transfer-Encoding in a response to it): it ends with
+/// the connection, as its head says, even when the request asked for keep-alive. HTTP/1.1 still
+/// gets its chunks.
+#[test]
+fn http10_bodies_of_unknown_length_end_with_the_connection() {
+    use std::io::{Read, Write};
+    let s = server();
+    let mut want = vec![0u8; 100_000];
+    pattern::fill(0, &mut want);
+    let target = "/bytes/100000?chunked=1&chunk=1000";
+    for (version, keep) in [("1.0", "keep-alive"), ("1.0", "close"), ("1.1", "close")] {
+        let mut sock = connect(s.local_addr());
+        let req = format!("GET {target} HTTP/{version}\r\nHost: t\r\nConnection: {keep}\r\n\r\n");
+        sock.write_all(req.as_bytes()).unwrap();
+        let mut all = Vec::new();
+        sock.read_to_end(&mut all).unwrap();
+        let end = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let head = String::from_utf8_lossy(&all[..end]).to_lowercase();
+        assert!(head.starts_with("http/1.1 200 ok\r\n"), "{head}");
+        assert!(head.contains("\r\nconnection: close\r\n"), "{head}");
+        assert!(!head.contains("content-length"), "{head}");
+        let body = &all[end..];
+        match version {
+            "1.0" => {
+                assert!(!head.contains("transfer-encoding"), "{head}");
+                assert!(body == want, "HTTP/1.0 {keep}: {} body bytes", body.len());
+            }
+            _ => {
+                assert!(head.contains("transfer-encoding: chunked\r\n"), "{head}");
+                assert!(body.starts_with(b"3e8\r\n") && body.ends_with(b"\r\n0\r\n\r\n"));
+            }
+        }
+    }
+    s.shutdown();
+}
+
 #[test]
 fn http10_and_connection_close() {
     let s = server();
