@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/nokeep-ab.sh OLD NEW: client CPU per request of two barrage builds, --no-keepalive -n N (a connection per request),
-# Usage: N=100000 ROUNDS=5 bench/nokeep-ab.sh OLD_BARRAGE NEW_BARRAGE. Needs taskset, python3, GNU time.
-# Run it on an idle machine.
-# against one barrage serve (the new build) on CPU 0; clients on CPU 1, alternating.
+# bench/nokeep-ab.sh OLD NEW: client CPU per request of two barrage builds with --no-keepalive
+# -n N (a connection per request), against one barrage serve (NEW's) on CPU 0; the clients on
+# CPU 1, alternating (old, new, old, ...). Prints each run's CPU (user+sys) per request.
+# Usage: N=100000 ROUNDS=5 bench/nokeep-ab.sh OLD_BARRAGE NEW_BARRAGE. Needs taskset, python3,
+# GNU time. Run it on an idle machine.
 set -euo pipefail
 OLD=$1 NEW=$2 N=${N:-100000} ROUNDS=${ROUNDS:-5}
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
