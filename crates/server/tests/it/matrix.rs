@@ -2,7 +2,7 @@
 //! answer (status and body bytes) or the protocol's form of the same fault, and the same access
 //! log line (`METHOD TARGET STATUS`, none for a fault that answers nothing), from the one answer
 //! per route (`src/answer.rs`). Clients: the tests' own HTTP/1.1 reader over TCP and over TLS
-//! (`common`), curl for HTTP/2 (h2c with prior knowledge, and h2 by ALPN over TLS), aioquic for
+//! (`common`; as HTTP/1.0 too, asking for keep-alive), curl for HTTP/2 (h2c with prior knowledge, and h2 by ALPN over TLS), aioquic for
 //! HTTP/3 (`h3_peers/h3_get.py`; the HTTP/3 column is skipped with a note when no Python has
 //! aioquic), and a WebSocket upgrade by hand.
 
@@ -32,6 +32,8 @@ fn serve(tls: bool) -> (ServerHandle, AccessLog) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Proto {
     H1,
+    /// HTTP/1.0 requests with `Connection: keep-alive`, over TCP.
+    H10,
     H1Tls,
     H2c,
     H2Tls,
@@ -153,13 +155,19 @@ fn every_endpoint_and_fault_on_every_protocol() {
     let py = barrage_testkit::python("aioquic.asyncio, aioquic.h3.connection", "aioquic");
     let (plain, plain_log) = serve(false);
     let (tls, tls_log) = serve(true);
-    let mut protos = vec![Proto::H1, Proto::H1Tls, Proto::H2c, Proto::H2Tls];
+    let mut protos = vec![
+        Proto::H1,
+        Proto::H10,
+        Proto::H1Tls,
+        Proto::H2c,
+        Proto::H2Tls,
+    ];
     if py.is_some() {
         protos.push(Proto::H3);
     }
     for proto in protos {
         let (server, log) = match proto {
-            Proto::H1 | Proto::H2c => (&plain, &plain_log),
+            Proto::H1 | Proto::H10 | Proto::H2c => (&plain, &plain_log),
             _ => (&tls, &tls_log),
         };
         for c in cases() {
@@ -173,7 +181,7 @@ fn every_endpoint_and_fault_on_every_protocol() {
                 continue;
             }
             let got = match proto {
-                Proto::H1 | Proto::H1Tls => h1(server.local_addr(), proto == Proto::H1Tls, &c),
+                Proto::H1 | Proto::H10 | Proto::H1Tls => h1(server.local_addr(), proto, &c),
                 Proto::H2c | Proto::H2Tls => h2(server.local_addr(), proto == Proto::H2Tls, &c),
                 Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
             };
@@ -192,12 +200,13 @@ fn every_endpoint_and_fault_on_every_protocol() {
         // `/headers`: the request's own fields, the version each protocol names.
         let version = match proto {
             Proto::H1 | Proto::H1Tls => "HTTP/1.1",
+            Proto::H10 => "HTTP/1.0",
             Proto::H2c | Proto::H2Tls => "HTTP/2",
             Proto::H3 => "HTTP/3",
         };
         let c = case("GET", "/headers?x=1", Got::Timeout);
         let got = match proto {
-            Proto::H1 | Proto::H1Tls => h1(server.local_addr(), proto == Proto::H1Tls, &c),
+            Proto::H1 | Proto::H10 | Proto::H1Tls => h1(server.local_addr(), proto, &c),
             Proto::H2c | Proto::H2Tls => h2(server.local_addr(), proto == Proto::H2Tls, &c),
             Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
         };
@@ -219,6 +228,11 @@ fn every_endpoint_and_fault_on_every_protocol() {
         let c = case("GET", "/ws/echo", Got::Timeout);
         match proto {
             Proto::H1 | Proto::H1Tls => ws_echo(server.local_addr(), proto == Proto::H1Tls),
+            Proto::H10 => {
+                let got = h1(server.local_addr(), proto, &c);
+                let msg = "a WebSocket upgrade needs HTTP/1.1\n";
+                assert_eq!(got, text(400, msg), "{proto:?}");
+            }
             Proto::H2c | Proto::H2Tls | Proto::H3 => {
                 let got = match proto {
                     Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
@@ -241,10 +255,14 @@ fn every_endpoint_and_fault_on_every_protocol() {
     }
 }
 
-/// The raw request of a case (HTTP/1.1).
-fn raw(c: &Case) -> Vec<u8> {
+/// The raw request of a case (HTTP/1.1, or HTTP/1.0 asking for keep-alive).
+fn raw(c: &Case, proto: Proto) -> Vec<u8> {
+    let version = match proto {
+        Proto::H10 => "1.0\r\nConnection: keep-alive",
+        _ => "1.1",
+    };
     let mut r = format!(
-        "{} {} HTTP/1.1\r\nHost: t\r\nX-Matrix: yes\r\n",
+        "{} {} HTTP/{version}\r\nHost: t\r\nX-Matrix: yes\r\n",
         c.method, c.target
     )
     .into_bytes();
@@ -257,13 +275,13 @@ fn raw(c: &Case) -> Vec<u8> {
     r
 }
 
-fn h1(addr: std::net::SocketAddr, tls: bool, c: &Case) -> Got {
-    let is_head = c.method == "HEAD";
+fn h1(addr: std::net::SocketAddr, proto: Proto, c: &Case) -> Got {
+    let (tls, is_head) = (proto == Proto::H1Tls, c.method == "HEAD");
     let res = if tls {
         let mut t = TlsClient::connect(addr, any_cert(&[b"http/1.1"]), "localhost");
         t.handshake().unwrap();
         let mut r = Reader::new(t);
-        r.send(&raw(c));
+        r.send(&raw(c, proto));
         r.response(is_head)
     } else {
         let s = connect(addr);
@@ -272,10 +290,14 @@ fn h1(addr: std::net::SocketAddr, tls: bool, c: &Case) -> Got {
                 .unwrap();
         }
         let mut r = Reader::new(s);
-        r.send(&raw(c));
+        r.send(&raw(c, proto));
         r.response(is_head)
     };
     match res {
+        // HTTP/1.0 has no chunked coding: a body of unknown length ends with the connection.
+        Ok(resp) if proto == Proto::H10 && resp.header("Transfer-Encoding").is_some() => {
+            panic!("HTTP/1.0 {}: a Transfer-Encoding: {resp:?}", c.target)
+        }
         Ok(resp) => Got::Response {
             status: resp.status,
             body: resp.body,
