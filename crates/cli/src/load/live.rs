@@ -51,6 +51,7 @@ impl Plan {
                 title.push_str(&format!(" ws pipeline={pipeline}"));
             }
             Protocol::Ws { .. } => title.push_str(" ws"),
+            Protocol::Http10 { .. } => title.push_str(" http1.0"),
             _ => {}
         }
         if let Some(r) = c.rate {
@@ -371,6 +372,28 @@ fn cut(l: String, width: usize) -> String {
 mod tests {
     use super::*;
     use crate::figures::Figures;
+
+    /// The title names the protocols no figure names (HTTP/2's streams, WebSocket, HTTP/1.0).
+    #[test]
+    fn the_title_names_the_protocol() {
+        let c = |protocol| barrage_engine::Config {
+            url: "http://h/".into(),
+            connections: 2,
+            protocol,
+            ..barrage_engine::Config::default()
+        };
+        let title = |p| Plan::of(&c(p)).title;
+        assert_eq!(title(Protocol::default()), "GET http://h/ c=2");
+        assert_eq!(
+            title(Protocol::Http10 { keepalive: true }),
+            "GET http://h/ c=2 http1.0"
+        );
+        let h2 = Protocol::Http2 {
+            streams: 10,
+            window: 65_535,
+        };
+        assert_eq!(title(h2), "GET http://h/ c=2 http2 m=10");
+    }
 
     #[test]
     fn a_frame_holds_the_figures() {

@@ -63,6 +63,8 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
             Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } if pipeline > 1 => {
                 format!(", pipeline {pipeline}")
             }
+            // No section of figures says it: the line does.
+            Protocol::Http10 { .. } => ", HTTP/1.0".to_string(),
             _ => String::new(),
         },
         if c.protocol.keepalive() {
@@ -373,5 +375,28 @@ mod tests {
         ] {
             assert!(out.contains(want), "{want:?} not in:\n{out}");
         }
+    }
+
+    /// HTTP/1.0 has no section of figures: the summary's connections line names it.
+    #[test]
+    fn the_summary_names_http10() {
+        let d = LoadDoc {
+            requests: 5,
+            requests_written: 5,
+            ..LoadDoc::default()
+        };
+        let mut c = Config {
+            url: "http://127.0.0.1:8080/".into(),
+            connections: 2,
+            protocol: Protocol::Http10 { keepalive: false },
+            ..Config::default()
+        };
+        let out = of_doc(&d, &c);
+        assert!(
+            out.contains(" closed loop, HTTP/1.0, no keep-alive\n"),
+            "{out}"
+        );
+        c.protocol = Protocol::default();
+        assert!(!of_doc(&d, &c).contains("HTTP/1.0"));
     }
 }
