@@ -47,6 +47,7 @@ impl Worker<'_> {
         let c = &mut self.conns[i];
         c.t = Some(t);
         c.state = State::Connecting;
+        self.opening += 1;
     }
 
     pub(super) fn on_event(&mut self, i: usize, readable: bool, closed: bool, writable: bool) {
@@ -100,6 +101,9 @@ impl Worker<'_> {
         // fail before it is usable (a refused WebSocket upgrade, HTTP/2's GOAWAY or zero
         // streams), and a run bounded only by a request count would retry that for ever.
         let c = &mut self.conns[i];
+        if matches!(c.state, State::Connecting | State::Handshaking) {
+            self.opening -= 1;
+        }
         c.state = State::Ready;
         if self.measuring {
             self.rec.counts.connects += 1;
@@ -132,13 +136,17 @@ impl Worker<'_> {
         }
     }
 
-    /// Whether a closed connection is opened again: not once `-n`'s requests are all written
-    /// and none waits to be sent again, since it would carry nothing (a server that closes
-    /// after each response saw one idle connection per load connection at the end). One opened
-    /// while a few requests were left may still find none when it is ready: at most one per
-    /// other connection opening then.
+    /// Whether a closed connection is opened again: not when the connections already opening
+    /// will take every request `-n` has left (each up to the depth) and none waits to be sent
+    /// again, since it would carry nothing (a server that closes after each response saw one
+    /// idle connection per load connection at the end, counted as connects).
     fn wants_connections(&self) -> bool {
-        !(self.measuring && self.plan.budget == Some(0) && self.retry.is_empty())
+        match self.plan.budget {
+            Some(left) if self.measuring && self.retry.is_empty() => {
+                left > self.opening * self.sh.depth as u64
+            }
+            _ => true,
+        }
     }
 
     /// Closes the socket and forgets its requests, each a `kind` error of its target; returns
@@ -159,6 +167,9 @@ impl Worker<'_> {
         c.gen = c.gen.wrapping_add(1);
         c.carry.clear();
         self.inflight_total -= all;
+        if matches!(c.state, State::Connecting | State::Handshaking) {
+            self.opening -= 1;
+        }
         c.state = State::Backoff;
         if all > 0 {
             self.last_progress = Instant::now();
@@ -196,11 +207,20 @@ impl Worker<'_> {
     /// the connection), and reconnects whose backoff is over.
     pub(super) fn scan(&mut self, now: Instant) {
         let timeout = self.sh.timeout;
-        let reconnect = self.wants_connections();
+        debug_assert_eq!(
+            self.opening,
+            self.conns
+                .iter()
+                .filter(|c| matches!(c.state, State::Connecting | State::Handshaking))
+                .count() as u64,
+            "connections opening"
+        );
         for i in 0..self.conns.len() {
             let c = &self.conns[i];
             match c.state {
-                State::Backoff if now >= c.since && reconnect => self.connect(i, now),
+                State::Backoff if now >= c.since && self.wants_connections() => {
+                    self.connect(i, now)
+                }
                 State::Connecting | State::Handshaking if now - c.since > timeout => {
                     self.fail(i, ErrorClass::Connect, &"connect timed out", now)
                 }

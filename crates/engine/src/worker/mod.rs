@@ -156,6 +156,9 @@ pub struct Worker<'a> {
     sec_start: Instant,
     sec_index: u64,
     inflight_total: u64,
+    /// Connections connecting or in their TLS handshake: each will take up to `depth` requests
+    /// once ready (so `-n`'s last requests need no connection opened beside them).
+    opening: u64,
     /// Open loop: (connection, generation) for each free request slot.
     free: VecDeque<(u32, u32)>,
     /// Open loop: requests a server did not process (HTTP/2's REFUSED_STREAM, above a GOAWAY's
@@ -232,6 +235,7 @@ impl<'a> Worker<'a> {
             sec_start: sh.start,
             sec_index: 0,
             inflight_total: 0,
+            opening: 0,
             free: VecDeque::with_capacity(free_cap),
             retry: VecDeque::new(),
             sent: 0,
