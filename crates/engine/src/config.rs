@@ -44,15 +44,9 @@ pub struct Target {
     pub authority: String,
 }
 
-/// One request the run sends, resolved against the run's origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedRequest {
-    pub method: String,
-    /// Path and query, starting with `/`.
-    pub path: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
+/// One request the run sends, resolved against the run's origin (wire's, which every
+/// protocol's setup reads).
+pub use barrage_wire::client::Request as ResolvedRequest;
 
 /// A configuration that passed [`Config::validate`]; the engine runs only these.
 #[derive(Debug, Clone)]

@@ -32,14 +32,18 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let http2 = c.protocol.is_http2();
     let grpc = matches!(c.protocol, LoadProtocol::Grpc { .. });
     let http3 = matches!(c.protocol, LoadProtocol::Http3 { .. });
-    let tls = match target.tls {
-        // QUIC's TLS is the HTTP/3 session's (h3_setup).
-        false => None,
-        true if http3 => None,
-        true => {
+    // What TLS offers and verifies, for TCP's handshakes here and QUIC's in its session.
+    let client_tls = target
+        .tls
+        .then(|| tls::client_config(c.insecure, c.protocol.alpn()));
+    let tls = match &client_tls {
+        None => None,
+        // QUIC's handshake is the HTTP/3 session's.
+        Some(_) if http3 => None,
+        Some(config) => {
             let name = tls::server_name(&target.host)
                 .map_err(|_| EngineError::ServerName(target.host.clone()))?;
-            Some((tls::client_config(c.insecure, c.protocol.alpn()), name))
+            Some((config.clone(), name))
         }
     };
     raise_fd_limit(c.connections as u64 + 64);
@@ -73,7 +77,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     let order = Order::new(&cfg.order, depth);
     // Every request encoded once for the protocol: the connections' sessions send copies of
     // these bytes, never encoding anything per request.
-    let speaks = setup::speaks(cfg, addr, h2, &order, depth)?;
+    let speaks = setup::speaks(cfg, addr, h2, &order, depth, client_tls.as_ref())?;
     let threads = cfg.threads;
     // A script's setup phase, before any worker starts: what each thread gets.
     let script = match cfg.script.as_deref() {

@@ -29,11 +29,14 @@
 //! [`h3::client::Conn`]: crate::h3::client::Conn
 //! [`ws::client::Conn`]: crate::ws::client::Conn
 
+mod run;
+
 pub use crate::kept::Kept;
 use crate::{h1, h2, h3, ws};
 /// The class of a failure: the model's, the one the engine counts and the document writes.
 pub use barrage_model::load::ErrorClass;
 use barrage_model::load::{Protocol as Asked, ProtocolFigures};
+pub use run::{Request, Run, SetupError};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -348,6 +351,25 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// The session a run's connections speak, with its `Setup`: the one place a protocol of
+    /// the load's (the model's) becomes wire's, so a new protocol is one arm here (the match is
+    /// exhaustive: the compiler points at it) and its `Setup::for_run` in its own module.
+    /// HTTP/2 is spoken when [`Run::h2`] says so; an HTTP/2 load that ALPN turned into HTTP/1.1
+    /// speaks HTTP/1.1 (a gRPC one never gets here: the engine refuses it).
+    pub fn speak(run: &Run<'_>) -> Result<Protocol, SetupError> {
+        Ok(match run.load.protocol {
+            Asked::Ws { .. } => Protocol::Ws(ws::client::Setup::for_run(run)),
+            Asked::Http3 { .. } => Protocol::H3(h3::client::Setup::for_run(run)?),
+            Asked::Http2 { .. } | Asked::Grpc { .. } if run.h2 => {
+                Protocol::H2(h2::client::Setup::for_run(run))
+            }
+            Asked::Http1 { .. }
+            | Asked::Http10 { .. }
+            | Asked::Http2 { .. }
+            | Asked::Grpc { .. } => Protocol::H1(h1::client::Setup::for_run(run)),
+        })
+    }
+
     /// A connection's session (idle until [`ClientSession::start`]).
     pub fn session<T: Tag>(&self) -> Session<'_, T> {
         match self {

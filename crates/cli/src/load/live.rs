@@ -10,7 +10,6 @@ use crate::figures::{Figures, State};
 use crate::load::print::{bytes, distribution, ms};
 use barrage_engine::LatencySummary;
 use barrage_engine::{Config, Phase};
-use barrage_model::load::Protocol;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -41,19 +40,7 @@ impl Plan {
             Some(call) => format!("gRPC {call} {} c={}", c.url, c.connections),
             None => format!("{} {} c={}", c.method, c.url, c.connections),
         };
-        match c.protocol {
-            Protocol::Http1 { pipeline, .. } if pipeline > 1 => {
-                title.push_str(&format!(" pipeline={pipeline}"));
-            }
-            Protocol::Http2 { streams, .. } => title.push_str(&format!(" http2 m={streams}")),
-            Protocol::Grpc { streams, .. } => title.push_str(&format!(" m={streams}")),
-            Protocol::Ws { pipeline, .. } if pipeline > 1 => {
-                title.push_str(&format!(" ws pipeline={pipeline}"));
-            }
-            Protocol::Ws { .. } => title.push_str(" ws"),
-            Protocol::Http10 { .. } => title.push_str(" http1.0"),
-            _ => {}
-        }
+        title.push_str(&c.protocol.title());
         if let Some(r) = c.rate {
             title.push_str(&format!(" rate={r}/s"));
         }
@@ -372,6 +359,7 @@ fn cut(l: String, width: usize) -> String {
 mod tests {
     use super::*;
     use crate::figures::Figures;
+    use barrage_model::load::Protocol;
 
     /// The title names the protocols no figure names (HTTP/2's streams, WebSocket, HTTP/1.0).
     #[test]

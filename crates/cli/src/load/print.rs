@@ -59,14 +59,7 @@ pub fn of_doc(r: &LoadDoc, c: &Config) -> String {
         "  {} connections, {} threads, {mode}{}{}{}{}",
         c.connections,
         r.threads,
-        match c.protocol {
-            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } if pipeline > 1 => {
-                format!(", pipeline {pipeline}")
-            }
-            // No section of figures says it: the line does.
-            Protocol::Http10 { .. } => ", HTTP/1.0".to_string(),
-            _ => String::new(),
-        },
+        c.protocol.summary(),
         if c.protocol.keepalive() {
             ""
         } else {

@@ -315,6 +315,39 @@ impl Protocol {
         }
     }
 
+    /// What a live display's title says of it after the URL and the connections (empty for
+    /// HTTP/1.1 one at a time): ` http2 m=10`, ` ws pipeline=4`, ` http1.0`. Said here, beside
+    /// the variant, so a new protocol names itself without the CLI changing.
+    pub fn title(&self) -> String {
+        match *self {
+            Protocol::Http1 { pipeline, .. } if pipeline > 1 => format!(" pipeline={pipeline}"),
+            Protocol::Http1 { .. } => String::new(),
+            Protocol::Http2 { streams, .. } => format!(" http2 m={streams}"),
+            Protocol::Http3 { streams } => format!(" http3 m={streams}"),
+            // The title starts with "gRPC".
+            Protocol::Grpc { streams, .. } => format!(" m={streams}"),
+            Protocol::Ws { pipeline, .. } if pipeline > 1 => format!(" ws pipeline={pipeline}"),
+            Protocol::Ws { .. } => " ws".to_string(),
+            Protocol::Http10 { .. } => " http1.0".to_string(),
+        }
+    }
+
+    /// What a summary's connections line says of it that no section of figures says (empty
+    /// when a section does): `, pipeline 4`, `, HTTP/1.0`.
+    pub fn summary(&self) -> String {
+        match *self {
+            Protocol::Http1 { pipeline, .. } | Protocol::Ws { pipeline, .. } if pipeline > 1 => {
+                format!(", pipeline {pipeline}")
+            }
+            Protocol::Http10 { .. } => ", HTTP/1.0".to_string(),
+            Protocol::Http1 { .. }
+            | Protocol::Ws { .. }
+            | Protocol::Http2 { .. }
+            | Protocol::Http3 { .. }
+            | Protocol::Grpc { .. } => String::new(),
+        }
+    }
+
     /// Whether it runs over HTTP/2 (HTTP/2 itself, or gRPC).
     pub fn is_http2(&self) -> bool {
         matches!(self, Protocol::Http2 { .. } | Protocol::Grpc { .. })

@@ -408,3 +408,42 @@ fn grpc_rules_and_its_expected_status() {
         (Some(5), Some(16), None)
     );
 }
+
+/// What a live title and a summary line say of each protocol, the one place they are written.
+#[test]
+fn each_protocol_says_itself_in_a_title_and_a_summary() {
+    use Protocol as P;
+    let h1 = |pipeline, keepalive| P::Http1 {
+        pipeline,
+        keepalive,
+    };
+    let table: [(P, &str, &str); 9] = [
+        (h1(1, true), "", ""),
+        (h1(4, false), " pipeline=4", ", pipeline 4"),
+        (P::ws(1), " ws", ""),
+        (P::ws(8), " ws pipeline=8", ", pipeline 8"),
+        (
+            P::Http2 {
+                streams: 10,
+                window: 65_535,
+            },
+            " http2 m=10",
+            "",
+        ),
+        (P::Http3 { streams: 3 }, " http3 m=3", ""),
+        (
+            P::Grpc {
+                streams: 5,
+                window: 65_535,
+            },
+            " m=5",
+            "",
+        ),
+        (P::Http10 { keepalive: true }, " http1.0", ", HTTP/1.0"),
+        (P::Http10 { keepalive: false }, " http1.0", ", HTTP/1.0"),
+    ];
+    for (p, title, summary) in table {
+        assert_eq!(p.title(), title, "{p:?}");
+        assert_eq!(p.summary(), summary, "{p:?}");
+    }
+}

@@ -12,6 +12,52 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// What every HTTP/1.1 connection of a run shares.
+/// HTTP/1.1 (and HTTP/1.0, the same session with its own request line and keep-alive): every
+/// request encoded once, laid out at the positions of the run's order, so a pipelined batch is
+/// one slice of one buffer. The depth is the run's (HTTP/1.1's pipeline, a script's batch; an
+/// HTTP/2 load whose server chose http/1.1 by ALPN pipelines none).
+impl Setup {
+    pub fn for_run(run: &crate::client::Run<'_>) -> Setup {
+        use barrage_model::load::Protocol;
+        let c = run.load;
+        let version_minor = match c.protocol {
+            Protocol::Http10 { .. } => 0,
+            _ => 1,
+        };
+        let encoded: Vec<Vec<u8>> = run
+            .requests
+            .iter()
+            .map(|r| {
+                crate::RequestSpec {
+                    method: r.method.clone(),
+                    host: run.authority.to_string(),
+                    path: r.path.clone(),
+                    headers: r.headers.clone(),
+                    body: r.body.clone(),
+                    keep_alive: c.protocol.keepalive(),
+                    version_minor,
+                }
+                .encode()
+            })
+            .collect();
+        Setup {
+            encoded: Encoded::new(&encoded, run.order),
+            is_head: run
+                .requests
+                .iter()
+                .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
+                .collect(),
+            depth: run.depth,
+            keep_alive: c.protocol.keepalive(),
+            // The closed loop sends whole batches; the open loop one request per slot.
+            batch: c.rate.is_none() && c.stages.is_empty(),
+            timeout: c.timeout,
+            expect_body: c.expect_body.clone(),
+            keep_responses: run.keep_responses,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Setup {
     /// The requests at the positions of the run's order.

@@ -21,6 +21,62 @@ mod request;
 pub use conn::{Conn, Counts, Setup};
 pub use request::Request;
 
+/// The longest gRPC reply message read (gRPC's usual default for what a side receives); a
+/// longer one is an error of class `grpc`, refused before it is read.
+const GRPC_MAX_MESSAGE: u32 = 4 << 20;
+
+/// HTTP/2 (and gRPC over it): every request encoded once for a stream, and the connections'
+/// settings.
+impl Setup {
+    pub fn for_run(run: &crate::client::Run<'_>) -> Setup {
+        use barrage_model::load::{Protocol, DEFAULT_H2_WINDOW};
+        let c = run.load;
+        let scheme = if run.tls { "https" } else { "http" };
+        let several = run.requests.len() > 1;
+        let window = match c.protocol {
+            Protocol::Http2 { window, .. } | Protocol::Grpc { window, .. } => window,
+            _ => DEFAULT_H2_WINDOW,
+        };
+        let grpc = matches!(c.protocol, Protocol::Grpc { .. });
+        let requests = run.requests.iter().map(|r| {
+            let req = Request::new(
+                &r.method,
+                scheme,
+                run.authority,
+                &r.path,
+                &r.headers,
+                &r.body,
+            );
+            // Different requests on one connection cannot share HPACK table entries.
+            let req = if several { req.without_indexing() } else { req };
+            match grpc {
+                true => req.grpc(GRPC_MAX_MESSAGE),
+                false => req,
+            }
+        });
+        Setup {
+            requests: requests.collect(),
+            scheme: scheme.to_string(),
+            authority: run.authority.to_string(),
+            keep_responses: run.keep_responses,
+            config: Config {
+                max_streams: c.protocol.streams() as u32,
+                stream_window: window,
+                conn_window: window,
+                max_header_list: MAX_HEADER_LIST,
+            },
+            timeout: c.timeout,
+            expect_body: c.expect_body.clone(),
+            // `check` made sure a gRPC load's expected status is a code (0-16).
+            grpc: grpc.then(|| {
+                c.expect_status
+                    .and_then(|n| crate::grpc::Code::from_u32(n.into()))
+                    .unwrap_or(crate::grpc::Code::Ok)
+            }),
+        }
+    }
+}
+
 /// The dynamic table size every peer starts with (RFC 7541 §4.2, RFC 9113 §6.5.2).
 pub(crate) const DEFAULT_TABLE: usize = 4096;
 /// The highest stream id a client may open (ids are odd, 31 bits).

@@ -138,6 +138,41 @@ impl fmt::Debug for Setup {
 }
 
 impl Setup {
+    /// HTTP/3: every request encoded once for a request stream, and QUIC's configuration from
+    /// the run's TLS (certificates verified as over TCP, or any accepted with `-k`).
+    pub fn for_run(run: &crate::client::Run<'_>) -> Result<Setup, crate::client::SetupError> {
+        let c = run.load;
+        let tls = run.tls_config.ok_or_else(|| {
+            crate::client::SetupError::Tls("HTTP/3 needs a TLS configuration".to_string())
+        })?;
+        let requests = run.requests.iter().map(|r| {
+            Request::new(
+                &r.method,
+                "https",
+                run.authority,
+                &r.path,
+                &r.headers,
+                &r.body,
+            )
+        });
+        let mut setup = Setup::new(
+            tls,
+            run.addr,
+            run.host,
+            requests.collect(),
+            c.protocol.streams() as u32,
+            c.timeout,
+            c.expect_body.clone(),
+        )
+        .map_err(|e| crate::client::SetupError::Tls(e.to_string()))?;
+        // Several datagrams a send where the kernel has GSO (the transport sends them one by
+        // one on a socket that turns out not to).
+        setup.segments = run.segments;
+        setup.authority = run.authority.to_string();
+        setup.keep_responses = run.keep_responses;
+        Ok(setup)
+    }
+
     /// `tls` verifies the server as the caller wants (its roots, or any certificate for `-k`);
     /// its ALPN is replaced with `h3` and its early data turned off: 0-RTT is never used, so a
     /// request is never replayable by the network.

@@ -36,6 +36,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod reply;
+mod setup;
 use reply::Reply;
 use std::time::{Duration, Instant};
 
