@@ -2,7 +2,7 @@
 //! what a request still owes once its head is answered ([`Pending`]: a body read before the
 //! answer, an echo, a body the protocol's flow control held back, a `/bytes` run, a sleep in
 //! its service slot, a drip, a stall), and the access log line of each response. HTTP/1.1
-//! (`conn`), HTTP/2 (`conn::h2`) and HTTP/3 (`h3`) each implement [`Reply`], the few things a
+//! (`conn`), HTTP/2 (`conn::session`) and HTTP/3 (`h3`) each implement [`Reply`], the few things a
 //! protocol does differently (write a head, take body bytes under its flow control, act out a
 //! fault), and hand their requests here; a new endpoint is a [`Route`] in `route.rs` and its arm
 //! in [`respond`], served over every protocol at once.

@@ -11,8 +11,10 @@
 //! requests behind it wait in the input until it is done. All requests parsed from one read are
 //! answered with one write.
 //!
-//! A connection's protocol is one [`Mode`]: HTTP/1.1 until HTTP/2's preface (`h2`) or a
-//! WebSocket upgrade (`ws`) changes it for good; one loop (`drive`) runs every mode.
+//! A connection's protocol is one [`Mode`]: HTTP/1.1 until HTTP/2's preface (the wire's HTTP/2
+//! session, run by `session` as any byte-stream session) or a WebSocket upgrade (`ws`) switches
+//! it for good; one loop (`drive`) runs every mode, asking a switched one through
+//! `drive::Switched`.
 
 /// HTTP/1.1's [`H1Reply`] and the answers' [`Env`] for one step, from the connection's fields
 /// (a macro, so that the borrows stay apart from `pending` and `body`). `$io`: the reply may
@@ -49,8 +51,8 @@ macro_rules! h1 {
 mod body;
 mod drive;
 mod first_chunk;
-mod h2;
 mod reply;
+mod session;
 mod socket;
 mod ws;
 
@@ -122,10 +124,9 @@ pub(crate) struct Scratch {
 enum Mode {
     /// HTTP/1.1 (until the first bytes say HTTP/2's preface, or an upgrade).
     H1,
-    /// HTTP/2 (h2c with prior knowledge, or h2 by ALPN): the connection's state.
-    H2(Box<h2::H2>),
-    /// WebSocket, once `/ws/echo` upgraded the connection.
-    Ws(Box<ws::Ws>),
+    /// A protocol the connection switched to for good: HTTP/2 (h2c with prior knowledge, or h2
+    /// by ALPN), WebSocket (once `/ws/echo` upgraded it).
+    Switched(Box<dyn drive::Switched + Send>),
 }
 
 /// A request body being read (HTTP/1.1's framing; the answer that waits for it is the
@@ -196,8 +197,7 @@ impl Conn {
     pub(crate) fn is_working(&self) -> bool {
         match &self.mode {
             Mode::H1 => self.pending.as_ref().is_some_and(Pending::is_working),
-            Mode::H2(h) => h.is_working(),
-            Mode::Ws(w) => w.is_working(),
+            Mode::Switched(p) => p.is_working(),
         }
     }
 
@@ -222,8 +222,7 @@ impl Conn {
         };
         if cause == Cause::Timer {
             match self.mode {
-                Mode::H2(ref mut h2) => h2.fire(ctx, &mut out),
-                Mode::Ws(ref mut ws) => ws.fire(ctx, &mut out),
+                Mode::Switched(ref mut p) => p.fire(ctx, &mut out),
                 Mode::H1 => self.fire_timer(ctx, &mut out),
             }
         }
@@ -280,9 +279,13 @@ impl Conn {
                 if n < PREFACE.len() {
                     return 0;
                 }
-                let h2 = h2::H2::new(ctx.cfg());
-                h2.start(out);
-                self.mode = Mode::H2(Box::new(h2));
+                let cfg = ctx.cfg();
+                let h2 = barrage_wire::h2::server::Server::new(barrage_wire::h2::server::Config {
+                    max_header_list: cfg.header_limit.min(u32::MAX as usize) as u32,
+                    max_concurrent_streams: cfg.h2_max_streams,
+                    ..Default::default()
+                });
+                self.mode = Mode::Switched(Box::new(session::Streamed::new(h2, out)));
                 self.fresh = false;
                 return PREFACE.len();
             }
@@ -460,7 +463,7 @@ impl Conn {
                 if let Some(line) = &req.log {
                     ctx.shared.log(line, 101);
                 }
-                self.mode = Mode::Ws(Box::new(ws::Ws::new(ctx.cfg(), params)));
+                self.mode = Mode::Switched(Box::new(ws::Ws::new(ctx.cfg(), params)));
             }
             Err(e) => {
                 self.ci.keep_alive = false;

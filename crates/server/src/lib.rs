@@ -1,6 +1,6 @@
 //! barrage's target server: a fast HTTP/1.1 and HTTP/2 (h2c) server with test endpoints and
 //! fault injection. A connection that opens with HTTP/2's preface is served as HTTP/2
-//! (`conn::h2`), any other as HTTP/1.1, on the same port; an HTTP/1.1 request to `/ws/echo`
+//! (`conn::session`), any other as HTTP/1.1, on the same port; an HTTP/1.1 request to `/ws/echo`
 //! upgrades its connection to WebSocket (`conn::ws`).
 //!
 //! [`start`] binds, spawns one worker per thread (each with its own `SO_REUSEPORT` listener and

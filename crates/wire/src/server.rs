@@ -12,6 +12,9 @@
 //! `poll_transmit(now, ..)`, so its `next` only hands out the events those queued. A call that
 //! may move a protocol's clock takes the caller's `now`: no session reads the clock.
 //!
+//! A byte-stream session is also a [`StreamServer`]: its first words, a read's start, its end,
+//! its bound on what a client may make it hold, its last words.
+//!
 //! HTTP/1.1 answers one request at a time in the order they came, and a WebSocket carries
 //! messages rather than requests: neither has streams to name, so they stay beside this interface
 //! (the server's `conn` module); what they share with it is the answer of each route.
@@ -139,8 +142,9 @@ pub type Next<'s, 'b, Id> = Result<(usize, Option<Event<'s, 'b, Id>>), Broken>;
 /// session appends its frames there, the datagram endpoint keeps them per stream until its
 /// `poll_transmit` (and ignores `out`).
 pub trait ServerSession {
-    /// What names a request: HTTP/2's stream id, HTTP/3's connection and stream.
-    type Id: Copy + Eq + Hash + fmt::Debug;
+    /// What names a request: HTTP/2's stream id, HTTP/3's connection and stream (ordered:
+    /// the server keeps its timers by it).
+    type Id: Copy + Eq + Ord + Hash + fmt::Debug;
     /// The protocol's name as a request line would give it ("HTTP/2").
     const VERSION: &'static str;
     /// The most body bytes worth offering [`ServerSession::send_data`] at once (what one
@@ -192,4 +196,36 @@ pub trait ServerSession {
     /// Answers the stream with a header section no decoder accepts (a connection error for the
     /// client): `barrage serve`'s `/fault/garbage`.
     fn garbage(&mut self, out: &mut Vec<u8>, id: Self::Id);
+}
+
+/// How a byte-stream session ends its connection from this side ([`StreamServer::shut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shut<'a> {
+    /// The server is shutting down: no new request is taken, those open are still answered
+    /// (HTTP/2's GOAWAY NO_ERROR).
+    Drain,
+    /// The client made the server hold more than [`StreamServer::hold_limit`] (it sends and
+    /// does not read): the connection ends, with these words for the client (HTTP/2's GOAWAY
+    /// ENHANCE_YOUR_CALM).
+    Overload(&'a [u8]),
+}
+
+/// A [`ServerSession`] over one byte stream (TCP, TLS): what `barrage serve`'s connection loop
+/// asks of it beyond requests and answers, so that it runs any such protocol as it runs
+/// HTTP/2 and a new one adds no loop. (The datagram endpoint has its own: HTTP/3's.)
+pub trait StreamServer: ServerSession {
+    /// What this side says first, before any input (HTTP/2's SETTINGS).
+    fn start(&mut self, out: &mut Vec<u8>);
+    /// One read's input is about to be fed (HTTP/2: the window credit written before it is
+    /// now the client's to use).
+    fn begin_read(&mut self) {}
+    /// The session ended the connection (a connection error written, a fault): close once the
+    /// output is out.
+    fn ended(&self) -> bool;
+    /// The most request body the answers may hold for a client that does not read their
+    /// replies before the connection is shut with [`Shut::Overload`] (HTTP/2: the connection
+    /// window announced).
+    fn hold_limit(&self) -> usize;
+    /// Ends the connection from this side: see [`Shut`].
+    fn shut(&mut self, out: &mut Vec<u8>, how: Shut<'_>);
 }

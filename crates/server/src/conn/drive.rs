@@ -1,20 +1,62 @@
 //! The one loop of a TCP connection (plain or TLS), whatever its protocol: the protocol's
 //! input in, its answers out, more input read, until the socket would block or the connection
-//! ends. What differs by protocol ([`Mode`]) is asked at four points of each turn: its start (a
-//! shutdown's word, ends that need nothing written), its feed, the writing of its output, and
-//! its end (whether the connection is done).
+//! ends. What differs by protocol ([`Mode`]: HTTP/1.1, or a protocol [`Switched`] to for good)
+//! is asked at four points of each turn: its start (a shutdown's word, ends that need nothing
+//! written), its feed, the writing of its output, and its end (whether the connection is done).
 
 use super::socket::keep_unread;
 use super::{Conn, End, Mode, Next};
 use crate::answer::Pending;
 use crate::worker::Ctx;
+use std::time::Instant;
+
+/// What the start of a turn says.
+pub(crate) enum Begin {
+    Go,
+    /// The input is read and dropped unparsed (WebSocket after a failure and its shut).
+    DropInput,
+    End(End),
+}
 
 /// What the end of a turn says.
-enum Turn {
+pub(crate) enum Turn {
     Go,
-    /// Run the turn again at once (WebSocket: the write side was just shut).
-    Again,
+    /// Shut the write side (after this side's last word), then run the turn again at once.
+    ShutWrite,
     End(End),
+}
+
+/// A protocol a connection switched to from HTTP/1.1 for good (HTTP/2 by its preface or ALPN,
+/// WebSocket by an upgrade): what the one loop asks of it at each point of a turn. A new
+/// protocol over TCP implements it (a wire `StreamServer` needs nothing more:
+/// `conn/session.rs` runs any) and is switched to where a connection comes to speak it (`conn.rs`); the loop
+/// does not change.
+pub(crate) trait Switched {
+    /// The server's own work is pending (a sleep, a drip, echoes held for their time, the wait
+    /// for a close's answer): the idle timeout does not apply.
+    fn is_working(&self) -> bool;
+    /// The connection's timer fired: what is due.
+    fn fire(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>);
+    /// The start of a turn: a shutdown's word (GOAWAY, a Close), and the ends that wait for
+    /// nothing. `input_over`: the peer closed its side or the socket failed.
+    fn begin(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>, input_over: bool) -> Begin;
+    /// Takes what it can of `inp`, answering into `out`: the bytes used, and the instant the
+    /// connection's timer must be armed for (None: armed for it already, or nothing to wait
+    /// for).
+    fn feed(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        inp: &mut [u8],
+        out: &mut Vec<u8>,
+    ) -> (usize, Option<Instant>);
+    /// Whether the connection is done once this turn's output went: `out` the output left,
+    /// `pending_tls` ciphertext waiting for the socket, `peer_eof` the peer's FIN seen,
+    /// `progress` whether this turn moved anything.
+    fn end(&mut self, out: &[u8], pending_tls: bool, peer_eof: bool, progress: bool) -> Turn;
+    /// Whether to read more now (backpressure beyond the output's high-water mark).
+    fn wants_input(&self, _out: &[u8]) -> bool {
+        true
+    }
 }
 
 impl Conn {
@@ -42,7 +84,7 @@ impl Conn {
             }
             match self.end_turn(ctx, out, progress) {
                 Turn::End(end) => return Next::End(end),
-                Turn::Again => continue,
+                Turn::ShutWrite => continue,
                 Turn::Go => {}
             }
             if self.wants_input(out) {
@@ -68,25 +110,17 @@ impl Conn {
         out: &mut Vec<u8>,
         drain: bool,
     ) -> Option<Next> {
-        match self.mode {
-            Mode::H1 => None,
-            Mode::H2(ref mut h2) => {
-                if ctx.draining && !h2.draining() {
-                    h2.drain(ctx, out);
-                }
-                None
+        let input_over = drain || self.peer_eof;
+        let Mode::Switched(ref mut p) = self.mode else {
+            return None;
+        };
+        match p.begin(ctx, out, input_over) {
+            Begin::Go => None,
+            Begin::DropInput => {
+                *len = 0;
+                Some(self.drop_input(ctx, buf))
             }
-            Mode::Ws(ref mut ws) => {
-                if ws.shut {
-                    *len = 0;
-                    return Some(self.drop_input(ctx, buf));
-                }
-                if ctx.draining {
-                    ws.drain(ctx, out);
-                }
-                let stalled = ws.stalled && (drain || self.peer_eof);
-                (stalled || ws.expired(ctx.now)).then_some(Next::End(End::Close))
-            }
+            Begin::End(end) => Some(Next::End(end)),
         }
     }
 
@@ -97,18 +131,7 @@ impl Conn {
             Mode::H1 if busy => (0, None),
             // HTTP/1.1 arms its one answer's timer itself.
             Mode::H1 => (self.process(ctx, inp, out), None),
-            Mode::H2(ref mut h2) => {
-                let mut used = 0;
-                if h2.closing.is_none() {
-                    used = h2.feed(ctx, inp, out);
-                    h2.pump(ctx, out);
-                }
-                (used, h2.timer_wanted())
-            }
-            Mode::Ws(ref mut ws) => {
-                let used = ws.feed(ctx, inp, out);
-                (used, ws.timer_wanted())
-            }
+            Mode::Switched(ref mut p) => p.feed(ctx, inp, out),
         };
         if let Some(at) = timer {
             self.timer_seq += 1;
@@ -148,44 +171,22 @@ impl Conn {
                 }
                 Turn::Go
             }
-            Mode::H2(ref h2) => {
-                if !out.is_empty() {
-                    return Turn::Go;
-                }
-                if let Some(end) = h2.closing {
-                    return Turn::End(end);
-                }
-                if (h2.draining() || self.peer_eof) && h2.idle() && !progress {
-                    return Turn::End(End::Close);
-                }
-                Turn::Go
-            }
-            Mode::Ws(ref mut ws) => {
-                if !out.is_empty() || pending_tls {
-                    return Turn::Go;
-                }
-                if let Some(end) = ws.closing {
-                    return Turn::End(end);
-                }
-                if ws.done() || (self.peer_eof && !progress) {
-                    return Turn::End(End::Close);
-                }
-                if ws.failed && !ws.shut {
-                    ws.shut = true;
+            Mode::Switched(ref mut p) => match p.end(out, pending_tls, self.peer_eof, progress) {
+                Turn::ShutWrite => {
                     self.stream.close_notify();
                     let _ = self.stream.tcp().shutdown(std::net::Shutdown::Write);
-                    return Turn::Again;
+                    Turn::ShutWrite
                 }
-                Turn::Go
-            }
+                turn => turn,
+            },
         }
     }
 
     /// Whether to read more now (each protocol's backpressure; `read_more` has the rest).
     fn wants_input(&self, out: &[u8]) -> bool {
         match &self.mode {
-            Mode::Ws(ws) => ws.wants_input(out),
-            _ => true,
+            Mode::H1 => true,
+            Mode::Switched(p) => p.wants_input(out),
         }
     }
 }

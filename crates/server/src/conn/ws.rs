@@ -16,6 +16,7 @@
 //! Close or [`CLOSE_WAIT`], then the TCP connection closes: a client that does not answer the
 //! close holds nothing for long.
 
+use super::drive::{Begin, Switched, Turn};
 use super::{End, HIGH_WATER};
 use crate::route::{WsEcho, WsFault};
 use crate::worker::Ctx;
@@ -60,14 +61,14 @@ pub(crate) struct Ws {
     /// This side's Close is out: close the connection by then at the latest.
     close_by: Option<Instant>,
     /// The peer broke the protocol: its further bytes are dropped unread.
-    pub failed: bool,
+    failed: bool,
     /// After a failure: the write side is shut (FIN after the Close), the rest read and
     /// dropped until the client closes too, so unread input does not turn the close into a
     /// reset that could destroy the Close frame.
-    pub shut: bool,
-    pub stalled: bool,
+    shut: bool,
+    stalled: bool,
     /// The connection ends once the output is written.
-    pub closing: Option<End>,
+    closing: Option<End>,
 }
 
 impl Ws {
@@ -91,21 +92,8 @@ impl Ws {
         }
     }
 
-    /// Echoes are waiting for their time, or a close for its answer: not idle.
-    pub(crate) fn is_working(&self) -> bool {
-        !self.queue.is_empty() || self.close_by.is_some()
-    }
-
-    /// Whether input should be read now (backpressure: output, delayed echoes, a stall).
-    pub(crate) fn wants_input(&self, out: &[u8]) -> bool {
-        !self.stalled
-            && self.closing.is_none()
-            && out.len() < HIGH_WATER
-            && self.held.len() - self.held_at < HELD_MAX
-    }
-
     /// Decodes and answers the frames in `inp`; returns the bytes used.
-    pub(crate) fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
+    fn frames(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
         let mut pos = 0;
         while pos < inp.len() && self.wants_input(out) {
             if self.failed || self.session.received_close() {
@@ -195,8 +183,47 @@ impl Ws {
         self.close_by.get_or_insert(ctx.now + CLOSE_WAIT);
     }
 
+    /// The instant the connection's timer must be armed for, if it is not armed for it yet.
+    fn timer_wanted(&mut self) -> Option<Instant> {
+        let next = [self.queue.front().map(|h| h.due), self.close_by]
+            .into_iter()
+            .flatten()
+            .min()?;
+        if self.armed.is_some_and(|a| a <= next) {
+            return None;
+        }
+        self.armed = Some(next);
+        Some(next)
+    }
+
+    /// The server is shutting down: Close 1001 (going away), then the usual close wait.
+    fn drain(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
+        if self.stalled {
+            self.closing = Some(End::Close);
+        } else {
+            self.close(ctx, out, code::GOING_AWAY, "server shutting down");
+        }
+    }
+
+    /// The wait for the client's Close is over: the connection ends, whatever output is left
+    /// (a client that does not read holds nothing past it).
+    fn expired(&self, now: Instant) -> bool {
+        self.close_by.is_some_and(|at| at <= now)
+    }
+
+    /// Both Close frames have passed: the server ends the TCP connection.
+    fn done(&self) -> bool {
+        self.session.sent_close() && self.session.received_close()
+    }
+}
+
+impl Switched for Ws {
+    /// Echoes are waiting for their time, or a close for its answer: not idle.
+    fn is_working(&self) -> bool {
+        !self.queue.is_empty() || self.close_by.is_some()
+    }
     /// The connection's timer fired: the echoes that are due, or the end of the close wait.
-    pub(crate) fn fire(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
+    fn fire(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
         self.armed = None;
         if self.expired(ctx.now) {
             return;
@@ -220,37 +247,52 @@ impl Ws {
         }
     }
 
-    /// The instant the connection's timer must be armed for, if it is not armed for it yet.
-    pub(crate) fn timer_wanted(&mut self) -> Option<Instant> {
-        let next = [self.queue.front().map(|h| h.due), self.close_by]
-            .into_iter()
-            .flatten()
-            .min()?;
-        if self.armed.is_some_and(|a| a <= next) {
-            return None;
+    fn begin(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>, input_over: bool) -> Begin {
+        if self.shut {
+            return Begin::DropInput;
         }
-        self.armed = Some(next);
-        Some(next)
-    }
-
-    /// The server is shutting down: Close 1001 (going away), then the usual close wait.
-    pub(crate) fn drain(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
-        if self.stalled {
-            self.closing = Some(End::Close);
-        } else {
-            self.close(ctx, out, code::GOING_AWAY, "server shutting down");
+        if ctx.draining {
+            self.drain(ctx, out);
+        }
+        match (self.stalled && input_over) || self.expired(ctx.now) {
+            true => Begin::End(End::Close),
+            false => Begin::Go,
         }
     }
 
-    /// The wait for the client's Close is over: the connection ends, whatever output is left
-    /// (a client that does not read holds nothing past it).
-    pub(crate) fn expired(&self, now: Instant) -> bool {
-        self.close_by.is_some_and(|at| at <= now)
+    fn feed(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        inp: &mut [u8],
+        out: &mut Vec<u8>,
+    ) -> (usize, Option<Instant>) {
+        let used = self.frames(ctx, inp, out);
+        (used, self.timer_wanted())
     }
 
-    /// Both Close frames have passed: the server ends the TCP connection.
-    pub(crate) fn done(&self) -> bool {
-        self.session.sent_close() && self.session.received_close()
+    fn end(&mut self, out: &[u8], pending_tls: bool, peer_eof: bool, progress: bool) -> Turn {
+        if !out.is_empty() || pending_tls {
+            return Turn::Go;
+        }
+        if let Some(end) = self.closing {
+            return Turn::End(end);
+        }
+        if self.done() || (peer_eof && !progress) {
+            return Turn::End(End::Close);
+        }
+        if self.failed && !self.shut {
+            // The Close is out: FIN after it, then the rest is read and dropped.
+            self.shut = true;
+            return Turn::ShutWrite;
+        }
+        Turn::Go
+    }
+    /// Whether input should be read now (backpressure: output, delayed echoes, a stall).
+    fn wants_input(&self, out: &[u8]) -> bool {
+        !self.stalled
+            && self.closing.is_none()
+            && out.len() < HIGH_WATER
+            && self.held.len() - self.held_at < HELD_MAX
     }
 }
 

@@ -3,7 +3,9 @@
 
 use super::super::frame::{self, ErrorCode};
 use super::{Event as H2Event, Server};
-use crate::server::{Broken, Chunk, Event, Fields, Head, Next, ServerSession, Stop};
+use crate::server::{
+    Broken, Chunk, Event, Fields, Head, Next, ServerSession, Shut, Stop, StreamServer,
+};
 use std::time::Instant;
 
 impl ServerSession for Server {
@@ -99,5 +101,30 @@ impl ServerSession for Server {
         frame::write_header(out, 1, frame::Kind::Headers, 0x5, id);
         out.push(0x80);
         self.ended = true;
+    }
+}
+
+impl StreamServer for Server {
+    fn start(&mut self, out: &mut Vec<u8>) {
+        Server::start(self, out);
+    }
+
+    fn begin_read(&mut self) {
+        self.session.commit_credit();
+    }
+
+    fn ended(&self) -> bool {
+        Server::ended(self)
+    }
+
+    fn hold_limit(&self) -> usize {
+        self.config().conn_window as usize
+    }
+
+    fn shut(&mut self, out: &mut Vec<u8>, how: Shut<'_>) {
+        match how {
+            Shut::Drain => self.goaway(out, ErrorCode::NoError, b""),
+            Shut::Overload(why) => self.goaway(out, ErrorCode::EnhanceYourCalm, why),
+        }
     }
 }
