@@ -29,8 +29,9 @@ pub(crate) enum Turn {
 /// A protocol a connection switched to from HTTP/1.1 for good (HTTP/2 by its preface or ALPN,
 /// WebSocket by an upgrade): what the one loop asks of it at each point of a turn. A new
 /// protocol over TCP implements it (a wire `StreamServer` needs nothing more:
-/// `conn/session.rs` runs any) and is switched to where a connection comes to speak it (`conn.rs`); the loop
-/// does not change.
+/// `conn/session.rs` runs any), and its variant of `Mode`, its arm of `switched!` and the
+/// switch to it (where a connection comes to speak it) are in `conn.rs`; the loop does not
+/// change.
 pub(crate) trait Switched {
     /// The server's own work is pending (a sleep, a drip, echoes held for their time, the wait
     /// for a close's answer): the idle timeout does not apply.
@@ -111,10 +112,9 @@ impl Conn {
         drain: bool,
     ) -> Option<Next> {
         let input_over = drain || self.peer_eof;
-        let Mode::Switched(ref mut p) = self.mode else {
-            return None;
-        };
-        match p.begin(ctx, out, input_over) {
+        let begin = switched!(self.mode, ref mut p => p.begin(ctx, out, input_over),
+            h1 => Begin::Go);
+        match begin {
             Begin::Go => None,
             Begin::DropInput => {
                 *len = 0;
@@ -127,12 +127,9 @@ impl Conn {
     /// The protocol takes what it can of `inp` (answering it into `out`): the bytes used.
     fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
         let busy = self.busy();
-        let (used, timer) = match self.mode {
-            Mode::H1 if busy => (0, None),
-            // HTTP/1.1 arms its one answer's timer itself.
-            Mode::H1 => (self.process(ctx, inp, out), None),
-            Mode::Switched(ref mut p) => p.feed(ctx, inp, out),
-        };
+        // HTTP/1.1 arms its one answer's timer itself.
+        let (used, timer) = switched!(self.mode, ref mut p => p.feed(ctx, inp, out),
+            h1 => if busy { (0, None) } else { (self.process(ctx, inp, out), None) });
         if let Some(at) = timer {
             self.timer_seq += 1;
             ctx.arm_timer(at, self.id, self.timer_seq);
@@ -155,38 +152,31 @@ impl Conn {
     fn end_turn(&mut self, ctx: &mut Ctx<'_>, out: &[u8], progress: bool) -> Turn {
         let pending_tls = self.stream.has_pending();
         let busy = self.busy();
-        match self.mode {
-            Mode::H1 => {
-                // Ciphertext still waiting for the socket is output too (TLS).
-                let quiet = !busy && out.is_empty() && !pending_tls;
-                if let Some(end) = self.closing.filter(|_| quiet) {
-                    return Turn::End(end);
-                }
-                let stalled = self.pending.as_ref().is_some_and(Pending::is_stall);
-                let done = (stalled && (self.peer_eof || ctx.draining))
-                    || (quiet && self.body.is_none() && ctx.draining && !progress)
-                    || (quiet && self.peer_eof && !progress);
-                if done {
-                    return Turn::End(End::Close);
-                }
-                Turn::Go
+        let turn = switched!(self.mode, ref mut p => p.end(out, pending_tls, self.peer_eof, progress),
+        h1 => {
+            // Ciphertext still waiting for the socket is output too (TLS).
+            let quiet = !busy && out.is_empty() && !pending_tls;
+            if let Some(end) = self.closing.filter(|_| quiet) {
+                return Turn::End(end);
             }
-            Mode::Switched(ref mut p) => match p.end(out, pending_tls, self.peer_eof, progress) {
-                Turn::ShutWrite => {
-                    self.stream.close_notify();
-                    let _ = self.stream.tcp().shutdown(std::net::Shutdown::Write);
-                    Turn::ShutWrite
-                }
-                turn => turn,
-            },
+            let stalled = self.pending.as_ref().is_some_and(Pending::is_stall);
+            let done = (stalled && (self.peer_eof || ctx.draining))
+                || (quiet && self.body.is_none() && ctx.draining && !progress)
+                || (quiet && self.peer_eof && !progress);
+            if done {
+                return Turn::End(End::Close);
+            }
+            Turn::Go
+        });
+        if let Turn::ShutWrite = turn {
+            self.stream.close_notify();
+            let _ = self.stream.tcp().shutdown(std::net::Shutdown::Write);
         }
+        turn
     }
 
     /// Whether to read more now (each protocol's backpressure; `read_more` has the rest).
     fn wants_input(&self, out: &[u8]) -> bool {
-        match &self.mode {
-            Mode::H1 => true,
-            Mode::Switched(p) => p.wants_input(out),
-        }
+        switched!(self.mode, ref p => p.wants_input(out), h1 => true)
     }
 }
