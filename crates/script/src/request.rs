@@ -2,16 +2,9 @@
 //! each with the body its `content-length` gives; several back to back are a pipelined batch (wrk's
 //! pipeline.lua), answered as several responses.
 
-/// One request a script asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
-    pub method: String,
-    /// The request target as written (`/path?query`).
-    pub path: String,
-    /// Header fields in order, names as written (wrk.format writes them in lower case).
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
+/// One request a script asked for: the type every protocol's session sends (its target as
+/// written, header fields in order with names as written, the body its `content-length` gave).
+pub use barrage_wire::client::Request;
 
 /// The largest head a script's request may have (as barrage serve's own limit).
 const MAX_HEAD: usize = 64 * 1024;
