@@ -129,7 +129,7 @@ fn allocations_do_not_grow_with_requests() {
         );
         eprintln!("{said}");
         // 18,000 more requests: nothing more but each second's record (a worker sends one a
-        // second: its interval, 3 allocations); one allocation in a thousand requests fails.
+        // second: its interval, 3 allocations); ten more allocations (one in 1,800 requests) fail.
         assert!(large < small + 10 + 10 * s2.saturating_sub(s1), "{said}");
     }
 }

@@ -52,7 +52,7 @@ macro_rules! h1 {
 /// each arm (`ref` or `ref mut`), HTTP/1.1's arm `$h1`. Static dispatch: each arm is compiled
 /// for its own type, so a switched protocol costs what it did as a match of its own (a
 /// `Box<dyn Switched>` measured 2-3.5% more server CPU per HTTP/2 response). A new switched
-/// protocol is its [`Mode`] variant and its arm here, both in this file.
+/// protocol is its [`Mode`] variant and its arm in each of the two rules here, all in this file.
 macro_rules! switched {
     ($mode:expr, ref mut $p:ident => $e:expr, h1 => $h1:expr) => {
         match $mode {

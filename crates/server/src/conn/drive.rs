@@ -29,7 +29,7 @@ pub(crate) enum Turn {
 /// A protocol a connection switched to from HTTP/1.1 for good (HTTP/2 by its preface or ALPN,
 /// WebSocket by an upgrade): what the one loop asks of it at each point of a turn. A new
 /// protocol over TCP implements it (a wire `StreamServer` needs nothing more:
-/// `conn/session.rs` runs any), and its variant of `Mode`, its arm of `switched!` and the
+/// `conn/session.rs` runs any), and its variant of `Mode`, its arms of `switched!` and the
 /// switch to it (where a connection comes to speak it) are in `conn.rs`; the loop does not
 /// change.
 pub(crate) trait Switched {

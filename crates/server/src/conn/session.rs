@@ -173,7 +173,7 @@ impl<S: StreamServer> Switched for Streamed<S> {
     fn is_working(&self) -> bool {
         self.streams.is_working()
     }
-    /// Answers the sleeps and drips that are due ([`H2::timer_wanted`] arms the next).
+    /// Answers the sleeps and drips that are due (`Streamed::timer_wanted` arms the next).
     fn fire(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
         let (streams, mut r, mut env) = self.parts(ctx, out);
         streams.fire(&mut r, &mut env);

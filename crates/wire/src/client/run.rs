@@ -10,12 +10,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use thiserror::Error;
 
-/// One request the run sends, resolved against the run's origin.
+/// One request the run sends, resolved against the run's origin; a script's requests too
+/// (`barrage_script::Request`), as its `request()` wrote them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     pub method: String,
-    /// Path and query, starting with `/`.
+    /// The request target: path and query starting with `/` when resolved from the target, as
+    /// written when a script wrote it.
     pub path: String,
+    /// Header fields in order, names as written (wrk.format writes them in lower case).
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }

@@ -11,7 +11,6 @@ use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-/// What every HTTP/1.1 connection of a run shares.
 /// HTTP/1.1 (and HTTP/1.0, the same session with its own request line and keep-alive): every
 /// request encoded once, laid out at the positions of the run's order, so a pipelined batch is
 /// one slice of one buffer. The depth is the run's (HTTP/1.1's pipeline, a script's batch; an
@@ -58,6 +57,7 @@ impl Setup {
     }
 }
 
+/// What every HTTP/1.1 connection of a run shares.
 #[derive(Debug)]
 pub struct Setup {
     /// The requests at the positions of the run's order.

@@ -172,6 +172,82 @@ impl FrameDecoder {
     }
 }
 
+/// One message stream's frames across reads: the decoder, and the bytes of a frame not yet whole
+/// kept for the next read (bounded by `max_frame` while a frame is taken whole, by QUIC's flow
+/// control otherwise). The client's response and the server's request read through it.
+#[derive(Debug)]
+pub(crate) struct FrameReader {
+    frames: FrameDecoder,
+    carry: Vec<u8>,
+}
+
+impl Default for FrameReader {
+    fn default() -> Self {
+        FrameReader {
+            frames: FrameDecoder::new(super::DEFAULT_MAX_FRAME),
+            carry: Vec::new(),
+        }
+    }
+}
+
+impl FrameReader {
+    /// Reads `data` after what the last read kept (without a copy when it kept nothing), handing
+    /// each event to `event` until one returns other than `more`; keeps what is left (a partial
+    /// frame, or what follows the event that stopped) for the next read.
+    pub(crate) fn read<S: PartialEq + Copy>(
+        &mut self,
+        data: &[u8],
+        more: S,
+        mut event: impl FnMut(Event<'_>) -> Result<S, H3Error>,
+    ) -> Result<S, H3Error> {
+        let mut input = std::mem::take(&mut self.carry);
+        let from_carry = !input.is_empty();
+        if from_carry {
+            input.extend_from_slice(data);
+        }
+        let buf: &[u8] = if from_carry { &input } else { data };
+        let mut at = 0;
+        let step = loop {
+            let (used, ev) = self.frames.next(&buf[at..])?;
+            at += used;
+            let Some(ev) = ev else { break more };
+            let step = event(ev)?;
+            if step != more {
+                break step;
+            }
+        };
+        if from_carry {
+            input.drain(..at);
+        } else {
+            // `input` is the empty carry, its capacity kept.
+            input.extend_from_slice(&data[at..]);
+        }
+        self.carry = input;
+        Ok(step)
+    }
+
+    /// Keeps `data` unread for the next read (a reader that may not read now).
+    pub(crate) fn keep(&mut self, data: &[u8]) {
+        self.carry.extend_from_slice(data);
+    }
+
+    /// Takes what was kept, to read it again.
+    pub(crate) fn take_kept(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.carry)
+    }
+
+    /// Forgets what was kept (a stream that reads no more).
+    pub(crate) fn forget(&mut self) {
+        self.carry = Vec::new();
+    }
+
+    /// Whether the stream may end here: between frames, nothing kept (a stream that ends
+    /// inside a frame is H3_FRAME_ERROR, RFC 9114 §7.1).
+    pub(crate) fn at_boundary(&self) -> bool {
+        self.frames.at_frame_boundary() && self.carry.is_empty()
+    }
+}
+
 /// A payload that is exactly one varint (§7.1: more or fewer bytes are H3_FRAME_ERROR).
 fn one_varint(p: &[u8]) -> Result<u64, H3Error> {
     match varint::decode(p) {

@@ -10,9 +10,8 @@
 
 use crate::fields::{parse_length, parse_status};
 use crate::h3::error::{ErrorCode, H3Error};
-use crate::h3::frame::{Event, Frame, FrameDecoder};
+use crate::h3::frame::{Event, Frame, FrameReader};
 use crate::h3::qpack::{Decoded, Decoder, QpackError};
-use crate::h3::DEFAULT_MAX_FRAME;
 use crate::kept::Kept;
 
 /// Where a response stands after some of its bytes.
@@ -39,10 +38,10 @@ pub enum Ended {
 /// The decoding state of one response.
 #[derive(Debug)]
 pub struct Response {
-    frames: FrameDecoder,
-    /// Bytes after a frame boundary not yet decodable (a partial frame head or non-DATA frame),
-    /// or, while blocked, everything after the blocked section.
-    carry: Vec<u8>,
+    /// Its frames; what it keeps is the bytes after a frame boundary not yet decodable (a
+    /// partial frame head or non-DATA frame), or, while blocked, everything after the blocked
+    /// section.
+    reader: FrameReader,
     /// A header section waiting for inserts.
     blocked: Vec<u8>,
     is_blocked: bool,
@@ -66,8 +65,7 @@ const MESSAGE: ErrorCode = ErrorCode::Message;
 impl Response {
     pub fn new(head: bool) -> Response {
         Response {
-            frames: FrameDecoder::new(DEFAULT_MAX_FRAME),
-            carry: Vec::new(),
+            reader: FrameReader::default(),
             blocked: Vec::new(),
             is_blocked: false,
             status: 0,
@@ -110,36 +108,16 @@ impl Response {
         if self.is_blocked {
             // Only [`Response::resume`] goes on; the caller reads nothing while blocked, but
             // keeps what it read already.
-            self.carry.extend_from_slice(data);
+            self.reader.keep(data);
             return Ok(Step::Blocked);
         }
-        let mut input = std::mem::take(&mut self.carry);
-        let from_carry = !input.is_empty();
-        if from_carry {
-            input.extend_from_slice(data);
-        }
-        let buf: &[u8] = if from_carry { &input } else { data };
-        let mut at = 0;
-        let step = loop {
-            let (used, ev) = self.frames.next(&buf[at..])?;
-            at += used;
-            let Some(ev) = ev else { break Step::More };
-            let step = self.event(stream, ev, qpack, acks, expect)?;
-            if step != Step::More {
-                break step;
-            }
-        };
-        // What is left is a partial frame (or, blocked or failed, what follows): kept, bounded
-        // by the frame size limit while decoding, and by QUIC's flow control otherwise.
-        let rest = &buf[at..];
-        if from_carry {
-            input.drain(..at);
-            self.carry = input;
-        } else {
-            self.carry.clear();
-            self.carry.extend_from_slice(rest);
-        }
-        Ok(step)
+        // What is left is kept: a partial frame, or, blocked or failed, what follows.
+        let mut reader = std::mem::take(&mut self.reader);
+        let step = reader.read(data, Step::More, |ev| {
+            self.event(stream, ev, qpack, acks, expect)
+        });
+        self.reader = reader;
+        step
     }
 
     /// Decodes the blocked section again (after inserts arrived), then what followed it.
@@ -161,7 +139,7 @@ impl Response {
         if step != Step::More {
             return Ok(step);
         }
-        let rest = std::mem::take(&mut self.carry);
+        let rest = self.reader.take_kept();
         self.feed(stream, &rest, qpack, acks, expect)
     }
 
@@ -309,7 +287,7 @@ impl Response {
     /// a final status, or short of its `content-length`. A FIN inside a frame is the
     /// connection's error (RFC 9114 §7.1).
     pub fn end(&self, expect: Option<&[u8]>) -> Result<Ended, H3Error> {
-        if !self.frames.at_frame_boundary() || !self.carry.is_empty() || self.is_blocked {
+        if !self.reader.at_boundary() || self.is_blocked {
             return Err(H3Error::new(
                 ErrorCode::Frame,
                 "request stream ended inside a frame",

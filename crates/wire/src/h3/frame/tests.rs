@@ -4,35 +4,55 @@
 
 use super::*;
 
-/// Everything `dec` yields from `parts` fed in turn (carrying what it did not use), DATA
-/// chunks joined per frame so that splits compare equal; and the error, if any.
+/// Events as text, DATA chunks joined per frame so that splits compare equal.
+#[derive(Default)]
+struct Seen {
+    seen: Vec<String>,
+    data: Option<Vec<u8>>,
+}
+
+impl Seen {
+    fn event(&mut self, ev: Event<'_>) {
+        match ev {
+            Event::Data { len } => {
+                self.payload();
+                self.seen.push(format!("data {len}"));
+                self.data = Some(Vec::new());
+            }
+            Event::DataChunk(c) => self.data.as_mut().unwrap().extend_from_slice(c),
+            Event::Frame(f) => {
+                self.payload();
+                self.seen.push(format!("{f:?}"));
+            }
+        }
+    }
+
+    fn payload(&mut self) {
+        if let Some(d) = self.data.take() {
+            self.seen.push(format!("payload {d:?}"));
+        }
+    }
+
+    fn done(mut self) -> Vec<String> {
+        self.payload();
+        self.seen
+    }
+}
+
+/// Everything `dec` yields from `parts` fed in turn (carrying what it did not use); and the
+/// error, if any.
 fn run(dec: &mut FrameDecoder, parts: &[&[u8]]) -> (Vec<String>, Option<H3Error>) {
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = Seen::default();
     let mut carry = Vec::new();
-    let mut data: Option<Vec<u8>> = None;
     for p in parts {
         carry.extend_from_slice(p);
         loop {
             match dec.next(&carry) {
-                Err(e) => return (seen, Some(e)),
+                Err(e) => return (seen.seen, Some(e)),
                 Ok((n, ev)) => {
                     let more = ev.is_some();
-                    match ev {
-                        Some(Event::Data { len }) => {
-                            if let Some(d) = data.take() {
-                                seen.push(format!("payload {d:?}"));
-                            }
-                            seen.push(format!("data {len}"));
-                            data = Some(Vec::new());
-                        }
-                        Some(Event::DataChunk(c)) => data.as_mut().unwrap().extend_from_slice(c),
-                        Some(Event::Frame(f)) => {
-                            if let Some(d) = data.take() {
-                                seen.push(format!("payload {d:?}"));
-                            }
-                            seen.push(format!("{f:?}"));
-                        }
-                        None => {}
+                    if let Some(ev) = ev {
+                        seen.event(ev);
                     }
                     carry.drain(..n);
                     if !more {
@@ -42,10 +62,7 @@ fn run(dec: &mut FrameDecoder, parts: &[&[u8]]) -> (Vec<String>, Option<H3Error>
             }
         }
     }
-    if let Some(d) = data.take() {
-        seen.push(format!("payload {d:?}"));
-    }
-    (seen, None)
+    (seen.done(), None)
 }
 
 fn all_frames() -> Vec<u8> {
@@ -294,4 +311,34 @@ fn stream_types_and_error_codes_have_the_rfcs_values() {
     }
     assert!(ErrorCode::is_grease(0x21) && ErrorCode::is_grease(0x21 + 0x1f * 7));
     assert!(!ErrorCode::is_grease(0x100));
+}
+
+#[test]
+fn a_reader_keeps_what_a_read_leaves_and_reads_it_next() {
+    let b = all_frames();
+    let (whole, _) = run(&mut FrameDecoder::new(1024), &[&b]);
+    for cut in 0..=b.len() {
+        let mut r = FrameReader::default();
+        let mut seen = Seen::default();
+        for part in [&b[..cut], &b[cut..]] {
+            let step = r.read(part, 0, |ev| {
+                seen.event(ev);
+                Ok(0)
+            });
+            assert_eq!(step, Ok(0), "{cut}");
+        }
+        assert_eq!(seen.done(), whole, "{cut}");
+        assert!(r.at_boundary(), "{cut}");
+    }
+    // A read stopped by its callback at the first HEADERS keeps what follows that frame, and
+    // the next read starts there.
+    let mut headers = Vec::new();
+    write_headers(b"\0\0\xd1\xd7", &mut headers);
+    let at = b.windows(headers.len()).position(|w| w == headers).unwrap() + headers.len();
+    let mut r = FrameReader::default();
+    let stop = |ev: Event<'_>| Ok(u8::from(matches!(ev, Event::Frame(Frame::Headers(_)))));
+    assert_eq!(r.read(&b, 0, stop), Ok(1));
+    assert!(!r.at_boundary());
+    assert_eq!(r.take_kept(), b[at..].to_vec());
+    assert!(r.at_boundary());
 }

@@ -8,9 +8,8 @@
 //! body.
 
 use crate::h3::error::{ErrorCode, H3Error};
-use crate::h3::frame::{Event, Frame, FrameDecoder};
+use crate::h3::frame::{Event, Frame, FrameReader};
 use crate::h3::qpack::{Decoded, Decoder, QpackError};
-use crate::h3::DEFAULT_MAX_FRAME;
 
 /// A request's header section, decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,9 +46,8 @@ pub enum Step {
 /// The decoding state of one request stream.
 #[derive(Debug)]
 pub struct Request {
-    frames: FrameDecoder,
-    /// A partial frame kept for the next bytes (bounded by the frame size limit).
-    carry: Vec<u8>,
+    /// Its frames, a partial frame kept for the next bytes.
+    reader: FrameReader,
     head: bool,
     trailers: bool,
     body_at: u64,
@@ -69,8 +67,7 @@ impl Default for Request {
 impl Request {
     pub fn new() -> Request {
         Request {
-            frames: FrameDecoder::new(DEFAULT_MAX_FRAME),
-            carry: Vec::new(),
+            reader: FrameReader::default(),
             head: false,
             trailers: false,
             body_at: 0,
@@ -96,28 +93,14 @@ impl Request {
         if self.stopped {
             return Ok(Step::More);
         }
-        let mut input = std::mem::take(&mut self.carry);
-        let from_carry = !input.is_empty();
-        if from_carry {
-            input.extend_from_slice(data);
+        let mut reader = std::mem::take(&mut self.reader);
+        let step = reader.read(data, Step::More, |ev| self.event(stream, ev, qpack, on));
+        self.reader = reader;
+        if step.as_ref().is_ok_and(|s| *s != Step::More) {
+            self.stopped = true;
+            self.reader.forget();
         }
-        let buf: &[u8] = if from_carry { &input } else { data };
-        let mut at = 0;
-        let step = loop {
-            let (used, ev) = self.frames.next(&buf[at..])?;
-            at += used;
-            let Some(ev) = ev else { break Step::More };
-            let step = self.event(stream, ev, qpack, on)?;
-            if step != Step::More {
-                self.stopped = true;
-                break step;
-            }
-        };
-        if !self.stopped {
-            self.carry.clear();
-            self.carry.extend_from_slice(&buf[at..]);
-        }
-        Ok(step)
+        step
     }
 
     fn event(
@@ -257,7 +240,7 @@ impl Request {
         if self.stopped {
             return Ok(false);
         }
-        if !self.frames.at_frame_boundary() || !self.carry.is_empty() {
+        if !self.reader.at_boundary() {
             return Err(H3Error::new(
                 ErrorCode::Frame,
                 "request stream ended inside a frame",
