@@ -94,6 +94,14 @@ use std::time::Instant;
 /// Stop parsing requests while this much output is waiting for the socket (backpressure).
 const HIGH_WATER: usize = 256 * 1024;
 
+/// HTTP/2's ALPN name.
+const H2: &[u8] = b"h2";
+
+/// What a TLS connection may choose by ALPN, in the server's order of preference (`tls.rs`
+/// offers it): the protocols this file switches a connection to, each where it comes to speak
+/// it (h2: the preface, which must open a connection that chose it), and HTTP/1.1.
+pub(crate) const ALPN: [&[u8]; 2] = [H2, b"http/1.1"];
+
 /// The first byte of a TLS record carrying a handshake (a ClientHello sent to the plain port).
 const TLS_HANDSHAKE: u8 = 0x16;
 
@@ -311,7 +319,7 @@ impl Conn {
                 return PREFACE.len();
             }
             // A TLS client that chose h2 by ALPN must open with the preface (RFC 9113 §3.4).
-            if self.stream.alpn_h2() {
+            if self.stream.alpn() == Some(H2) {
                 self.closing = Some(End::Close);
                 return inp.len();
             }

@@ -20,10 +20,6 @@ pub enum Tls {
     SelfSigned,
 }
 
-/// The protocols offered by ALPN, in the server's order of preference. h2 is advertised even
-/// though the HTTP/1.1 code serves every connection for now (see `Transport::alpn_h2`).
-pub(crate) const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
-
 /// What `start` keeps of the TLS setup.
 pub(crate) struct Setup {
     pub config: Arc<rustls::ServerConfig>,
@@ -53,7 +49,7 @@ pub(crate) fn setup(tls: &Tls) -> Result<Setup, ServerError> {
             },
             Tls::SelfSigned => ServerError::SelfSigned(e.to_string()),
         })?;
-    config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
+    config.alpn_protocols = crate::conn::ALPN.iter().map(|p| p.to_vec()).collect();
     Ok(Setup {
         config: Arc::new(config),
         leaf,

@@ -62,14 +62,13 @@ impl Transport {
         }
     }
 
-    /// True once the TLS handshake completed with ALPN choosing h2 (the connection must then
-    /// open with HTTP/2's preface: `Conn::process`).
-    pub(crate) fn alpn_h2(&self) -> bool {
+    /// The protocol ALPN chose, once the TLS handshake completed (what it asks of the
+    /// connection is `conn.rs`'s: h2 must open with HTTP/2's preface, `Conn::process`).
+    pub(crate) fn alpn(&self) -> Option<&[u8]> {
         match self {
-            Transport::Plain(_) => false,
-            Transport::Tls(t) => {
-                !t.tls.is_handshaking() && t.tls.alpn_protocol() == Some(b"h2".as_slice())
-            }
+            Transport::Plain(_) => None,
+            Transport::Tls(t) if t.tls.is_handshaking() => None,
+            Transport::Tls(t) => t.tls.alpn_protocol(),
         }
     }
 
@@ -208,7 +207,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     /// Handshakes a client offering `offer` with a server-side `Transport`, exchanging one
-    /// byte each way, and returns what `alpn_h2` said once the server had read the byte.
+    /// byte each way, and returns whether `alpn` said h2 once the server had read the byte.
     fn server_alpn_h2(offer: &[&[u8]]) -> bool {
         let s = setup(&Tls::SelfSigned).unwrap();
         let conn = client_conn(s.leaf.clone(), offer);
@@ -227,10 +226,10 @@ mod tests {
         let (sock, _) = listener.accept().unwrap();
         sock.set_nonblocking(true).unwrap();
         let mut t = Transport::new(TcpStream::from_std(sock), Some(&s.config)).unwrap();
-        assert!(!t.alpn_h2(), "not before the handshake");
+        assert_eq!(t.alpn(), None, "not before the handshake");
         let mut buf = [0u8; 16];
         assert_eq!(read_some(&mut t, &mut buf), 1);
-        let h2 = t.alpn_h2();
+        let h2 = t.alpn() == Some(b"h2".as_slice());
         assert_eq!(t.write(if h2 { b"2" } else { b"1" }).unwrap(), 1);
         while t.has_pending() {
             t.send_pending().unwrap();
