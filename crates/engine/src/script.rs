@@ -163,18 +163,12 @@ pub(crate) fn plan(
         let own: Vec<ResolvedRequest> = probe
             .requests()
             .iter()
-            .map(|r| ResolvedRequest {
-                method: r.method.clone(),
-                path: r.path.clone(),
-                headers: r
-                    .headers
-                    .iter()
-                    .filter(|(n, _)| {
-                        !n.eq_ignore_ascii_case("host") && !n.eq_ignore_ascii_case("content-length")
-                    })
-                    .cloned()
-                    .collect(),
-                body: r.body.clone(),
+            .map(|r| {
+                let mut r = r.clone();
+                r.headers.retain(|(n, _)| {
+                    !n.eq_ignore_ascii_case("host") && !n.eq_ignore_ascii_case("content-length")
+                });
+                r
             })
             .collect();
         if !listed {

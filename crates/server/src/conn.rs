@@ -48,24 +48,17 @@ macro_rules! h1 {
     };
 }
 
-/// The protocol a connection switched to, as a [`drive::Switched`]: `$p` bound to its state in
-/// each arm (`ref` or `ref mut`), HTTP/1.1's arm `$h1`. Static dispatch: each arm is compiled
-/// for its own type, so a switched protocol costs what it did as a match of its own (a
-/// `Box<dyn Switched>` measured 2-3.5% more server CPU per HTTP/2 response). A new switched
-/// protocol is its [`Mode`] variant and its arm in each of the two rules here, all in this file.
+/// The protocol a connection switched to, as a [`drive::Switched`]: `$p` bound to its state
+/// (shared or mutable as `$mode` is `&self.mode` or `&mut self.mode`), HTTP/1.1's arm `$h1`.
+/// Static dispatch: each arm is compiled for its own type, so a switched protocol costs what it
+/// did as a match of its own (a `Box<dyn Switched>` measured 2-3.5% more server CPU per HTTP/2
+/// response). A new switched protocol is its [`Mode`] variant and its arm here, in this file.
 macro_rules! switched {
-    ($mode:expr, ref mut $p:ident => $e:expr, h1 => $h1:expr) => {
+    ($mode:expr, $p:ident => $e:expr, h1 => $h1:expr) => {
         match $mode {
             Mode::H1 => $h1,
-            Mode::H2(ref mut $p) => $e,
-            Mode::Ws(ref mut $p) => $e,
-        }
-    };
-    ($mode:expr, ref $p:ident => $e:expr, h1 => $h1:expr) => {
-        match $mode {
-            Mode::H1 => $h1,
-            Mode::H2(ref $p) => $e,
-            Mode::Ws(ref $p) => $e,
+            Mode::H2($p) => $e,
+            Mode::Ws($p) => $e,
         }
     };
 }
@@ -228,7 +221,7 @@ impl Conn {
     /// bytes): the idle timeout does not apply. A connection whose client stops reading a
     /// response makes no progress and does time out.
     pub(crate) fn is_working(&self) -> bool {
-        switched!(self.mode, ref p => p.is_working(),
+        switched!(&self.mode, p => p.is_working(),
             h1 => self.pending.as_ref().is_some_and(Pending::is_working))
     }
 
@@ -252,7 +245,7 @@ impl Conn {
             o
         };
         if cause == Cause::Timer {
-            switched!(self.mode, ref mut p => p.fire(ctx, &mut out),
+            switched!(&mut self.mode, p => p.fire(ctx, &mut out),
                 h1 => self.fire_timer(ctx, &mut out))
         }
         let drain = matches!(cause, Cause::Io { drain: true });

@@ -29,7 +29,7 @@ pub(crate) enum Turn {
 /// A protocol a connection switched to from HTTP/1.1 for good (HTTP/2 by its preface or ALPN,
 /// WebSocket by an upgrade): what the one loop asks of it at each point of a turn. A new
 /// protocol over TCP implements it (a wire `StreamServer` needs nothing more:
-/// `conn/session.rs` runs any), and its variant of `Mode`, its arms of `switched!` and the
+/// `conn/session.rs` runs any), and its variant of `Mode`, its arm of `switched!` and the
 /// switch to it (where a connection comes to speak it) are in `conn.rs`; the loop does not
 /// change.
 pub(crate) trait Switched {
@@ -112,7 +112,7 @@ impl Conn {
         drain: bool,
     ) -> Option<Next> {
         let input_over = drain || self.peer_eof;
-        let begin = switched!(self.mode, ref mut p => p.begin(ctx, out, input_over),
+        let begin = switched!(&mut self.mode, p => p.begin(ctx, out, input_over),
             h1 => Begin::Go);
         match begin {
             Begin::Go => None,
@@ -126,10 +126,9 @@ impl Conn {
 
     /// The protocol takes what it can of `inp` (answering it into `out`): the bytes used.
     fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
-        let busy = self.busy();
         // HTTP/1.1 arms its one answer's timer itself.
-        let (used, timer) = switched!(self.mode, ref mut p => p.feed(ctx, inp, out),
-            h1 => if busy { (0, None) } else { (self.process(ctx, inp, out), None) });
+        let (used, timer) = switched!(&mut self.mode, p => p.feed(ctx, inp, out),
+            h1 => if self.busy() { (0, None) } else { (self.process(ctx, inp, out), None) });
         if let Some(at) = timer {
             self.timer_seq += 1;
             ctx.arm_timer(at, self.id, self.timer_seq);
@@ -151,11 +150,10 @@ impl Conn {
     /// Whether the connection is done once this turn's output went.
     fn end_turn(&mut self, ctx: &mut Ctx<'_>, out: &[u8], progress: bool) -> Turn {
         let pending_tls = self.stream.has_pending();
-        let busy = self.busy();
-        let turn = switched!(self.mode, ref mut p => p.end(out, pending_tls, self.peer_eof, progress),
+        let turn = switched!(&mut self.mode, p => p.end(out, pending_tls, self.peer_eof, progress),
         h1 => {
             // Ciphertext still waiting for the socket is output too (TLS).
-            let quiet = !busy && out.is_empty() && !pending_tls;
+            let quiet = !self.busy() && out.is_empty() && !pending_tls;
             if let Some(end) = self.closing.filter(|_| quiet) {
                 return Turn::End(end);
             }
@@ -177,6 +175,6 @@ impl Conn {
 
     /// Whether to read more now (each protocol's backpressure; `read_more` has the rest).
     fn wants_input(&self, out: &[u8]) -> bool {
-        switched!(self.mode, ref p => p.wants_input(out), h1 => true)
+        switched!(&self.mode, p => p.wants_input(out), h1 => true)
     }
 }

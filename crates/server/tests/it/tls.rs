@@ -151,6 +151,29 @@ fn tls_alpn_offers_h2_and_http11() {
     assert_eq!(r.response(false).unwrap().status, 200);
 }
 
+/// A client that chose h2 by ALPN must open with HTTP/2's preface (RFC 9113 §3.4): one that
+/// sends an HTTP/1.1 request instead is closed without an answer; the same request after
+/// choosing http/1.1 is answered.
+#[test]
+fn tls_a_client_that_chose_h2_and_sends_no_preface_is_closed_unanswered() {
+    let s = tls_server();
+    let request = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+    let mut h2 = Reader::new(TlsClient::connect(
+        s.local_addr(),
+        any_cert(&[b"h2"]),
+        "localhost",
+    ));
+    h2.send(request);
+    assert!(h2.closed(), "a client that chose h2 got an HTTP/1.1 answer");
+    let mut h1 = Reader::new(TlsClient::connect(
+        s.local_addr(),
+        any_cert(&[b"http/1.1"]),
+        "localhost",
+    ));
+    h1.send(request);
+    assert_eq!(h1.response(false).unwrap().status, 200);
+}
+
 #[test]
 fn tls_fingerprint_is_the_sha256_of_the_certificate_seen() {
     let s = tls_server();

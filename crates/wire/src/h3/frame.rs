@@ -193,7 +193,9 @@ impl Default for FrameReader {
 impl FrameReader {
     /// Reads `data` after what the last read kept (without a copy when it kept nothing), handing
     /// each event to `event` until one returns other than `more`; keeps what is left (a partial
-    /// frame, or what follows the event that stopped) for the next read.
+    /// frame, or what follows the event that stopped) for the next read. Its callers take the
+    /// reader out of themselves for the read (`std::mem::take`, two moves) so that `event` may
+    /// borrow them whole: `event` must not look at their reader then.
     pub(crate) fn read<S: PartialEq + Copy>(
         &mut self,
         data: &[u8],
