@@ -12,8 +12,8 @@
 //! answered with one write.
 //!
 //! A connection's protocol is one [`Mode`]: HTTP/1.1 until HTTP/2's preface (the wire's HTTP/2
-//! session, run by `session` as any byte-stream session) or a WebSocket upgrade (`ws`) switches
-//! it for good; one loop (`drive`) runs every mode, asking a switched one through
+//! session, run by `session` as any byte-stream session), FastCGI's first byte (its session,
+//! run the same way) or a WebSocket upgrade (`ws`) switches it for good; one loop (`drive`) runs every mode, asking a switched one through
 //! `drive::Switched`.
 
 /// HTTP/1.1's [`H1Reply`] and the answers' [`Env`] for one step, from the connection's fields
@@ -59,6 +59,7 @@ macro_rules! switched {
             Mode::H1 => $h1,
             Mode::H2($p) => $e,
             Mode::Ws($p) => $e,
+            Mode::Fcgi($p) => $e,
         }
     };
 }
@@ -153,6 +154,8 @@ enum Mode {
     H2(Box<session::Streamed<barrage_wire::h2::server::Server>>),
     /// WebSocket, once `/ws/echo` upgraded the connection.
     Ws(Box<ws::Ws>),
+    /// FastCGI (a web server's `fastcgi_pass`), by its first byte.
+    Fcgi(Box<session::Streamed<barrage_wire::fcgi::server::Server>>),
 }
 
 /// A request body being read (HTTP/1.1's framing; the answer that waits for it is the
@@ -292,7 +295,7 @@ impl Conn {
     }
 
     /// Parses and answers complete requests from `inp`; returns the bytes consumed.
-    fn process(&mut self, ctx: &mut Ctx<'_>, inp: &[u8], out: &mut Vec<u8>) -> usize {
+    fn process(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
         if self.fresh && !inp.is_empty() {
             // HTTP/2 with prior knowledge starts with the preface, which no HTTP/1.1 request
             // line can (RFC 9113 §3.4): wait until it is whole or ruled out.
@@ -315,6 +318,25 @@ impl Conn {
             if self.stream.alpn() == Some(H2) {
                 self.closing = Some(End::Close);
                 return inp.len();
+            }
+            // FastCGI's first record says version 1, a byte no HTTP/1.1 request starts with;
+            // it has no preface, so the switched session takes the input from its first byte.
+            if inp[0] == barrage_wire::fcgi::VERSION {
+                let cfg = ctx.cfg();
+                let fcgi =
+                    barrage_wire::fcgi::server::Server::new(barrage_wire::fcgi::server::Config {
+                        max_params: cfg.header_limit,
+                        max_requests: cfg.h2_max_streams as usize,
+                    });
+                self.mode = Mode::Fcgi(Box::new(session::Streamed::new(fcgi, out)));
+                self.fresh = false;
+                let (used, timer) = switched!(&mut self.mode, p => p.feed(ctx, inp, out),
+                    h1 => (0, None));
+                if let Some(at) = timer {
+                    self.timer_seq += 1;
+                    ctx.arm_timer(at, self.id, self.timer_seq);
+                }
+                return used;
             }
             // A TLS hello on the plain port (a handshake record, 0x16), a broken HTTP/2
             // preface, or a request line of another protocol (three printable words whose

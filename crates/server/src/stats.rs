@@ -7,11 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Status codes counted one by one; any code above is counted as 599.
 const CODES: usize = 600;
 
+/// The protocols responses are counted by, as `serve --metrics` names them (each one's slot is
+/// its place here).
+const PROTOCOLS: [&str; 5] = ["http/1.1", "h2", "h3", "http/1.0", "fastcgi"];
+
 /// One worker's counters.
 pub(crate) struct Counters {
     accepted: AtomicU64,
-    /// Responses by protocol (0: HTTP/1.1, 1: HTTP/2, 2: HTTP/3, 3: HTTP/1.0) and status code.
-    responses: [Box<[AtomicU64]>; 4],
+    /// Responses by protocol (a slot of `PROTOCOLS`) and status code.
+    responses: [Box<[AtomicU64]>; PROTOCOLS.len()],
     /// WebSocket: connections upgraded, messages received, and the close handshakes this
     /// server began, by code (`WS_CODES`, the last slot for any other).
     ws_upgrades: AtomicU64,
@@ -28,7 +32,7 @@ impl Default for Counters {
         let codes = || (0..CODES).map(|_| AtomicU64::new(0)).collect();
         Counters {
             accepted: AtomicU64::new(0),
-            responses: [codes(), codes(), codes(), codes()],
+            responses: std::array::from_fn(|_| codes()),
             ws_upgrades: AtomicU64::new(0),
             ws_messages: AtomicU64::new(0),
             ws_closes: Default::default(),
@@ -42,12 +46,13 @@ impl Counters {
     }
 
     /// A response (its head) went out with `status` over the protocol named `version` as a
-    /// request line or a stream session names it ("HTTP/1.1", "HTTP/2", "HTTP/3"; a constant
+    /// request line or a stream session names it ("HTTP/1.1", "HTTP/2", "HTTP/3", "FastCGI"; a constant
     /// at every call, so the match folds away).
     pub(crate) fn response_over(&self, version: &str, status: u16) {
         let slot = match version {
             "HTTP/2" => 1,
             "HTTP/3" => 2,
+            "FastCGI" => 4,
             _ => 0,
         };
         bump(&self.responses[slot][usize::from(status).min(CODES - 1)]);
@@ -140,7 +145,7 @@ pub struct ServerStats {
     pub accepted: u64,
     /// Connections open now.
     pub active: u64,
-    /// Responses by protocol ("http/1.1", "h2", "h3" or "http/1.0") and status code, nonzero ones
+    /// Responses by protocol ("http/1.1", "h2", "h3", "http/1.0" or "fastcgi") and status code, nonzero ones
     /// only, by code.
     pub responses: Vec<(&'static str, u16, u64)>,
     /// WebSocket connections upgraded (101 sent).
@@ -176,7 +181,7 @@ impl ServerStats {
                 s.ws_closes.push((code, n));
             }
         }
-        for (p, proto) in ["http/1.1", "h2", "h3", "http/1.0"].into_iter().enumerate() {
+        for (p, proto) in PROTOCOLS.into_iter().enumerate() {
             for code in 0..CODES {
                 let n: u64 = workers
                     .iter()

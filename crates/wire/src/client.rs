@@ -32,7 +32,7 @@
 mod run;
 
 pub use crate::kept::Kept;
-use crate::{h1, h2, h3, ws};
+use crate::{fcgi, h1, h2, h3, ws};
 /// The class of a failure: the model's, the one the engine counts and the document writes.
 pub use barrage_model::load::ErrorClass;
 use barrage_model::load::{Protocol as Asked, ProtocolFigures};
@@ -186,7 +186,8 @@ impl Counts {
 
     /// The document's protocol section for a run of the protocol `asked` (HTTP/2 that ALPN
     /// turned into HTTP/1.1 included: `alpn` says what was spoken, `h2c` in cleartext), with
-    /// what derives from the sums over `requests_written`. None for HTTP/1.1 and HTTP/1.0.
+    /// what derives from the sums over `requests_written`. None for HTTP/1.1, HTTP/1.0 and
+    /// FastCGI.
     pub fn figures(
         &self,
         asked: &Asked,
@@ -194,7 +195,7 @@ impl Counts {
         requests_written: u64,
     ) -> Option<ProtocolFigures> {
         let mut f = match *asked {
-            Asked::Http1 { .. } | Asked::Http10 { .. } => return None,
+            Asked::Http1 { .. } | Asked::Http10 { .. } | Asked::Fastcgi { .. } => return None,
             Asked::Http2 { streams, .. } => {
                 ProtocolFigures::Http2(self.h2.figures(alpn.unwrap_or("h2c"), streams))
             }
@@ -348,6 +349,7 @@ pub enum Protocol {
     H2(h2::client::Setup),
     H3(h3::client::Setup),
     Ws(ws::client::Setup),
+    Fcgi(fcgi::client::Setup),
 }
 
 impl Protocol {
@@ -360,6 +362,7 @@ impl Protocol {
         Ok(match run.load.protocol {
             Asked::Ws { .. } => Protocol::Ws(ws::client::Setup::for_run(run)),
             Asked::Http3 { .. } => Protocol::H3(h3::client::Setup::for_run(run)?),
+            Asked::Fastcgi { .. } => Protocol::Fcgi(fcgi::client::Setup::for_run(run)),
             Asked::Http2 { .. } | Asked::Grpc { .. } if run.h2 => {
                 Protocol::H2(h2::client::Setup::for_run(run))
             }
@@ -377,6 +380,7 @@ impl Protocol {
             Protocol::H2(s) => Session::H2(Box::new(h2::client::Conn::new(s))),
             Protocol::H3(s) => Session::H3(Box::new(h3::client::Conn::new(s))),
             Protocol::Ws(s) => Session::Ws(Box::new(ws::client::Conn::new(s))),
+            Protocol::Fcgi(s) => Session::Fcgi(fcgi::client::Conn::new(s)),
         }
     }
 
@@ -387,6 +391,7 @@ impl Protocol {
             Protocol::H2(s) => s.requests.len(),
             Protocol::H3(s) => s.requests.len(),
             Protocol::Ws(s) => s.messages.len(),
+            Protocol::Fcgi(s) => s.encoded.len(),
         }
     }
 }
@@ -398,6 +403,7 @@ pub enum Session<'r, T> {
     H2(Box<h2::client::Conn<'r, T>>),
     H3(Box<h3::client::Conn<'r, T>>),
     Ws(Box<ws::client::Conn<'r, T>>),
+    Fcgi(fcgi::client::Conn<'r, T>),
 }
 
 /// Calls the same method on whichever session it is.
@@ -408,6 +414,7 @@ macro_rules! dispatch {
             Session::H2($s) => $call,
             Session::H3($s) => $call,
             Session::Ws($s) => $call,
+            Session::Fcgi($s) => $call,
         }
     };
 }

@@ -13,6 +13,7 @@ pub mod chunked;
 pub mod client;
 pub mod encode;
 pub mod error;
+pub mod fcgi;
 mod fields;
 pub mod grpc;
 pub mod h1;
@@ -23,6 +24,7 @@ pub mod pattern;
 pub mod request;
 pub mod response;
 pub mod server;
+mod status;
 pub mod ws;
 
 pub use body::{
@@ -36,6 +38,7 @@ pub use request::{
     RequestError, RequestHead, UnknownParser,
 };
 pub use response::{parse_response_head, ResponseHead};
+pub use status::reason;
 
 /// The most header lines a message may carry before it is refused (httparse needs a fixed array).
 pub const MAX_HEADERS: usize = 100;

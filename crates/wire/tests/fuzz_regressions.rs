@@ -5,6 +5,8 @@
 
 #[path = "../../../fuzz/harness/chunked.rs"]
 mod chunked;
+#[path = "../../../fuzz/harness/fcgi.rs"]
+mod fcgi;
 #[path = "../../../fuzz/harness/grpc.rs"]
 mod grpc;
 #[path = "../../../fuzz/harness/h1_client.rs"]
@@ -58,6 +60,11 @@ fn h1_client() {
 #[test]
 fn h2() {
     replay::all("h2", h2::run);
+}
+
+#[test]
+fn fcgi() {
+    replay::all("fcgi", fcgi::run);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod fastcgi;
 mod grpc;
 mod grpc_go;
 mod grpc_node;

@@ -1,5 +1,5 @@
-//! `barrage load -s` against `barrage serve` in process: over HTTP/3 and WebSocket (nginx here
-//! speaks neither), wrk's counter.lua sends the paths it sends over HTTP/1.1 (the server's access
+//! `barrage load -s` against `barrage serve` in process: over HTTP/3, WebSocket and FastCGI
+//! (nginx here serves none of them), wrk's counter.lua sends the paths it sends over HTTP/1.1 (the server's access
 //! log, one `METHOD TARGET STATUS` line per response, counted), and a script of our own whose
 //! `request()` writes a body per request and whose `response()` reads each whole response
 //! (its status, a field, its body) proves both ways: the server echoes each body (HTTP/3's
@@ -112,6 +112,38 @@ fn request_and_response_hooks_over_http3() {
     let r = load(&h3_config(&s, "/", echo, 4, 60));
     let printed = r.script.expect("a script's output").printed;
     assert!(printed.starts_with("got=60 inorder="), "{printed}");
+}
+
+/// counter.lua and the echo script over FastCGI (`--fastcgi`): the paths counter.lua writes
+/// reach the server, each as its own request, and each body comes back whole to response(),
+/// in order (one request at a time on a connection).
+#[test]
+fn request_and_response_hooks_over_fastcgi() {
+    let (s, log) = serve(false);
+    let config = |script: String, n: u64| Config {
+        url: format!("http://{}/", s.local_addr()),
+        connections: 2,
+        threads: 2,
+        protocol: Protocol::Fastcgi { keepalive: true },
+        requests: Some(n),
+        timeout: Duration::from_secs(10),
+        script: Some(script),
+        ..Config::default()
+    };
+    let r = load(&config(wrk_script("counter.lua"), 100));
+    assert_eq!(r.requests, 100);
+    let want: BTreeMap<String, usize> = (0..=50)
+        .map(|i| (format!("GET /{i} 404"), 1 + usize::from(i % 50 != 0)))
+        .collect();
+    assert_eq!(tally(log.take_n(100)), want);
+    let dir = Dir::new("script-fastcgi-echo");
+    let r = load(&config(dir.file("echo.lua", ECHO), 60));
+    let printed = r.script.expect("a script's output").printed;
+    assert_eq!(printed, "got=60 inorder=60 requests=60\n");
+    assert_eq!(
+        s.stats().responses,
+        vec![("fastcgi", 200, 60), ("fastcgi", 404, 100)]
+    );
 }
 
 /// A response() that records the longest body it was given; done() prints the longest over the

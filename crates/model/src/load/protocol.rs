@@ -1,6 +1,6 @@
 //! The protocol a load speaks, as one value: HTTP/1.1 with its pipelining depth and keep-alive,
 //! HTTP/2 with its streams and window, WebSocket with its messages in flight, HTTP/3 with its
-//! streams, gRPC, HTTP/1.0 with its keep-alive. Each protocol's
+//! streams, gRPC, HTTP/1.0 and FastCGI with their keep-alive. Each protocol's
 //! options live in its variant, so a combination that means nothing (HTTP/2 pipelined,
 //! WebSocket without keep-alive) cannot be held, and code that needs "how many requests in
 //! flight" asks [`Protocol::depth`] instead of combining booleans.
@@ -81,6 +81,16 @@ macro_rules! load_protocol_options {
             #[serde(skip_serializing_if = "is_false")]
             http1_0: bool = false, Grammar::Switch, Flag::switch().long("http1.0"),
                 sweep(37, "http1_0");
+            /// Speak FastCGI, as a web server speaks to php-fpm or any FastCGI application
+            /// (nginx's fastcgi_pass): the URL's host and port are the application's socket, its
+            /// path names the script as the application sees it (SCRIPT_FILENAME, e.g.
+            /// http://127.0.0.1:9000/var/www/index.php). One request at a time per connection,
+            /// kept open (FCGI_KEEP_CONN) unless --no-keepalive; a request whose END_REQUEST
+            /// says it was not completed (FCGI_OVERLOADED, ...) is an error of class
+            /// `rst_stream`, a response that breaks FastCGI or CGI one of class `parse`.
+            // Written only when set, so HTTP documents read as before FastCGI existed.
+            #[serde(skip_serializing_if = "is_false")]
+            fastcgi: bool = false, Grammar::Switch, Flag::switch(), sweep(38, "fastcgi");
             /// WebSocket: the longest reply accepted, its frames together (e.g. 64KiB, 1MiB); a
             /// longer one is an error of class `message_too_large` and its connection is closed
             /// (1009). Replies are checked as they arrive, so the limit costs no memory
@@ -132,6 +142,9 @@ pub enum Protocol {
     /// HTTP/1.0: one request at a time per connection; with `keepalive` each asks the server to
     /// keep the connection (`Connection: keep-alive`), which it may refuse.
     Http10 { keepalive: bool },
+    /// FastCGI: one request at a time per connection; with `keepalive` the application is
+    /// asked to keep the connection (`FCGI_KEEP_CONN`).
+    Fastcgi { keepalive: bool },
 }
 
 /// The HTTP/2 window when none is given: as h2load and oha, large enough that flow control
@@ -162,6 +175,23 @@ impl Protocol {
         if !o.ws {
             fail(o.ws_max_message.is_some(), WsOnly("ws_max_message"))?;
             fail(o.echo_check.is_some(), WsOnly("echo_check"))?;
+        }
+        if o.fastcgi {
+            let other = [
+                (o.http1_0, "http1_0"),
+                (o.http2, "http2"),
+                (o.http3, "http3"),
+                (o.ws, "ws"),
+                (o.grpc, "grpc"),
+                (o.pipeline > 1, "pipeline"),
+                (o.streams > 1, "streams"),
+            ];
+            for (bad, with) in other {
+                fail(bad, Conflict("fastcgi", with))?;
+            }
+            return Ok(Protocol::Fastcgi {
+                keepalive: o.keepalive,
+            });
         }
         if o.http1_0 {
             let other = [
@@ -234,7 +264,7 @@ impl Protocol {
             Protocol::Http2 { streams, .. }
             | Protocol::Http3 { streams }
             | Protocol::Grpc { streams, .. } => streams,
-            Protocol::Http10 { .. } => 1,
+            Protocol::Http10 { .. } | Protocol::Fastcgi { .. } => 1,
         }
     }
 
@@ -242,7 +272,9 @@ impl Protocol {
     /// HTTP/1.0 without keep-alive).
     pub fn keepalive(&self) -> bool {
         match *self {
-            Protocol::Http1 { keepalive, .. } | Protocol::Http10 { keepalive } => keepalive,
+            Protocol::Http1 { keepalive, .. }
+            | Protocol::Http10 { keepalive }
+            | Protocol::Fastcgi { keepalive } => keepalive,
             Protocol::Http2 { .. }
             | Protocol::Ws { .. }
             | Protocol::Http3 { .. }
@@ -270,7 +302,7 @@ impl Protocol {
         matches!(self, Protocol::Http3 { .. })
     }
 
-    /// A short name: `http1`, `h2`, `ws`, `h3`, `grpc`, `http1.0` (a study's `{protocol}`
+    /// A short name: `http1`, `h2`, `ws`, `h3`, `grpc`, `http1.0`, `fastcgi` (a study's `{protocol}`
     /// placeholder).
     pub fn name(&self) -> &'static str {
         match self {
@@ -280,6 +312,7 @@ impl Protocol {
             Protocol::Http3 { .. } => "h3",
             Protocol::Grpc { .. } => "grpc",
             Protocol::Http10 { .. } => "http1.0",
+            Protocol::Fastcgi { .. } => "fastcgi",
         }
     }
 
@@ -312,6 +345,8 @@ impl Protocol {
             // A server that has no http/1.0 to choose (rustls refuses a handshake without a
             // protocol in common) takes HTTP/1.0's requests on http/1.1, as HTTP/1.1 asks.
             Protocol::Http10 { .. } => &[b"http/1.0", b"http/1.1"],
+            // FastCGI has no ALPN name: none is offered.
+            Protocol::Fastcgi { .. } => &[],
         }
     }
 
@@ -329,6 +364,7 @@ impl Protocol {
             Protocol::Ws { pipeline, .. } if pipeline > 1 => format!(" ws pipeline={pipeline}"),
             Protocol::Ws { .. } => " ws".to_string(),
             Protocol::Http10 { .. } => " http1.0".to_string(),
+            Protocol::Fastcgi { .. } => " fastcgi".to_string(),
         }
     }
 
@@ -340,6 +376,7 @@ impl Protocol {
                 format!(", pipeline {pipeline}")
             }
             Protocol::Http10 { .. } => ", HTTP/1.0".to_string(),
+            Protocol::Fastcgi { .. } => ", FastCGI".to_string(),
             Protocol::Http1 { .. }
             | Protocol::Ws { .. }
             | Protocol::Http2 { .. }
@@ -397,6 +434,11 @@ impl From<Protocol> for Options {
             },
             Protocol::Http10 { keepalive } => Options {
                 http1_0: true,
+                keepalive,
+                ..base
+            },
+            Protocol::Fastcgi { keepalive } => Options {
+                fastcgi: true,
                 keepalive,
                 ..base
             },

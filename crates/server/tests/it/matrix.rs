@@ -4,7 +4,8 @@
 //! per route (`src/answer.rs`). Clients: the tests' own HTTP/1.1 reader over TCP and over TLS
 //! (`common`; as HTTP/1.0 too, asking for keep-alive), curl for HTTP/2 (h2c with prior knowledge, and h2 by ALPN over TLS), aioquic for
 //! HTTP/3 (`h3_peers/h3_get.py`; the HTTP/3 column is skipped with a note when no Python has
-//! aioquic), and a WebSocket upgrade by hand.
+//! aioquic), a FastCGI client of wire's records (as a web server speaks to its application; nginx
+//! itself in `fastcgi.rs`), and a WebSocket upgrade by hand.
 
 use crate::common;
 
@@ -38,6 +39,8 @@ enum Proto {
     H2c,
     H2Tls,
     H3,
+    /// FastCGI over TCP, as a web server asks its application.
+    Fcgi,
 }
 
 /// What a client saw of one request.
@@ -161,13 +164,14 @@ fn every_endpoint_and_fault_on_every_protocol() {
         Proto::H1Tls,
         Proto::H2c,
         Proto::H2Tls,
+        Proto::Fcgi,
     ];
     if py.is_some() {
         protos.push(Proto::H3);
     }
     for proto in protos {
         let (server, log) = match proto {
-            Proto::H1 | Proto::H10 | Proto::H2c => (&plain, &plain_log),
+            Proto::H1 | Proto::H10 | Proto::H2c | Proto::Fcgi => (&plain, &plain_log),
             _ => (&tls, &tls_log),
         };
         for c in cases() {
@@ -184,6 +188,7 @@ fn every_endpoint_and_fault_on_every_protocol() {
                 Proto::H1 | Proto::H10 | Proto::H1Tls => h1(server.local_addr(), proto, &c),
                 Proto::H2c | Proto::H2Tls => h2(server.local_addr(), proto == Proto::H2Tls, &c),
                 Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
+                Proto::Fcgi => fcgi(server.local_addr(), &c),
             };
             assert_eq!(got, c.want, "{proto:?} {} {}", c.method, c.target);
             // A fault that answers nothing writes no line (a late one would show in the next
@@ -203,12 +208,14 @@ fn every_endpoint_and_fault_on_every_protocol() {
             Proto::H10 => "HTTP/1.0",
             Proto::H2c | Proto::H2Tls => "HTTP/2",
             Proto::H3 => "HTTP/3",
+            Proto::Fcgi => "FastCGI",
         };
         let c = case("GET", "/headers?x=1", Got::Timeout);
         let got = match proto {
             Proto::H1 | Proto::H10 | Proto::H1Tls => h1(server.local_addr(), proto, &c),
             Proto::H2c | Proto::H2Tls => h2(server.local_addr(), proto == Proto::H2Tls, &c),
             Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
+            Proto::Fcgi => fcgi(server.local_addr(), &c),
         };
         let Got::Response { status: 200, body } = got else {
             panic!("{proto:?} /headers: {got:?}");
@@ -233,9 +240,10 @@ fn every_endpoint_and_fault_on_every_protocol() {
                 let msg = "a WebSocket upgrade needs HTTP/1.1\n";
                 assert_eq!(got, text(400, msg), "{proto:?}");
             }
-            Proto::H2c | Proto::H2Tls | Proto::H3 => {
+            Proto::H2c | Proto::H2Tls | Proto::H3 | Proto::Fcgi => {
                 let got = match proto {
                     Proto::H3 => h3(py.as_deref().unwrap(), server.local_addr(), &c),
+                    Proto::Fcgi => fcgi(server.local_addr(), &c),
                     _ => h2(server.local_addr(), proto == Proto::H2Tls, &c),
                 };
                 let msg = "WebSocket is served over HTTP/1.1 only, without a request body\n";
@@ -459,6 +467,94 @@ fn h3(py: &Path, addr: std::net::SocketAddr, c: &Case) -> Got {
     };
     let _ = std::fs::remove_dir_all(&dir);
     got
+}
+
+/// A request as a web server asks its application over FastCGI (request id 1, the connection
+/// kept), the answer read from the records until `END_REQUEST`: its CGI status and body, or the
+/// fault it was (an `END_REQUEST` with an application status and no end of `STDOUT`: reset).
+fn fcgi(addr: std::net::SocketAddr, c: &Case) -> Got {
+    use barrage_wire::fcgi::{self, FcgiError, Reader};
+    let mut sock = connect(addr);
+    sock.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let (script, query) = c.target.split_once('?').unwrap_or((c.target, ""));
+    let mut vars = vec![
+        ("REQUEST_METHOD", c.method.to_string()),
+        ("REQUEST_URI", c.target.to_string()),
+        ("SCRIPT_NAME", script.to_string()),
+        ("QUERY_STRING", query.to_string()),
+        ("HTTP_HOST", "t".to_string()),
+        ("HTTP_X_MATRIX", "yes".to_string()),
+    ];
+    let body = c.body.clone().unwrap_or_default();
+    if !body.is_empty() {
+        vars.push(("CONTENT_LENGTH", body.len().to_string()));
+    }
+    let mut params = Vec::new();
+    for (n, v) in &vars {
+        fcgi::pair(&mut params, n.as_bytes(), v.as_bytes());
+    }
+    let mut out = Vec::new();
+    fcgi::begin_request(&mut out, 1, true);
+    fcgi::stream(&mut out, fcgi::PARAMS, 1, &params);
+    fcgi::record(&mut out, fcgi::PARAMS, 1, &[]);
+    fcgi::stream(&mut out, fcgi::STDIN, 1, &body);
+    fcgi::record(&mut out, fcgi::STDIN, 1, &[]);
+    sock.write_all(&out).unwrap();
+    let (mut reader, mut stdout, mut stdout_ended) = (Reader::default(), Vec::new(), false);
+    let mut end = Vec::new();
+    let mut chunk = [0u8; 16_384];
+    loop {
+        let n = match sock.read(&mut chunk) {
+            Ok(0) => return Got::Closed,
+            Ok(n) => n,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return Got::Timeout
+            }
+            Err(e) => panic!("{}: {e}", c.target),
+        };
+        let mut part = &chunk[..n];
+        while !part.is_empty() {
+            let (used, piece) = match reader.next(part) {
+                Ok(x) => x,
+                Err(FcgiError::Version(_)) => return Got::Garbled,
+                Err(e) => panic!("{}: {e}", c.target),
+            };
+            part = &part[used..];
+            let Some(p) = piece else { continue };
+            assert_eq!(p.id, 1, "{}", c.target);
+            match p.kind {
+                fcgi::STDOUT if p.len == 0 => stdout_ended = true,
+                fcgi::STDOUT => stdout.extend_from_slice(p.data),
+                fcgi::END_REQUEST => {
+                    end.extend_from_slice(p.data);
+                    if !p.end {
+                        continue;
+                    }
+                    assert_eq!(end[4], fcgi::REQUEST_COMPLETE, "{}", c.target);
+                    if end[..4] != [0, 0, 0, 0] && !stdout_ended {
+                        return Got::Reset;
+                    }
+                    assert!(
+                        stdout_ended,
+                        "{}: END_REQUEST before STDOUT ended",
+                        c.target
+                    );
+                    let split = stdout.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+                    let head = String::from_utf8_lossy(&stdout[..split]).to_string();
+                    let status = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("Status: "))
+                        .map_or(200, |v| v[..3].parse().unwrap());
+                    return Got::Response {
+                        status,
+                        body: stdout[split + 4..].to_vec(),
+                    };
+                }
+                kind => panic!("{}: a record of type {kind}", c.target),
+            }
+        }
+    }
 }
 
 /// `/ws/echo` over HTTP/1.1: 101 (its accept key checked by the wire crate's client
