@@ -176,8 +176,10 @@ impl Protocol {
             fail(o.ws_max_message.is_some(), WsOnly("ws_max_message"))?;
             fail(o.echo_check.is_some(), WsOnly("echo_check"))?;
         }
-        if o.fastcgi {
+        // FastCGI and HTTP/1.0 take no other protocol's option: the first one given is named.
+        let alone = |name: &'static str| -> Result<(), LoadError> {
             let other = [
+                (o.fastcgi, "fastcgi"),
                 (o.http1_0, "http1_0"),
                 (o.http2, "http2"),
                 (o.http3, "http3"),
@@ -186,25 +188,19 @@ impl Protocol {
                 (o.pipeline > 1, "pipeline"),
                 (o.streams > 1, "streams"),
             ];
-            for (bad, with) in other {
-                fail(bad, Conflict("fastcgi", with))?;
+            for (bad, with) in other.into_iter().filter(|(_, with)| *with != name) {
+                fail(bad, Conflict(name, with))?;
             }
+            Ok(())
+        };
+        if o.fastcgi {
+            alone("fastcgi")?;
             return Ok(Protocol::Fastcgi {
                 keepalive: o.keepalive,
             });
         }
         if o.http1_0 {
-            let other = [
-                (o.http2, "http2"),
-                (o.http3, "http3"),
-                (o.ws, "ws"),
-                (o.grpc, "grpc"),
-                (o.pipeline > 1, "pipeline"),
-                (o.streams > 1, "streams"),
-            ];
-            for (bad, with) in other {
-                fail(bad, Conflict("http1_0", with))?;
-            }
+            alone("http1_0")?;
             return Ok(Protocol::Http10 {
                 keepalive: o.keepalive,
             });

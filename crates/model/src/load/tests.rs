@@ -128,6 +128,9 @@ fn every_protocol_rule_has_its_error_in_both_words() {
         (ProtocolOptions { grpc: true, ..h10 }, LoadError::Conflict("http1_0", "grpc"), "grpc = true does not go with http1_0 = true", "--grpc does not go with --http1.0"),
         (ProtocolOptions { pipeline: 2, ..h10 }, LoadError::Conflict("http1_0", "pipeline"), "pipeline does not go with http1_0 = true", "--pipeline does not go with --http1.0"),
         (ProtocolOptions { streams: 2, ..h10 }, LoadError::Conflict("http1_0", "streams"), "streams does not go with http1_0 = true", "--streams does not go with --http1.0"),
+        (ProtocolOptions { fastcgi: true, ..h10 }, LoadError::Conflict("fastcgi", "http1_0"), "http1_0 = true does not go with fastcgi = true", "--http1.0 does not go with --fastcgi"),
+        (ProtocolOptions { fastcgi: true, http1_0: false, grpc: true, ..h10 }, LoadError::Conflict("fastcgi", "grpc"), "grpc = true does not go with fastcgi = true", "--grpc does not go with --fastcgi"),
+        (ProtocolOptions { fastcgi: true, http1_0: false, streams: 4, ..h10 }, LoadError::Conflict("fastcgi", "streams"), "streams does not go with fastcgi = true", "--streams does not go with --fastcgi"),
     ];
     for (o, want, fields, flags) in cases {
         let e = Protocol::from_options(o).unwrap_err();
@@ -417,7 +420,7 @@ fn each_protocol_says_itself_in_a_title_and_a_summary() {
         pipeline,
         keepalive,
     };
-    let table: [(P, &str, &str); 9] = [
+    let table: [(P, &str, &str); 10] = [
         (h1(1, true), "", ""),
         (h1(4, false), " pipeline=4", ", pipeline 4"),
         (P::ws(1), " ws", ""),
@@ -441,6 +444,7 @@ fn each_protocol_says_itself_in_a_title_and_a_summary() {
         ),
         (P::Http10 { keepalive: true }, " http1.0", ", HTTP/1.0"),
         (P::Http10 { keepalive: false }, " http1.0", ", HTTP/1.0"),
+        (P::Fastcgi { keepalive: true }, " fastcgi", ", FastCGI"),
     ];
     for (p, title, summary) in table {
         assert_eq!(p.title(), title, "{p:?}");
