@@ -8,6 +8,7 @@ mod bad_requests;
 mod common;
 mod endpoints;
 mod faults;
+mod fcgi_hostile;
 mod grpc;
 mod grpc_clients;
 mod grpc_faults;
