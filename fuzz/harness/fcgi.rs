@@ -4,7 +4,8 @@
 //!
 //! Input: 2 control bytes, then the peer's bytes.
 //! - `c0`: the server's limits (bit 0: 64 bytes of variables and 1 request at once, else the
-//!   defaults); the client's (bit 1: the connection kept; bit 2: a body `hi` expected);
+//!   defaults); the client's (bit 1: the connection kept; bit 2: a body `hi` expected; bit 3:
+//!   responses kept for a script; bit 4: the request a HEAD);
 //! - `c1`: the seed of the split points.
 //!
 //! Checked: no panic; whole, split at random points and byte by byte: the same events, the same
@@ -162,6 +163,7 @@ pub fn run(data: &[u8]) {
     }
     let setup = Setup {
         encoded: vec![b"REQUEST".to_vec()],
+        is_head: vec![c0 & 16 != 0],
         keep: c0 & 2 != 0,
         timeout: Duration::from_secs(1),
         expect_body: (c0 & 4 != 0).then(|| b"hi".to_vec()),

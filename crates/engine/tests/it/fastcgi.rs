@@ -67,7 +67,8 @@ fn fastcgi_against_barrage_serve() {
     }
 }
 
-/// A POST's body reaches the application and comes back (`/echo`), and a fault is a counted
+/// A POST's body reaches the application and comes back (`/echo`), a HEAD is answered, and a
+/// fault is a counted
 /// error of its class: `/fault/reset` ends each request with an application status (class
 /// `rst_stream`), `/fault/garbage` breaks FastCGI (class `parse`).
 #[test]
@@ -87,6 +88,18 @@ fn fastcgi_bodies_and_faults_against_barrage_serve() {
     let r = load(c);
     assert_eq!(r.requests, 50, "{:?}", r.error_examples);
     assert_eq!(r.errors.total(), 0, "{:?}", r.error_examples);
+    // A HEAD's response says its GET's Content-Length and has no body: a response.
+    let c = Config {
+        method: "HEAD".into(),
+        ..fastcgi(format!("http://{}/bytes/1000", s.local_addr()), true, 20)
+    };
+    let r = load(c);
+    assert_eq!(
+        (r.requests, r.errors.total()),
+        (20, 0),
+        "{:?}",
+        r.error_examples
+    );
     for (path, class) in [("reset", "rst_stream"), ("garbage", "parse")] {
         let c = fastcgi(format!("http://{}/fault/{path}", s.local_addr()), true, 20);
         let r = load(c);

@@ -85,9 +85,12 @@ macro_rules! load_protocol_options {
             /// (nginx's fastcgi_pass): the URL's host and port are the application's socket, its
             /// path names the script as the application sees it (SCRIPT_FILENAME, e.g.
             /// http://127.0.0.1:9000/var/www/index.php). One request at a time per connection,
-            /// kept open (FCGI_KEEP_CONN) unless --no-keepalive; a request whose END_REQUEST
-            /// says it was not completed (FCGI_OVERLOADED, ...) is an error of class
-            /// `rst_stream`, a response that breaks FastCGI or CGI one of class `parse`.
+            /// kept open (FCGI_KEEP_CONN) unless --no-keepalive. A request whose END_REQUEST
+            /// says it was not completed (FCGI_OVERLOADED, ...) or gives an application status
+            /// other than 0 is an error of class `rst_stream`; a response cut short (no whole
+            /// CGI head) or whose body is not its Content-Length one of class
+            /// `protocol`; records or a CGI head that cannot be read fail the connection
+            /// (class `parse`).
             // Written only when set, so HTTP documents read as before FastCGI existed.
             #[serde(skip_serializing_if = "is_false")]
             fastcgi: bool = false, Grammar::Switch, Flag::switch(), sweep(38, "fastcgi");

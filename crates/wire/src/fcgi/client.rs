@@ -33,6 +33,8 @@ const ID: u16 = 1;
 pub struct Setup {
     /// Each distinct request's records, whole.
     pub encoded: Vec<Vec<u8>>,
+    /// Request i is a HEAD request (its response's Content-Length is not its body's).
+    pub is_head: Vec<bool>,
     /// Requests ask the application to keep the connection (`FCGI_KEEP_CONN`).
     pub keep: bool,
     pub timeout: Duration,
@@ -79,6 +81,11 @@ impl Setup {
             .collect();
         Setup {
             encoded,
+            is_head: run
+                .requests
+                .iter()
+                .map(|r| r.method.eq_ignore_ascii_case("HEAD"))
+                .collect(),
             keep,
             timeout: run.load.timeout,
             expect_body: run.load.expect_body.clone(),
@@ -140,6 +147,9 @@ struct Response {
     /// The CGI head gathered so far (until it is whole).
     head: Vec<u8>,
     head_done: bool,
+    /// The empty `STDOUT` record came: no more `STDOUT` may (its end is not required: php-fpm
+    /// 8.2 ends a response with `END_REQUEST` alone, and nginx reads it so).
+    stdout_ended: bool,
     status: u16,
     content_length: Option<u64>,
     body: u64,
@@ -159,6 +169,8 @@ pub struct Conn<'r, T> {
     written: usize,
     reader: Reader,
     resp: Response,
+    /// The request in flight is a HEAD.
+    head: bool,
     /// A script's request (its text encoded), written from here rather than `setup.encoded`.
     own: Vec<u8>,
     last_text: LastText<Vec<u8>>,
@@ -176,6 +188,7 @@ impl<'r, T> Conn<'r, T> {
             written: usize::MAX,
             reader: Reader::default(),
             resp: Response::default(),
+            head: false,
             own: Vec::new(),
             last_text: LastText::default(),
             keeper: Keeper::default(),
@@ -253,7 +266,7 @@ impl<'r, T> Conn<'r, T> {
             Failure::Reset("FastCGI: END_REQUEST with an application status other than 0")
         } else if !r.head_done {
             Failure::Malformed("FastCGI: END_REQUEST before a whole CGI response head")
-        } else if r.content_length.is_some_and(|n| n != r.body) {
+        } else if !self.head && r.content_length.is_some_and(|n| n != r.body) {
             Failure::Malformed("FastCGI: a body of another length than its Content-Length")
         } else {
             if let Some(mut k) = self.kept.take() {
@@ -328,9 +341,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.keeper.clear();
     }
 
+    /// One request at a time, and the next only once the last is written whole (an answer
+    /// may come before its body went: the rest still goes, for the records to stay whole).
     #[inline]
     fn room(&self) -> usize {
-        usize::from(self.inflight.is_none())
+        usize::from(self.inflight.is_none() && !self.held_by_output())
     }
 
     #[inline]
@@ -340,10 +355,11 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     #[inline]
     fn open(&mut self, _now: Instant, _pos: usize, req: u32, tag: T) -> bool {
-        if self.inflight.is_some() {
+        if self.room() == 0 {
             return false;
         }
         self.req = req as usize;
+        self.head = self.setup.is_head.get(self.req).copied().unwrap_or(false);
         self.own.clear();
         self.opened(tag);
         true
@@ -351,8 +367,8 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     /// The text is parsed as a server would (one request: its head, and the body its
     /// content-length gives) and encoded as the run's requests are.
-    fn open_text(&mut self, _now: Instant, text: &[u8], _head: bool, tag: T) -> bool {
-        if self.inflight.is_some() {
+    fn open_text(&mut self, _now: Instant, text: &[u8], head: bool, tag: T) -> bool {
+        if self.room() == 0 {
             return false;
         }
         let (setup, authority) = (self.setup, &self.setup.server.authority);
@@ -369,6 +385,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
             return false;
         };
         self.own = own;
+        self.head = head;
         self.opened(tag);
         true
     }
@@ -412,6 +429,13 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                 ));
             }
             match p.kind {
+                STDOUT if self.resp.stdout_ended => {
+                    return Err(ConnError::new(
+                        ErrorClass::Protocol,
+                        "FastCGI: STDOUT after its end",
+                    ))
+                }
+                STDOUT if p.len == 0 => self.resp.stdout_ended = true,
                 STDOUT => self.stdout(p.data)?,
                 // What the application logged: not part of the answer.
                 STDERR => {}
@@ -474,3 +498,6 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
 
     fn reset_counts(&mut self) {}
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,8 @@
 //!
 //! A request's head is its CGI variables: `REQUEST_METHOD`, `REQUEST_URI` (or `SCRIPT_NAME`
 //! and `QUERY_STRING`), `HTTP_HOST` (or `SERVER_NAME`), `CONTENT_LENGTH`, `CONTENT_TYPE`, and
-//! each `HTTP_*` variable as the header field it stands for (`HTTP_X_TRACE` as `x-trace`).
+//! each `HTTP_*` variable as the header field it stands for (`HTTP_X_TRACE` as `x-trace`); a
+//! body is held to its `CONTENT_LENGTH` (past it, or short of it, the request ends unanswered).
 //! FastCGI has no flow control (the byte stream's is all) and no trailers: a gRPC answer's
 //! trailers end its response without them. What this side stops early ends with an
 //! `END_REQUEST` whose application status is 1 and whose `STDOUT` never ended.
@@ -67,6 +68,8 @@ struct Req {
     path: String,
     authority: String,
     content_length: Option<u64>,
+    /// Body bytes read so far (held to `content_length`).
+    received: u64,
     fields: Vec<(String, String)>,
 }
 
@@ -79,6 +82,9 @@ pub struct Server {
     /// A `BEGIN_REQUEST` or `GET_VALUES` content being gathered (a record may be cut anywhere).
     small: Vec<u8>,
     ended: bool,
+    /// A request without `FCGI_KEEP_CONN` was answered: the connection ends once no request is
+    /// left (the others multiplexed beside it are answered first).
+    close_when_done: bool,
     draining: bool,
 }
 
@@ -90,6 +96,7 @@ impl Server {
             reqs: Vec::new(),
             small: Vec::new(),
             ended: false,
+            close_when_done: false,
             draining: false,
         }
     }
@@ -99,7 +106,8 @@ impl Server {
     }
 
     /// The request's output ends: the empty `STDOUT` (when `stdout`), then `END_REQUEST`; the
-    /// id is free again, and a request that did not ask to keep the connection ends it.
+    /// id is free again, and a request that did not ask to keep the connection ends it once no
+    /// other is open.
     fn finish(&mut self, out: &mut Vec<u8>, id: u16, stdout: bool, app_status: u32) {
         let Some(i) = self.at(id) else { return };
         if stdout {
@@ -107,7 +115,7 @@ impl Server {
         }
         end_request(out, id, app_status, REQUEST_COMPLETE);
         if !self.reqs.swap_remove(i).keep {
-            self.ended = true;
+            self.close_when_done = true;
         }
     }
 
@@ -136,6 +144,7 @@ impl Server {
                 path: String::new(),
                 authority: String::new(),
                 content_length: None,
+                received: 0,
                 fields: Vec::new(),
             });
         }
@@ -146,21 +155,22 @@ impl Server {
     fn values(&mut self, out: &mut Vec<u8>) {
         let c = std::mem::take(&mut self.small);
         let max = self.cfg.max_requests.to_string();
+        let known: [(&[u8], &[u8]); 2] = [
+            (b"FCGI_MAX_REQS", max.as_bytes()),
+            (b"FCGI_MPXS_CONNS", b"1"),
+        ];
+        // Each variable asked that this side knows, once (a question of thousands of names
+        // gets an answer of two pairs at most).
         let mut answer = Vec::new();
-        for (name, _) in super::pairs(&c).map_while(Result::ok) {
-            let value = match name {
-                b"FCGI_MAX_CONNS" | b"FCGI_MAX_REQS" => max.as_bytes(),
-                b"FCGI_MPXS_CONNS" => b"1",
-                _ => continue,
-            };
-            super::pair(&mut answer, name, value);
+        for (name, value) in known {
+            if super::pairs(&c)
+                .map_while(Result::ok)
+                .any(|(n, _)| n == name)
+            {
+                super::pair(&mut answer, name, value);
+            }
         }
-        record(
-            out,
-            GET_VALUES_RESULT,
-            0,
-            &answer[..answer.len().min(super::MAX_CONTENT)],
-        );
+        record(out, GET_VALUES_RESULT, 0, &answer);
     }
 
     fn broke(&mut self, what: &'static str) -> Broken {
@@ -171,13 +181,13 @@ impl Server {
         }
     }
 
-    /// A request's CGI variables, whole: its head, or the request answered 400 when it has no
-    /// method (None: no event).
-    fn head(&mut self, out: &mut Vec<u8>, i: usize) -> Result<bool, Broken> {
+    /// A request's CGI variables, whole: its head. A request without a method or a target
+    /// goes to the answers as it came (they answer what no route names: 404, 405).
+    fn head(&mut self, i: usize) -> Result<(), Broken> {
         let r = &mut self.reqs[i];
         r.input = Input::Stdin;
         if r.too_large {
-            return Ok(true);
+            return Ok(());
         }
         let params = std::mem::take(&mut r.params);
         let (mut script, mut query) = (String::new(), String::new());
@@ -221,18 +231,7 @@ impl Server {
         if r.authority.is_empty() {
             r.authority = server_name;
         }
-        if r.method.is_empty() || !r.path.starts_with('/') {
-            let id = r.id;
-            record(
-                out,
-                STDOUT,
-                id,
-                b"Status: 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
-            );
-            self.finish(out, id, true, 0);
-            return Ok(false);
-        }
-        Ok(true)
+        Ok(())
     }
 
     /// What one piece of a record means; None when it needs no event.
@@ -280,9 +279,7 @@ impl Server {
                 Ok(None)
             }
             (PARAMS, Input::Params) => {
-                if !self.head(out, i)? {
-                    return Ok(None);
-                }
+                self.head(i)?;
                 let r = &self.reqs[i];
                 if r.too_large {
                     return Ok(Some(Event::TooLarge { id: r.id }));
@@ -302,8 +299,19 @@ impl Server {
             }
             (STDIN, Input::Stdin) => {
                 let end = p.len == 0;
+                let r = &mut self.reqs[i];
+                r.received += p.data.len() as u64;
                 if end {
-                    self.reqs[i].input = Input::Done;
+                    r.input = Input::Done;
+                }
+                // A body longer than its CONTENT_LENGTH, or one that ends short of it: the
+                // request ends here, unanswered (HTTP/2 resets such a stream).
+                let wrong = r
+                    .content_length
+                    .is_some_and(|n| r.received > n || (end && r.received != n));
+                if wrong {
+                    self.finish(out, p.id, false, 1);
+                    return Ok(Some(Event::Gone { id: p.id }));
                 }
                 if p.data.is_empty() && !end {
                     return Ok(None);
@@ -447,7 +455,7 @@ impl StreamServer for Server {
     fn start(&mut self, _out: &mut Vec<u8>) {}
 
     fn ended(&self) -> bool {
-        self.ended
+        self.ended || (self.close_when_done && self.reqs.is_empty())
     }
 
     fn hold_limit(&self) -> usize {
@@ -462,3 +470,6 @@ impl StreamServer for Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
