@@ -1,7 +1,8 @@
 //! One interface for the client side of a connection, whatever its protocol: the load engine's
 //! worker loop talks to a [`Session`] and never asks which protocol it speaks. A protocol is its
 //! codec plus a session type implementing [`ClientSession`] (HTTP/1.1: [`h1::client::Conn`],
-//! HTTP/2: [`h2::client::Conn`], HTTP/3: [`h3::client::Conn`], WebSocket: [`ws::client::Conn`]),
+//! HTTP/2: [`h2::client::Conn`], HTTP/3: [`h3::client::Conn`], WebSocket: [`ws::client::Conn`],
+//! FastCGI: [`fcgi::client::Conn`]),
 //! one variant in [`Protocol`] and [`Session`], and one line in [`dispatch!`]: the loop, the
 //! pacer, the recorder and the report stay as they are.
 //!
@@ -28,6 +29,7 @@
 //! [`h2::client::Conn`]: crate::h2::client::Conn
 //! [`h3::client::Conn`]: crate::h3::client::Conn
 //! [`ws::client::Conn`]: crate::ws::client::Conn
+//! [`fcgi::client::Conn`]: crate::fcgi::client::Conn
 
 mod run;
 

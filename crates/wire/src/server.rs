@@ -1,11 +1,11 @@
 //! One interface for the server side of a multiplexed connection, whatever its protocol:
 //! `barrage serve` answers HTTP/2 ([`h2::server::Server`]) and HTTP/3 ([`h3::server::Server`])
-//! streams — and gRPC over them — through [`ServerSession`] and never asks which protocol it
+//! streams — and gRPC over them — and FastCGI's requests ([`fcgi::server::Server`]) through [`ServerSession`] and never asks which protocol it
 //! speaks. A session turns what it was fed into request [`Event`]s (a head, body bytes, the end,
 //! a cancel) and takes the answer back (a head, body bytes under its own flow control, trailers,
 //! a reset).
 //!
-//! Sans I/O, on bytes and on time: a byte-stream protocol (HTTP/2) takes its input in
+//! Sans I/O, on bytes and on time: a byte-stream protocol (HTTP/2, FastCGI) takes its input in
 //! [`ServerSession::next`] and appends its output to the caller's buffer; the datagram endpoint
 //! (HTTP/3, one for every connection of a UDP socket, as quinn-proto's) takes datagrams through
 //! its own `handle(now, remote, datagram)` and gives its datagrams out through
@@ -21,6 +21,7 @@
 //!
 //! [`h2::server::Server`]: crate::h2::server::Server
 //! [`h3::server::Server`]: crate::h3::server::Server
+//! [`fcgi::server::Server`]: crate::fcgi::server::Server
 
 use std::fmt;
 use std::hash::Hash;

@@ -1,5 +1,5 @@
 //! A stream protocol on a TCP connection (plain or TLS): any wire [`StreamServer`], today
-//! HTTP/2 (h2c with prior knowledge, or h2 by ALPN), answered like HTTP/3
+//! HTTP/2 (h2c with prior knowledge, or h2 by ALPN) and FastCGI, answered like HTTP/3
 //! ([`crate::answer::session`]): the same answers as HTTP/1.1, every stream answered as soon as
 //! it can be, bodies sent as the protocol's flow control allows. A new protocol over TCP with a
 //! `StreamServer` is run here as it is, switched to where a connection comes to speak it
