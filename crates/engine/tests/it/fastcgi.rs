@@ -7,6 +7,7 @@ use barrage_engine::Validate as _;
 use barrage_engine::{run, Cancel, Config, NullSink, Protocol, RunResult};
 use barrage_server::{start, ServerConfig};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -187,7 +188,12 @@ impl Drop for Fpm {
             let log = std::fs::read_to_string(self.dir.0.join("error.log")).unwrap_or_default();
             eprintln!("php-fpm error.log:\n{log}");
         }
-        let _ = self.child.kill();
+        // The master's children (the pool's workers) outlive a master killed alone: the
+        // whole process group goes, php-fpm's own (made at spawn).
+        let group = -(self.child.id() as libc::pid_t);
+        // SAFETY: kill(2) with a negative pid signals that process group; the group is the one
+        // this test spawned php-fpm into (`process_group(0)`), and no memory is touched.
+        unsafe { libc::kill(group, libc::SIGKILL) };
         let _ = self.child.wait();
     }
 }
@@ -234,6 +240,7 @@ fn start_fpm(bin: &PathBuf) -> Fpm {
             "--fpm-config",
             &conf,
         ])
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
