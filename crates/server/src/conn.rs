@@ -330,13 +330,8 @@ impl Conn {
                     });
                 self.mode = Mode::Fcgi(Box::new(session::Streamed::new(fcgi, out)));
                 self.fresh = false;
-                let (used, timer) = switched!(&mut self.mode, p => p.feed(ctx, inp, out),
-                    h1 => (0, None));
-                if let Some(at) = timer {
-                    self.timer_seq += 1;
-                    ctx.arm_timer(at, self.id, self.timer_seq);
-                }
-                return used;
+                // The loop's own feed, now in the switched mode (and arming its timer).
+                return self.feed(ctx, inp, out);
             }
             // A TLS hello on the plain port (a handshake record, 0x16), a broken HTTP/2
             // preface, or a request line of another protocol (three printable words whose

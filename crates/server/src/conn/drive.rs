@@ -125,7 +125,8 @@ impl Conn {
     }
 
     /// The protocol takes what it can of `inp` (answering it into `out`): the bytes used.
-    fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
+    /// `conn.rs` calls it too, for a protocol switched to with no preface to consume (FastCGI).
+    pub(super) fn feed(&mut self, ctx: &mut Ctx<'_>, inp: &mut [u8], out: &mut Vec<u8>) -> usize {
         // HTTP/1.1 arms its one answer's timer itself.
         let (used, timer) = switched!(&mut self.mode, p => p.feed(ctx, inp, out),
             h1 => if self.busy() { (0, None) } else { (self.process(ctx, inp, out), None) });

@@ -159,6 +159,24 @@ struct Response {
     end: Vec<u8>,
 }
 
+impl Response {
+    /// Made afresh for the next response, its buffers' capacity kept (no allocation per
+    /// response on a warm connection).
+    fn reset(&mut self) {
+        let (mut head, mut end) = (
+            std::mem::take(&mut self.head),
+            std::mem::take(&mut self.end),
+        );
+        head.clear();
+        end.clear();
+        *self = Response {
+            head,
+            end,
+            ..Response::default()
+        };
+    }
+}
+
 /// One FastCGI connection's client state.
 #[derive(Debug)]
 pub struct Conn<'r, T> {
@@ -244,7 +262,8 @@ impl<'r, T> Conn<'r, T> {
             }
             return Ok(());
         };
-        let head = std::mem::take(&mut r.head);
+        // Taken out for the body's call and put back empty: its capacity serves the next head.
+        let mut head = std::mem::take(&mut r.head);
         (r.status, r.content_length) = cgi_head(&head[..end])?;
         r.head_done = true;
         if let Some(k) = self.kept.as_mut() {
@@ -252,32 +271,38 @@ impl<'r, T> Conn<'r, T> {
             k.head.extend_from_slice(&head[..end]);
         }
         self.body(&head[end..]);
+        head.clear();
+        self.resp.head = head;
         Ok(())
     }
 
     /// `END_REQUEST`, whole: how the request ended.
     fn ended(&mut self, tag: T) -> End<T> {
-        let r = std::mem::take(&mut self.resp);
-        let app_status = u32::from_be_bytes([r.end[0], r.end[1], r.end[2], r.end[3]]);
+        let r = &self.resp;
+        let e = [r.end[0], r.end[1], r.end[2], r.end[3], r.end[4]];
+        let (app_status, protocol_status) = (u32::from_be_bytes([e[0], e[1], e[2], e[3]]), e[4]);
+        let (head_done, status, length, body, differs) =
+            (r.head_done, r.status, r.content_length, r.body, r.differs);
+        self.resp.reset();
         // The application's own word on how the request went comes before what it sent.
-        let failure = if r.end[4] != REQUEST_COMPLETE {
-            Failure::Reset(protocol_status_name(r.end[4]))
+        let failure = if protocol_status != REQUEST_COMPLETE {
+            Failure::Reset(protocol_status_name(protocol_status))
         } else if app_status != 0 {
             Failure::Reset("FastCGI: END_REQUEST with an application status other than 0")
-        } else if !r.head_done {
+        } else if !head_done {
             Failure::Malformed("FastCGI: END_REQUEST before a whole CGI response head")
-        } else if !self.head && r.content_length.is_some_and(|n| n != r.body) {
+        } else if !self.head && length.is_some_and(|n| n != body) {
             Failure::Malformed("FastCGI: a body of another length than its Content-Length")
         } else {
             if let Some(mut k) = self.kept.take() {
-                k.status = r.status;
+                k.status = status;
                 self.keeper.done(k);
             }
             let expected = self.setup.expect_body.as_ref();
             return End::Response {
                 tag,
-                status: r.status,
-                body_ok: expected.is_none_or(|e| !r.differs && r.body == e.len() as u64),
+                status,
+                body_ok: expected.is_none_or(|e| !differs && body == e.len() as u64),
             };
         };
         End::Failed { tag, failure }
@@ -336,7 +361,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         self.inflight = None;
         self.written = usize::MAX;
         self.reader = Reader::default();
-        self.resp = Response::default();
+        self.resp.reset();
         self.own.clear();
         self.keeper.clear();
     }
@@ -490,7 +515,7 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
         }
         self.written = usize::MAX;
         self.reader = Reader::default();
-        self.resp = Response::default();
+        self.resp.reset();
         self.own.clear();
     }
 

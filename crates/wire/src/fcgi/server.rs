@@ -19,6 +19,7 @@ use super::{
 use crate::server::{
     Broken, Chunk, Event, Fields, Head, Next, ServerSession, Shut, Stop, StreamServer,
 };
+use std::io::Write as _;
 use std::time::Instant;
 
 /// What a connection may ask of the server.
@@ -81,6 +82,9 @@ pub struct Server {
     reqs: Vec<Req>,
     /// A `BEGIN_REQUEST` or `GET_VALUES` content being gathered (a record may be cut anywhere).
     small: Vec<u8>,
+    /// A response's CGI head as it is written (kept for its capacity: no allocation per
+    /// response).
+    head: Vec<u8>,
     ended: bool,
     /// A request without `FCGI_KEEP_CONN` was answered: the connection ends once no request is
     /// left (the others multiplexed beside it are answered first).
@@ -95,6 +99,7 @@ impl Server {
             reader: Reader::default(),
             reqs: Vec::new(),
             small: Vec::new(),
+            head: Vec::new(),
             ended: false,
             close_when_done: false,
             draining: false,
@@ -378,7 +383,9 @@ impl ServerSession for Server {
         if !self.is_open(id) {
             return;
         }
-        let mut head = format!("Status: {status} {}\r\n", crate::reason(status)).into_bytes();
+        let mut head = std::mem::take(&mut self.head);
+        head.clear();
+        let _ = write!(head, "Status: {status} {}\r\n", crate::reason(status));
         for (name, value) in fields {
             head.extend_from_slice(name.as_bytes());
             head.extend_from_slice(b": ");
@@ -387,6 +394,7 @@ impl ServerSession for Server {
         }
         head.extend_from_slice(b"\r\n");
         stream(out, STDOUT, id, &head);
+        self.head = head;
         if end {
             self.finish(out, id, true, 0);
         }
