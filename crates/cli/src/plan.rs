@@ -66,6 +66,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         metric.label,
         barrage_report::study_section::machine_text(&r.machine)
     );
+    if !r.study.questions.is_empty() {
+        print_questions(&r);
+    }
     for ratio in ratios {
         let cfg = PlanConfig {
             ratio,
@@ -135,6 +138,60 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The study's questions first: each one's trials a group for 0.8 power at the original's
+/// effect (its margin for an equivalence), at the questions' Holm-strict level, from the
+/// pilot's spread (the model's answers carry it).
+fn print_questions(r: &barrage_model::study::Results) {
+    let answers = barrage_model::question::answers(r);
+    let tested = answers.iter().filter(|a| a.p.is_some()).count().max(1);
+    println!(
+        "\nthe study's questions, each at its original's effect with power 0.80 at α = 0.05 / {tested} questions:"
+    );
+    let iw = answers.iter().map(|a| a.id.len()).max().unwrap_or(8).max(8);
+    println!(
+        "  {:<iw$} {:>9} {:>7} {:>9} {:>10}  verdict now",
+        "question", "expected", "trials", "power", "trials"
+    );
+    println!(
+        "  {:<iw$} {:>9} {:>7} {:>9} {:>10}",
+        "", "", "(pilot)", "now", "needed"
+    );
+    for (q, a) in r.study.questions.iter().zip(&answers) {
+        let expected = match (q.expected, q.parsed()) {
+            (Some(e), _) => barrage_model::question::factor(e),
+            (None, Ok(c)) if matches!(c.op, barrage_model::question::Op::Equivalent { .. }) => {
+                "1.00x".into()
+            }
+            _ => "-".into(),
+        };
+        let power = a.power.map_or("-".into(), |p| format!("{p:.2}"));
+        let need = match (a.power, a.trials_needed) {
+            (None, _) => "-".to_string(),
+            (Some(_), Some(n)) => n.to_string(),
+            (Some(_), None) => "> 10000".into(),
+        };
+        let verdict = if a.note.is_empty() {
+            a.verdict.as_str().to_string()
+        } else {
+            format!("{} ({})", a.verdict.as_str(), a.note)
+        };
+        println!(
+            "  {:<iw$} {:>9} {:>7} {:>9} {:>10}  {verdict}",
+            a.id, expected, a.n, power, need
+        );
+    }
+    let most = answers
+        .iter()
+        .filter(|a| a.power.is_some())
+        .map(|a| a.trials_needed)
+        .try_fold(0u32, |m, t| t.map(|t| m.max(t)));
+    match most {
+        Some(0) => println!("  => no question has an effect to size the trials at (give each an expected)"),
+        Some(t) => println!("  => trials = {t} gives every question with an expected effect its power"),
+        None => println!("  => some question needs more than 10000 trials a side at its effect: its original's effect is below what this spread can show"),
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,10 @@ pub struct Args {
     /// "c=64"); repeatable. Default: the largest value of the swept parameter.
     #[arg(long = "point", value_name = "LABEL")]
     pub points: Vec<String>,
+    /// Write only the study's questions table (its original's claims, each with ours and a
+    /// verdict): `-f md` (a README's "original vs here" section) or `-f text`.
+    #[arg(long)]
+    pub questions: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
@@ -52,6 +56,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| match crate::extension(args.output.as_deref()) {
             Some("md" | "markdown") => OutFormat::Md,
             Some("csv") => OutFormat::Csv,
+            Some("txt") if args.questions => OutFormat::Text,
+            _ if args.questions => OutFormat::Md,
             _ => OutFormat::Html,
         });
     let mut inputs = Vec::new();
@@ -71,6 +77,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         hdr_points: args.points.clone(),
     };
     let text = match format {
+        _ if args.questions => questions(&inputs, format)?,
         OutFormat::Text | OutFormat::SummaryCsv => per_study(&inputs, format)?,
         _ => {
             let page =
@@ -113,6 +120,28 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The questions table of each study input (`--questions`), as Markdown or text.
+fn questions(inputs: &[(String, Input)], format: OutFormat) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for (label, input) in inputs {
+        let Input::Study(r) = input else {
+            bail!("{label}: --questions takes study results, not load documents");
+        };
+        if r.study.questions.is_empty() {
+            bail!(
+                "{label}: the study {} declares no [[question]]",
+                r.study.name
+            );
+        }
+        out.push_str(&match format {
+            OutFormat::Md => barrage_report::questions::markdown(r),
+            OutFormat::Text => barrage_report::questions::text(r),
+            _ => bail!("--questions writes md or text, not {format:?}"),
+        });
+    }
+    Ok(out)
 }
 
 /// The terminal summary or summary.csv of each study input, one after the other.

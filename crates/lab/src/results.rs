@@ -146,6 +146,26 @@ pub fn available_cpus() -> Vec<usize> {
 /// Key of a (point, contender) cell.
 pub type CellKey = (usize, String);
 
+/// The index trials run now record as their machine (`Trial::machine`): 0 for the machine the
+/// results began on, else that of `other_machines`, added when a resumed run goes on elsewhere
+/// (a machine is its CPU model, CPU count, memory and host name).
+pub fn machine_index(r: &mut Results, now: Machine) -> u32 {
+    let same = |m: &Machine| {
+        m.cpu_model == now.cpu_model
+            && m.cpus == now.cpus
+            && m.memory_bytes == now.memory_bytes
+            && m.hostname == now.hostname
+    };
+    if same(&r.machine) || r.machine.cpu_model.is_empty() && r.machine.hostname.is_empty() {
+        return 0;
+    }
+    if let Some(i) = r.other_machines.iter().position(same) {
+        return i as u32 + 1;
+    }
+    r.other_machines.push(now);
+    r.other_machines.len() as u32
+}
+
 /// Count of trials already recorded per cell (for resume).
 pub fn done_counts(r: &Results) -> BTreeMap<CellKey, u32> {
     let mut m = BTreeMap::new();

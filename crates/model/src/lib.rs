@@ -15,6 +15,7 @@
 //!   Holm-corrected, judged against a noise floor; one verdict per row for `barrage compare`,
 //!   `barrage report A B` and its answer block.
 //! - [`merge`]: load documents of one load (shards) added into one, exactly.
+//! - [`question`]: a study's questions (its original's claims) and their answers.
 //! - [`threshold`]: k6-style thresholds (`p99 < 10ms`) and their evaluation.
 //! - [`units`]: the one grammar of durations and sizes, and the serde forms of durations.
 //! - [`hdr`], [`time`]: histogram encoding and RFC 3339 times; [`fields`]: the field names a
@@ -33,6 +34,7 @@ pub mod metric;
 pub mod network;
 pub mod plan;
 pub mod process;
+pub mod question;
 pub mod rng;
 pub mod stats;
 pub mod study;

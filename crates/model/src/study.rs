@@ -63,6 +63,13 @@ pub struct Results {
     /// the summary).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::threshold::Outcome>,
+    /// The answer to each of the study's questions (recomputed with the summary).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<crate::question::Answer>,
+    /// Machines a resumed run went on with, other than `machine` (a trial's `machine` is 1 for
+    /// the first of these): trials of two machines are never pooled by a question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_machines: Vec<Machine>,
 }
 
 /// The study as run.
@@ -103,6 +110,9 @@ pub struct StudyInfo {
     /// The study's `[[threshold]]`s.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::threshold::StudyThreshold>,
+    /// The study's `[[question]]`s: the claims of its original it exists to test.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<crate::question::Question>,
 }
 
 /// The machine the study ran on.
@@ -280,6 +290,13 @@ pub struct Trial {
     /// CPU other programs took while it was measured (files before it: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside_cpu: Option<crate::busy::OutsideCpu>,
+    /// The machine it ran on: 0 for the results' `machine`, i for `other_machines[i - 1]`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub machine: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl ContenderInfo {
@@ -314,6 +331,17 @@ impl Trial {
 }
 
 impl Results {
+    /// The machine a trial's `machine` index names (the results' own for an unknown one).
+    pub fn machine_of(&self, i: u32) -> &Machine {
+        match i {
+            0 => &self.machine,
+            i => self
+                .other_machines
+                .get(i as usize - 1)
+                .unwrap_or(&self.machine),
+        }
+    }
+
     /// Trials by (point, contender), in run order.
     pub fn trials_of(&self, point: usize, contender: &str) -> Vec<&Trial> {
         self.trials

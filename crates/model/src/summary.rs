@@ -302,6 +302,7 @@ pub fn update(r: &mut Results) {
     r.thresholds = crate::threshold::evaluate_study(&r.study.thresholds, &cells);
     r.summary = cells;
     r.warnings = warnings;
+    r.answers = crate::question::answers(r);
 }
 
 /// A member of a comparison group: (point, contender, name shown: contender or variant).

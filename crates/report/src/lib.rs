@@ -20,6 +20,7 @@ pub mod load_section;
 pub mod markdown;
 pub mod overload;
 pub mod page;
+pub mod questions;
 pub mod study_section;
 pub mod summary_csv;
 pub mod svg;

@@ -82,6 +82,23 @@ fn section(s: &mut String, sec: &Section) {
     if let Some(m) = &sec.machine {
         let _ = write!(s, "Machine: {}\n\n", cell(m));
     }
+    if !sec.questions.is_empty() {
+        s.push_str("### The original's claims, tested\n\n");
+        let _ = writeln!(
+            s,
+            "| {} |\n|{}",
+            crate::questions::HEADER.join(" | "),
+            "---|".repeat(crate::questions::HEADER.len())
+        );
+        for r in &sec.questions {
+            let cells: Vec<String> = r.cells().iter().map(|c| cell(c)).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(s, "\n{}\n", cell(&sec.questions_tally));
+        if sec.answer.is_some() {
+            s.push_str("Exploratory, beyond the questions: each contender against the best at its point (a Holm family of its own).\n\n");
+        }
+    }
     if let Some(a) = &sec.answer {
         answer(s, a);
     }

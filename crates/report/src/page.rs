@@ -33,6 +33,10 @@ pub struct Section {
     pub folded: bool,
     /// Plots drawn small, several to a row (small multiples).
     pub small_multiples: bool,
+    /// The study's questions (its original's claims) with their verdicts, shown before
+    /// everything else, and the line that counts them (studies with questions only).
+    pub questions: Vec<crate::questions::Row>,
+    pub questions_tally: String,
     /// What the study found, shown first (studies only).
     pub answer: Option<crate::answer::Answer>,
     /// The question's main chart, shown beside the answer.

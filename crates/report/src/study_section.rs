@@ -256,6 +256,7 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         .collect();
     let notes = notes(doc, &table, failures.len());
     let answer = crate::answer::answer(doc);
+    let questions = crate::questions::rows(doc);
     let main = question::main_chart(doc, &table, &answer);
     let skip = main.as_ref().and_then(|m| m.1.clone());
     let mut plots = Vec::new();
@@ -310,6 +311,12 @@ pub fn section(label: &str, doc: &Results, hdr_points: &[String]) -> Section {
         table: Some(table),
         verdicts,
         plots,
+        questions_tally: if questions.is_empty() {
+            String::new()
+        } else {
+            crate::questions::tally(doc, &questions)
+        },
+        questions,
         answer: Some(answer),
         answer_chart: main.map(|m| m.0),
         timelines,

@@ -208,7 +208,13 @@ pub fn table(r: &Results) -> String {
 /// note, and the pinning and the sampler's cost.
 pub fn answer(r: &Results) -> String {
     let a = crate::answer::answer(r);
-    let mut out = String::new();
+    // The questions first; then, labelled, the exploratory ranking.
+    let mut out = crate::questions::text(r);
+    if !out.is_empty() {
+        out.push_str(
+            "exploratory, beyond the questions: each contender against the best at its point\n",
+        );
+    }
     let _ = writeln!(out, "study {}: {}", r.study.name, a.question);
     let mut head: Vec<String> = vec!["#".into(), "contender".into()];
     let mut last_group = "";

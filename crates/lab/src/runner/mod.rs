@@ -174,6 +174,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             busy_limit_pct: Some(study.busy_limit_pct),
             on_busy: Some(study.on_busy),
             thresholds: study.thresholds.clone(),
+            questions: study.questions.clone(),
             figures: study
                 .client
                 .as_ref()
@@ -194,6 +195,8 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
         comparisons: Vec::new(),
         warnings: Vec::new(),
         thresholds: Vec::new(),
+        answers: Vec::new(),
+        other_machines: Vec::new(),
     };
     execute(study, r, opts, progress)
 }
@@ -252,6 +255,7 @@ fn execute(
         .collect();
     let plan = plan(study, r.points.len(), &ready);
     r.planned_trials = plan.len();
+    let machine = results::machine_index(&mut r, results::machine());
     let done = results::done_counts(&r);
     let todo: Vec<PlannedTrial> = plan
         .into_iter()
@@ -305,7 +309,7 @@ fn execute(
             break;
         }
         progress.trial_end(&trial);
-        r.trials.push(trial);
+        r.trials.push(Trial { machine, ..trial });
         save(&mut r, opts)?;
     }
     drop(target);

@@ -246,6 +246,8 @@ pub(crate) fn blank(
         metrics: Metrics::default(),
         network: None,
         outside_cpu: None,
+        // Set by the runner, which knows the machine of the run.
+        machine: 0,
     }
 }
 

@@ -217,6 +217,7 @@ pub(super) fn validate(
         busy_limit_pct: busy_limit(st, err)?,
         on_busy: on_busy(st, err)?,
         thresholds: thresholds(&f, err)?,
+        questions: questions(&f, err)?,
         load,
         client,
         target,
@@ -258,6 +259,7 @@ pub(super) fn validate(
             }
         }
     }
+    questions_at_points(&f, &study, &points, err)?;
     // And ask the engine itself, so nothing it would refuse gets as far as a started contender.
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 1));
     let headers = study
@@ -303,6 +305,111 @@ fn network_spec(f: &raw::File, err: Err) -> Result<NetworkSpec, StudyError> {
         }
     }
     Ok(NetworkSpec { base, variants })
+}
+
+/// `[[question]]`s: each in the model's grammar (claim, conditions, window), with a unique id,
+/// contenders of the study and metrics it has (the registry's, its declared figures, or a
+/// window's).
+fn questions(
+    f: &raw::File,
+    err: Err,
+) -> Result<Vec<barrage_model::question::Question>, StudyError> {
+    let mut out: Vec<barrage_model::question::Question> = Vec::new();
+    let figures: Vec<&str> = f
+        .client
+        .as_ref()
+        .map(|c| {
+            c.get_ref()
+                .figures
+                .iter()
+                .map(|x| x.get_ref().key.get_ref().as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    for sq in &f.questions {
+        let r = sq.get_ref();
+        let q = barrage_model::question::Question {
+            id: r.id.trim().to_string(),
+            original: r.original.trim().to_string(),
+            claim: r.claim.clone(),
+            metric: r.metric.values().into_iter().cloned().collect(),
+            at: r.at.clone(),
+            across: r.across.clone(),
+            window: r.window.clone(),
+            expected: r.expected,
+        };
+        let at = |why: String| err(Some(sq.span()), format!("question {:?}: {why}", q.id));
+        let claim = q.check().map_err(at)?;
+        if out.iter().any(|o| o.id == q.id) {
+            return Err(at("another question has this id".into()));
+        }
+        for side in std::iter::once(&claim.left).chain(&claim.right) {
+            if !f
+                .contenders
+                .iter()
+                .any(|c| c.get_ref().name.get_ref().trim() == side.contender)
+            {
+                return Err(at(format!(
+                    "the study has no contender {:?}",
+                    side.contender
+                )));
+            }
+        }
+        for m in &q.metric {
+            let known = barrage_model::metric::get(m).is_some()
+                || figures.contains(&m.as_str())
+                || (q.window.is_some() && m == "share");
+            if !known {
+                let keys: Vec<&str> = barrage_model::metric::ALL
+                    .iter()
+                    .map(|m| m.key.as_ref())
+                    .chain(figures.iter().copied())
+                    .collect();
+                return Err(at(format!(
+                    "no metric {m:?} (metrics: {})",
+                    keys.join(", ")
+                )));
+            }
+        }
+        out.push(q);
+    }
+    Ok(out)
+}
+
+/// Every side of every question, at every condition it names, is one point of the sweep.
+fn questions_at_points(
+    f: &raw::File,
+    study: &Study,
+    points: &[barrage_model::study::Point],
+    err: Err,
+) -> Result<(), StudyError> {
+    let r = barrage_model::study::Results {
+        points: points.to_vec(),
+        ..Default::default()
+    };
+    for (q, sq) in study.questions.iter().zip(&f.questions) {
+        let at = |why: String| err(Some(sq.span()), format!("question {:?}: {why}", q.id));
+        let claim = q.parsed().map_err(at)?;
+        let base = q.at_conditions().map_err(at)?;
+        let across = q.across_conditions().map_err(at)?;
+        let extras: Vec<Option<&Vec<(String, String)>>> = match &across {
+            None => vec![None],
+            Some([x, y]) => vec![Some(x), Some(y)],
+        };
+        for side in std::iter::once(&claim.left).chain(&claim.right) {
+            for extra in &extras {
+                let mut conds = base.clone();
+                for (k, v) in side.at.iter().chain(extra.iter().copied().flatten()) {
+                    match conds.iter_mut().find(|(o, _)| o == k) {
+                        Some(c) => c.1 = v.clone(),
+                        None => conds.push((k.clone(), v.clone())),
+                    }
+                }
+                barrage_model::question::point_at(&r, &conds).map_err(at)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `[[threshold]]`s: every expression in the one grammar, every contender named one of the

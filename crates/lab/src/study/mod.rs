@@ -93,6 +93,8 @@ pub struct Study {
     pub on_busy: barrage_model::busy::OnBusy,
     /// `[[threshold]]`s: expressions each (point, contender) must meet (k6's grammar).
     pub thresholds: Vec<barrage_model::threshold::StudyThreshold>,
+    /// `[[question]]`s: the claims of the study's original, answered after every trial.
+    pub questions: Vec<barrage_model::question::Question>,
     /// Server studies: the load.
     pub load: Option<LoadSpec>,
     /// Client studies: the workload.

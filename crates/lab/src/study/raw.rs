@@ -18,6 +18,24 @@ pub struct File {
     #[serde(default, rename = "threshold")]
     pub thresholds: Vec<Spanned<Threshold>>,
     pub network: Option<Spanned<NetworkFields>>,
+    #[serde(default, rename = "question")]
+    pub questions: Vec<Spanned<Question>>,
+}
+
+/// `[[question]]`: a claim of the study's original, tested as declared (barrage_model::question).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    pub id: String,
+    #[serde(default)]
+    pub original: String,
+    pub claim: String,
+    pub metric: OneOrMany<String>,
+    #[serde(default)]
+    pub at: String,
+    pub across: Option<String>,
+    pub window: Option<String>,
+    pub expected: Option<f64>,
 }
 
 /// `[network]` (top level, or a variant's `network` table): the emulated link between the

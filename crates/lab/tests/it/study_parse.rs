@@ -455,3 +455,82 @@ fn a_phase_runs_a_wrk_script_beside_the_study() {
     assert!(e.contains("c.lua:2:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `[[question]]`s are read as declared and refused, with their line, when a claim, a side, a
+/// metric or a point is not the study's.
+#[test]
+fn study_questions_are_checked_against_the_study() {
+    let base = r#"
+[study]
+name = "q"
+
+[load]
+duration = "1s"
+connections = [1, 10]
+
+[[load.variant]]
+name = "ka"
+
+[[contender]]
+name = "a"
+start = "true {port}"
+
+[[contender]]
+name = "b"
+start = "true {port}"
+"#;
+    let ok = format!(
+        "{base}\n[[question]]\nid = \"x\"\noriginal = \"A beats B\"\nclaim = \"a > b\"\n\
+         metric = [\"rps\", \"latency_p50_us\"]\nat = \"c=10\"\nexpected = 1.2\n\n\
+         [[question]]\nid = \"y\"\nclaim = \"a ~ b within 5%\"\nmetric = \"rps\"\n\
+         across = \"c=10 vs c=1\"\n"
+    );
+    let s = parse(&ok).expect("questions parse");
+    assert_eq!(s.questions.len(), 2);
+    assert_eq!(s.questions[0].metric, ["rps", "latency_p50_us"]);
+    assert_eq!(s.questions[0].expected, Some(1.2));
+    assert_eq!(s.questions[1].across.as_deref(), Some("c=10 vs c=1"));
+    for (q, says) in [
+        (
+            "claim = \"a > c\"\nmetric = \"rps\"\nat = \"c=1\"",
+            "no contender \"c\"",
+        ),
+        (
+            "claim = \"a > b\"\nmetric = \"speed\"\nat = \"c=1\"",
+            "no metric \"speed\"",
+        ),
+        (
+            "claim = \"a > b\"\nmetric = \"rps\"\nat = \"c=5\"",
+            "no point of the run is at \"c=5\"",
+        ),
+        (
+            "claim = \"a > b\"\nmetric = \"rps\"\nat = \"cpus=1\"",
+            "cpus is not an axis",
+        ),
+        (
+            "claim = \"a > b\"\nmetric = \"rps\"",
+            "2 points are at \"\"",
+        ),
+        (
+            "claim = \"a ~ b\"\nmetric = \"rps\"\nat = \"c=1\"",
+            "says its margin",
+        ),
+        (
+            "claim = \"a > b\"\nmetric = \"rps\"\nat = \"c=1\"\nexpected = -1",
+            "a ratio above 0",
+        ),
+    ] {
+        let src = format!("{base}\n[[question]]\nid = \"z\"\n{q}\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains(says), "{q:?}: {e}");
+        // The line is the question's table.
+        assert!(e.starts_with("t.toml:2"), "{e}");
+    }
+    let twice = format!(
+        "{ok}\n[[question]]\nid = \"x\"\nclaim = \"b > a\"\nmetric = \"rps\"\nat = \"c=1\"\n"
+    );
+    assert!(parse(&twice)
+        .unwrap_err()
+        .to_string()
+        .contains("another question has this id"));
+}

@@ -55,6 +55,7 @@ fn trial(seq: usize, point: usize, contender: &str, i: u32, rps: f64) -> Trial {
         validation: None,
         network: None,
         outside_cpu: None,
+        machine: 0,
         metrics: Metrics {
             rps: Some(rps),
             requests: Some(rps as u64),
@@ -119,6 +120,8 @@ fn results(
         comparisons: vec![],
         warnings: vec![],
         thresholds: vec![],
+        answers: vec![],
+        other_machines: vec![],
     }
 }
 

@@ -8,8 +8,11 @@
 //!   "108x more memory", or "no significant difference").
 //! - [`outliers`] and [`first_trial_slow`]: the warnings a study prints.
 //! - [`power`]: trials per contender by power, from a pilot's spread.
+//! - [`contrast`]: a Welch contrast of group means on logs (a difference, a ratio of ratios)
+//!   with its interval, two-sided test and equivalence (TOST): the test of a study's questions.
 
 pub mod blocks;
+pub mod contrast;
 pub mod dist;
 mod mwu;
 pub mod order;

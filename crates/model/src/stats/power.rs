@@ -11,6 +11,10 @@
 //! whose power reaches the target. This gives the textbook counts (Cohen's d = 1: 17 a side,
 //! d = 0.5: 64, at α = 0.05 and 80% power) and is held to the lab's test by simulation in the
 //! tests below.
+//!
+//! A study's questions test contrasts of more than two groups (an interaction is a ratio of
+//! ratios, four groups: [`power_contrast`]) and equivalence by two one-sided tests
+//! ([`power_equivalence`]); both are held to simulations of their own tests too.
 
 use super::dist::{normal_cdf, t_quantile};
 use statrs::distribution::{ChiSquared, Continuous};
@@ -21,23 +25,67 @@ pub const MAX_TRIALS: u32 = 10_000;
 /// The probability that Welch's test on log values, at two-sided level `alpha`, finds a ratio
 /// `ratio` significant with `n` trials a side whose log values have standard deviation `sd_log`.
 pub fn power_of(n: u32, ratio: f64, sd_log: f64, alpha: f64) -> f64 {
+    power_contrast(n, 2, ratio, sd_log, alpha)
+}
+
+/// The power of a contrast of `groups` groups of `n` trials each, every coefficient ±1 (two:
+/// a difference; four: a ratio of ratios, an interaction), at two-sided level `alpha`, for a
+/// true ratio (or ratio of ratios) `ratio`: the contrast's standard error is `σ √(groups/n)`
+/// and its degrees of freedom `groups·(n − 1)`.
+pub fn power_contrast(n: u32, groups: u32, ratio: f64, sd_log: f64, alpha: f64) -> f64 {
     let delta = ratio.ln().abs();
-    if n < 2 || !delta.is_finite() || alpha <= 0.0 || alpha >= 1.0 {
+    if n < 2 || groups < 1 || !delta.is_finite() || alpha <= 0.0 || alpha >= 1.0 {
         return 0.0;
     }
     if sd_log <= 0.0 {
         return if delta > 0.0 { 1.0 } else { alpha };
     }
-    let df = 2.0 * (n as f64 - 1.0);
+    let df = groups as f64 * (n as f64 - 1.0);
     let crit = t_quantile(1.0 - alpha / 2.0, df);
-    let shift = delta / (sd_log * (2.0 / n as f64).sqrt());
-    noncentral_t_beyond(crit, shift, df)
+    let shift = delta / (sd_log * (groups as f64 / n as f64).sqrt());
+    over_variance(df, |s| {
+        let c = crit * s;
+        (1.0 - normal_cdf(c - shift)) + normal_cdf(-c - shift)
+    })
 }
 
-/// P(|T| > crit) for T noncentral t with `df` degrees of freedom and noncentrality `shift`:
-/// T = (Z + shift) / √(V/df) with V chi-square, so the chance is the normal's tail at
-/// `crit √(V/df)` averaged over V (Simpson's rule over V's bulk, ±12 standard deviations).
-fn noncentral_t_beyond(crit: f64, shift: f64, df: f64) -> f64 {
+/// The power of two one-sided tests (each at level `alpha`) to show a contrast of `groups`
+/// groups of `n` trials equivalent within `margin` (the ratio between 1/(1+margin) and
+/// 1+margin) when its true ratio is `ratio`: the chance that the estimate lands inside the
+/// bounds by more than the critical value times its estimated standard error.
+pub fn power_equivalence(
+    n: u32,
+    groups: u32,
+    ratio: f64,
+    margin: f64,
+    sd_log: f64,
+    alpha: f64,
+) -> f64 {
+    let (d, b) = (ratio.ln(), (1.0 + margin).ln());
+    if n < 2 || groups < 1 || !d.is_finite() || b <= 0.0 || alpha <= 0.0 || alpha >= 0.5 {
+        return 0.0;
+    }
+    if sd_log <= 0.0 {
+        return if d.abs() < b { 1.0 } else { 0.0 };
+    }
+    let df = groups as f64 * (n as f64 - 1.0);
+    let crit = t_quantile(1.0 - alpha, df);
+    let se = sd_log * (groups as f64 / n as f64).sqrt();
+    over_variance(df, |s| {
+        // Both tests reject iff -b + crit·se·s < estimate < b - crit·se·s.
+        let w = b - crit * se * s;
+        if w <= 0.0 {
+            0.0
+        } else {
+            (normal_cdf((w - d) / se) - normal_cdf((-w - d) / se)).max(0.0)
+        }
+    })
+}
+
+/// E[f(√(V/df))] for V chi-square with `df` degrees of freedom: a test's chance of rejecting,
+/// given how far the estimated standard error falls from the true one (Simpson's rule over
+/// V's bulk, ±12 standard deviations).
+fn over_variance(df: f64, f: impl Fn(f64) -> f64) -> f64 {
     let Ok(chi) = ChiSquared::new(df) else {
         return 0.0;
     };
@@ -45,43 +93,47 @@ fn noncentral_t_beyond(crit: f64, shift: f64, df: f64) -> f64 {
     let (lo, hi) = ((df - 12.0 * sd).max(0.0), df + 12.0 * sd);
     const STEPS: usize = 2000; // even, for Simpson
     let h = (hi - lo) / STEPS as f64;
-    let f = |v: f64| {
-        let c = crit * (v / df).sqrt();
-        let tails = (1.0 - normal_cdf(c - shift)) + normal_cdf(-c - shift);
-        tails * chi.pdf(v)
-    };
-    let mut sum = f(lo) + f(hi);
+    let g = |v: f64| f((v / df).sqrt()) * chi.pdf(v);
+    let mut sum = g(lo) + g(hi);
     for i in 1..STEPS {
         let w = if i % 2 == 1 { 4.0 } else { 2.0 };
-        sum += w * f(lo + i as f64 * h);
+        sum += w * g(lo + i as f64 * h);
     }
     (sum * h / 3.0).clamp(0.0, 1.0)
 }
 
-/// The fewest trials a side (at least 2) with which [`power_of`] reaches `power`; `None` when
-/// the ratio is 1 (no difference to find) or more than [`MAX_TRIALS`] would be needed.
-pub fn trials_for(ratio: f64, sd_log: f64, alpha: f64, power: f64) -> Option<u32> {
-    let delta = ratio.ln().abs();
-    if delta == 0.0 || !delta.is_finite() || !(0.0..1.0).contains(&power) {
+/// The fewest trials a group (at least 2) with which `power(n)`, growing with n, reaches
+/// `target`; `None` beyond [`MAX_TRIALS`].
+pub fn fewest(target: f64, power: impl Fn(u32) -> f64) -> Option<u32> {
+    if !(0.0..1.0).contains(&target) {
         return None;
     }
-    // Power grows with n: bisect between 2 and the cap.
-    if power_of(2, ratio, sd_log, alpha) >= power {
+    if power(2) >= target {
         return Some(2);
     }
-    if power_of(MAX_TRIALS, ratio, sd_log, alpha) < power {
+    if power(MAX_TRIALS) < target {
         return None;
     }
     let (mut lo, mut hi) = (2, MAX_TRIALS); // power(lo) < target <= power(hi)
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
-        if power_of(mid, ratio, sd_log, alpha) >= power {
+        if power(mid) >= target {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     Some(hi)
+}
+
+/// The fewest trials a side (at least 2) with which [`power_of`] reaches `power`; `None` when
+/// the ratio is 1 (no difference to find) or more than [`MAX_TRIALS`] would be needed.
+pub fn trials_for(ratio: f64, sd_log: f64, alpha: f64, power: f64) -> Option<u32> {
+    let delta = ratio.ln().abs();
+    if delta == 0.0 || !delta.is_finite() {
+        return None;
+    }
+    fewest(power, |n| power_of(n, ratio, sd_log, alpha))
 }
 
 /// The standard deviation of the logarithms of `xs` (n − 1), pooled over groups: the spread a

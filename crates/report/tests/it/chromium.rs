@@ -356,14 +356,17 @@ fn html_reports_render_in_chromium() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Measures the layout a reader sees at 1400x900: where the ranked answer table and the main
-/// chart start, how much of the first screen notes take, and how tall the page is.
+/// Measures the layout a reader sees at 1400x900: where the questions table (its rows' ids and
+/// verdicts), the ranked answer table and the main chart start, how much of the first screen
+/// notes take, and how tall the page is.
 const LAYOUT_PROBE: &str = r#"<script>(function(){
 function top(sel){var e=document.querySelector(sel); return e? e.getBoundingClientRect().top+window.scrollY : -1;}
 var notes=0; [].slice.call(document.querySelectorAll('.note')).forEach(function(n){
  var r=n.getBoundingClientRect(); var a=Math.max(0,r.top+window.scrollY), b=Math.min(900,r.bottom+window.scrollY);
  if(b>a) notes+=b-a;});
-var out={ranked:top('table.ranked'), chart:top('figure.main'), notes:notes,
+var q=document.querySelector('table.questions');
+var qrows=q? [].slice.call(q.querySelectorAll('tr')).slice(1).map(function(tr){return [tr.cells[0].textContent, tr.className, tr.cells[tr.cells.length-1].textContent]}) : [];
+var out={ranked:top('table.ranked'), chart:top('figure.main'), notes:notes, questions:top('table.questions'), qrows:qrows,
  height:document.documentElement.scrollHeight, verdicts:(document.querySelector('ul.verdicts')||{children:[]}).children.length};
 var pre=document.createElement('pre'); pre.id='barrage-layout'; pre.textContent=JSON.stringify(out); document.body.appendChild(pre);
 })();</script>"#;
@@ -458,16 +461,43 @@ fn committed_reports_answer_on_the_first_screen() {
         let v: serde_json::Value = serde_json::from_str(&dom[start..end]).unwrap();
         let f = |k: &str| v[k].as_f64().unwrap();
         eprintln!("{name}: {v}");
-        assert!(
-            (0.0..600.0).contains(&f("ranked")),
-            "{name}: the ranked table starts at {} px",
-            f("ranked")
-        );
-        assert!(
-            (0.0..1800.0).contains(&f("chart")),
-            "{name}: the main chart starts at {} px",
-            f("chart")
-        );
+        // A study with questions shows them first, each row with the model's verdict; the
+        // ranked (exploratory) table and chart come after them.
+        let studies: Vec<&barrage_model::study::Results> =
+            inputs.iter().filter_map(|(_, i)| i.study()).collect();
+        let with_questions = studies.iter().any(|r| !r.study.questions.is_empty());
+        if with_questions {
+            assert!(
+                (0.0..300.0).contains(&f("questions")),
+                "{name}: the questions table starts at {} px",
+                f("questions")
+            );
+            assert!(
+                f("questions") < f("ranked"),
+                "{name}: questions after the ranking"
+            );
+            let want: Vec<serde_json::Value> = studies
+                .iter()
+                .flat_map(|r| barrage_report::questions::rows(r))
+                .map(|row| {
+                    let cells = row.cells();
+                    serde_json::json!([row.id, row.verdict.as_str(), cells[8]])
+                })
+                .collect();
+            assert_eq!(v["qrows"], serde_json::Value::Array(want), "{name}");
+        } else {
+            assert_eq!(f("questions"), -1.0, "{name}");
+            assert!(
+                (0.0..600.0).contains(&f("ranked")),
+                "{name}: the ranked table starts at {} px",
+                f("ranked")
+            );
+            assert!(
+                (0.0..1800.0).contains(&f("chart")),
+                "{name}: the main chart starts at {} px",
+                f("chart")
+            );
+        }
         assert!(
             f("notes") <= 300.0,
             "{name}: notes take {} px of the first 900",

@@ -14,3 +14,4 @@ mod machine;
 mod plotted_values;
 mod protocol_figures;
 mod pss;
+mod readme_questions;
