@@ -208,6 +208,7 @@ mod tests {
                 output: Some(out.clone()),
                 format,
                 points: vec![],
+                questions: false,
             };
             assert_eq!(main(args).unwrap(), ExitCode::SUCCESS);
             let text = std::fs::read_to_string(&out).unwrap();
@@ -253,6 +254,47 @@ mod tests {
         })
         .unwrap_err();
         assert!(format!("{e:#}").contains("cannot read"), "{e:#}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// `--questions` writes the study's questions table alone (Markdown by default, text with
+    /// `-f text`) and refuses a study without questions.
+    #[test]
+    fn questions_writes_the_table_alone() {
+        let d = tmp("questions");
+        let fanout = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../studies/fanout/results");
+        let r = barrage_lab::results::read(&fanout).unwrap();
+        for (format, file, want) in [
+            (None, "q.md", barrage_report::questions::markdown(&r)),
+            (
+                Some(OutFormat::Text),
+                "q.txt",
+                barrage_report::questions::text(&r),
+            ),
+        ] {
+            let out = d.join(file);
+            let args = Args {
+                results: vec![fanout.clone()],
+                output: Some(out.clone()),
+                format,
+                points: vec![],
+                questions: true,
+            };
+            assert_eq!(main(args).unwrap(), ExitCode::SUCCESS);
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+        }
+        let e = main(Args {
+            results: vec![fixture("server-study.json")],
+            output: Some(d.join("none.md")),
+            format: None,
+            points: vec![],
+            questions: true,
+        })
+        .unwrap_err();
+        assert!(
+            format!("{e:#}").contains("declares no [[question]]"),
+            "{e:#}"
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 }
