@@ -23,7 +23,7 @@ fn readmes() -> Vec<PathBuf> {
 }
 
 /// The README's text with each marked table replaced by the one its results give.
-fn regenerated(readme: &PathBuf, text: &str) -> (String, usize) {
+fn regenerated(readme: &std::path::Path, text: &str) -> (String, usize) {
     let dir = readme.parent().unwrap();
     let mut out = String::new();
     let mut rest = text;
