@@ -592,7 +592,9 @@ fn a_grpc_reply_that_breaks_grpc_is_a_grpc_error_in_bounded_memory() {
 
 /// A server stream that never ends: each call runs past its deadline (the timeout, counted as
 /// gRPC's clients count it, `DEADLINE_EXCEEDED` of class `grpc_status`; the stream
-/// cancelled), its messages counted and timed and dropped as they come, never held.
+/// cancelled), its messages counted and timed and dropped as they come, never held. Every
+/// message timed is a message received, whatever its call's end (before, a call that ended
+/// past its deadline lost its messages from `messages_received`: 0 received, millions timed).
 #[test]
 fn an_endless_grpc_stream_times_out_in_bounded_memory() {
     let mode = Hostile::GrpcEndless;
@@ -607,6 +609,12 @@ fn an_endless_grpc_stream_times_out_in_bounded_memory() {
         Some(&late),
         "{:?}",
         g.calls
+    );
+    let timed = g.message_latency_us.as_ref().map_or(0, |l| l.count);
+    assert!(g.messages_received > 0, "{g:?}");
+    assert_eq!(
+        g.messages_received, timed,
+        "every message timed was received"
     );
     assert!(
         r.error_examples["grpc_status"].contains("DEADLINE_EXCEEDED: no status within"),

@@ -87,30 +87,21 @@ impl GrpcError {
     }
 }
 
-/// How a call ended, in a form that copies: its status code, the first bytes of its
-/// `grpc-message` and the reply messages read, or the kind of error that broke it
-/// ([`GrpcError::kind`]).
+/// How a call ended, in a form that copies: its status code and the first bytes of its
+/// `grpc-message`, or the kind of error that broke it ([`GrpcError::kind`]); the reply
+/// messages were counted as each arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
-    Status {
-        code: Code,
-        message: Brief,
-        messages: u64,
-    },
+    Status { code: Code, message: Brief },
     Broken(&'static str),
 }
 
 impl From<&Outcome> for Ended {
     fn from(o: &Outcome) -> Ended {
         match o {
-            Outcome::Status {
-                code,
-                message,
-                messages,
-            } => Ended::Status {
+            Outcome::Status { code, message, .. } => Ended::Status {
                 code: *code,
                 message: *message,
-                messages: *messages,
             },
             Outcome::Broken(e) => Ended::Broken(e.kind()),
         }
