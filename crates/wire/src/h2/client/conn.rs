@@ -308,9 +308,9 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                             let failure = Failure::GrpcStatus(code, message);
                             grpc_end(tag, code, setup.grpc, failure)
                         }
-                        Ended::Broken(kind) => End::Failed {
+                        Ended::Broken(broken) => End::Failed {
                             tag,
-                            failure: Failure::Grpc(kind),
+                            failure: Failure::Grpc(broken),
                         },
                     },
                     // Not an end: the call goes on. Counted here, as the engine times it.
