@@ -33,7 +33,7 @@ fn decode(max: u32, body: &[u8], cuts: &[usize]) -> Out {
 /// The body as a call's response (head, DATA cut at `cuts`, trailers with status 0): the
 /// reply messages handed out and the outcome.
 fn respond(max: u32, gzip: bool, body: &[u8], cuts: &[usize]) -> (Vec<Vec<u8>>, Outcome) {
-    let mut r = Response::new(max);
+    let mut r = Response::new(max, false);
     r.header(b":status", b"200");
     r.header(b"content-type", b"application/grpc");
     if gzip {

@@ -7,12 +7,21 @@
 
 use crate::config::{check_header, ConfigError, ResolvedRequest, Target};
 use barrage_model::load::Config;
-use barrage_proto::Schema;
+use barrage_proto::{Kind, Schema};
 use barrage_wire::grpc::{encode_message, timeout, Encoding};
 use std::path::PathBuf;
 
-/// The one request of a gRPC load.
-pub(crate) fn request(cfg: &Config, target: &Target) -> Result<ResolvedRequest, ConfigError> {
+/// The one call of a gRPC load: its request, and whether its method answers with exactly one
+/// message.
+pub(crate) struct Call {
+    pub request: ResolvedRequest,
+    /// The method is unary or client-streaming: a reply of another number of messages breaks
+    /// the call (gRPC's response cardinality).
+    pub one_reply: bool,
+}
+
+/// The one call of a gRPC load.
+pub(crate) fn request(cfg: &Config, target: &Target) -> Result<Call, ConfigError> {
     let err = ConfigError::Grpc;
     // `check` made sure `call` is there.
     let call = cfg.call.as_deref().unwrap_or_default();
@@ -33,7 +42,7 @@ pub(crate) fn request(cfg: &Config, target: &Target) -> Result<ResolvedRequest, 
 }
 
 /// The schema from the server's reflection service, then the request.
-fn reflected(cfg: &Config, target: &Target, call: &str) -> Result<ResolvedRequest, ConfigError> {
+fn reflected(cfg: &Config, target: &Target, call: &str) -> Result<Call, ConfigError> {
     let err = ConfigError::Grpc;
     let service = call
         .trim_start_matches('/')
@@ -68,7 +77,7 @@ fn reflected(cfg: &Config, target: &Target, call: &str) -> Result<ResolvedReques
 }
 
 /// The request of `call` in `schema` with the load's data and metadata.
-fn build(cfg: &Config, schema: &Schema, call: &str) -> Result<ResolvedRequest, ConfigError> {
+fn build(cfg: &Config, schema: &Schema, call: &str) -> Result<Call, ConfigError> {
     let err = ConfigError::Grpc;
     let method = schema.method(call).map_err(|e| err(e.to_string()))?;
     let json = match (&cfg.data, &cfg.data_file) {
@@ -109,12 +118,14 @@ fn build(cfg: &Config, schema: &Schema, call: &str) -> Result<ResolvedRequest, C
     }
     headers.extend(cfg.headers.iter().cloned());
     headers.extend(metadata);
-    Ok(ResolvedRequest {
+    let request = ResolvedRequest {
         method: "POST".into(),
         path: method.path(),
         headers,
         body,
-    })
+    };
+    let one_reply = matches!(method.kind(), Kind::Unary | Kind::ClientStreaming);
+    Ok(Call { request, one_reply })
 }
 
 /// `--metadata`'s JSON object as header fields (names lower-cased, as HTTP/2 sends them).
@@ -164,11 +175,12 @@ mod tests {
     }
 
     const PROTO: &str = "syntax = \"proto3\"; package p; message M { string t = 1; } \
-                         service S { rpc U(M) returns (M); }";
+                         service S { rpc U(M) returns (M); rpc SS(M) returns (stream M); \
+                         rpc CS(stream M) returns (M); rpc B(stream M) returns (stream M); }";
 
     fn built(cfg: Config) -> ResolvedRequest {
         let schema = Schema::from_sources(&[("p.proto", PROTO)]).unwrap();
-        build(&cfg, &schema, "p.S/U").unwrap()
+        build(&cfg, &schema, "p.S/U").unwrap().request
     }
 
     fn header<'a>(r: &'a ResolvedRequest, name: &str) -> Vec<&'a str> {
@@ -212,5 +224,16 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, [vec![0x0a, 1, b'x'], vec![0x0a, 2, b'y', b'y']]);
+    }
+
+    /// A unary or client-streaming method answers with exactly one message; a streaming
+    /// reply with any number.
+    #[test]
+    fn the_methods_kind_says_how_many_replies_a_call_takes() {
+        let schema = Schema::from_sources(&[("p.proto", PROTO)]).unwrap();
+        for (method, one) in [("U", true), ("SS", false), ("CS", true), ("B", false)] {
+            let call = build(&Config::default(), &schema, &format!("p.S/{method}")).unwrap();
+            assert_eq!(call.one_reply, one, "{method}");
+        }
     }
 }

@@ -61,6 +61,8 @@ pub struct ValidConfig {
     pub(crate) targets: Vec<(String, String, usize)>,
     /// The order requests go in, repeated: indices into `requests`.
     pub(crate) order: Vec<u32>,
+    /// A gRPC load whose method answers with exactly one message (unary, client-streaming).
+    pub(crate) grpc_one_reply: bool,
     /// `--script`: what the probe learned of it.
     pub(crate) script: Option<std::sync::Arc<crate::script::ScriptPlan>>,
 }
@@ -100,7 +102,12 @@ impl Validate for Config {
         if cfg.protocol.is_ws() {
             cfg.url = http_form(&self.url);
         }
-        let (target, mut requests, targets) = crate::plan::requests(&mut cfg)?;
+        let crate::plan::Resolved {
+            target,
+            mut requests,
+            targets,
+            grpc_one_reply,
+        } = crate::plan::requests(&mut cfg)?;
         let script = match &self.script {
             Some(path) => Some(std::sync::Arc::new(crate::script::plan(
                 self,
@@ -138,6 +145,7 @@ impl Validate for Config {
             requests,
             targets,
             order,
+            grpc_one_reply,
             script,
         })
     }

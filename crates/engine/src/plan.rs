@@ -13,10 +13,19 @@ use barrage_model::load::Config;
 /// `(method, URL, line)` of each target, for its figures.
 pub(crate) type TargetInfo = (String, String, usize);
 
+/// A config's requests, resolved.
+pub(crate) struct Resolved {
+    /// The origin.
+    pub target: Target,
+    pub requests: Vec<ResolvedRequest>,
+    /// The targets that get figures of their own (`--targets` runs).
+    pub targets: Vec<TargetInfo>,
+    /// A gRPC load whose method answers with exactly one message (unary, client-streaming).
+    pub grpc_one_reply: bool,
+}
+
 /// The origin and the requests of `cfg`, and the targets that get figures of their own.
-pub(crate) fn requests(
-    cfg: &mut Config,
-) -> Result<(Target, Vec<ResolvedRequest>, Vec<TargetInfo>), ConfigError> {
+pub(crate) fn requests(cfg: &mut Config) -> Result<Resolved, ConfigError> {
     let one = |c: &Config, body: Vec<u8>, path: &str| ResolvedRequest {
         method: c.method.clone(),
         path: path.to_string(),
@@ -24,12 +33,23 @@ pub(crate) fn requests(
         body,
     };
     if let Some(path) = cfg.targets.clone() {
-        return from_targets(cfg, &path);
+        let (target, requests, targets) = from_targets(cfg, &path)?;
+        return Ok(Resolved {
+            target,
+            requests,
+            targets,
+            grpc_one_reply: false,
+        });
     }
     let target = parse_url(&cfg.url)?;
     if matches!(cfg.protocol, barrage_model::load::Protocol::Grpc { .. }) {
-        let request = crate::call::request(cfg, &target)?;
-        return Ok((target, vec![request], Vec::new()));
+        let call = crate::call::request(cfg, &target)?;
+        return Ok(Resolved {
+            target,
+            requests: vec![call.request],
+            targets: Vec::new(),
+            grpc_one_reply: call.one_reply,
+        });
     }
     let requests = match cfg.body_lines.clone() {
         Some(file) => targets::load_body_lines(&file)
@@ -39,7 +59,12 @@ pub(crate) fn requests(
             .collect(),
         None => vec![one(cfg, cfg.body.clone(), &target.path)],
     };
-    Ok((target, requests, Vec::new()))
+    Ok(Resolved {
+        target,
+        requests,
+        targets: Vec::new(),
+        grpc_one_reply: false,
+    })
 }
 
 fn from_targets(

@@ -104,7 +104,8 @@ fn ask(peer: &Peer<'_>, version: Version, service: &str) -> Result<Asked, String
     conn.write_all(&out).map_err(|e| format!("write: {e}"))?;
     conn.flush().map_err(|e| format!("write: {e}"))?;
 
-    let mut response = Response::new(MAX_ANSWER);
+    // The reflection method is a bidirectional stream: any number of replies.
+    let mut response = Response::new(MAX_ANSWER, false);
     let mut answers: Vec<Vec<u8>> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut have = 0;

@@ -42,6 +42,7 @@ pub(crate) fn speaks(
             false => 1,
         },
         keep_responses: cfg.script.as_ref().is_some_and(|s| s.responses),
+        grpc_one_reply: cfg.grpc_one_reply,
         seed: wall_seed(),
     };
     Protocol::speak(&run).map_err(|e| EngineError::Tls {

@@ -67,6 +67,13 @@ enum Hostile {
     GrpcStatusOutOfRange,
     /// gRPC: reply messages, forever, on every call (an endless server stream).
     GrpcEndless,
+    /// gRPC: a trailers-only response with `grpc-status: 0`: OK with no reply message.
+    GrpcTrailersOnlyOk,
+    /// gRPC: two reply messages, then trailers with `grpc-status: 0`.
+    GrpcTwoReplies,
+    /// gRPC: `grpc-status: 0` in a head that does not end the stream, then a reply message
+    /// with END_STREAM on its DATA: no trailers.
+    GrpcStatusInHead,
 }
 
 /// gRPC's response head: `:status 200` and `content-type: application/grpc` (a literal whose
@@ -347,6 +354,24 @@ fn serve(mut sock: TcpStream, mode: Hostile, stop: &AtomicBool) {
                     let t = trailer(b"grpc-status", b"17");
                     frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &t);
                 }
+                Hostile::GrpcTrailersOnlyOk => {
+                    let head = grpc_head(&[(b"grpc-status", b"0")]);
+                    frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &head);
+                }
+                Hostile::GrpcTwoReplies => {
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
+                    let mut two = grpc_message(false, b"");
+                    two.extend_from_slice(&grpc_message(false, b""));
+                    frame(&mut out, DATA, 0, stream, &two);
+                    let t = trailer(b"grpc-status", b"0");
+                    frame(&mut out, HEADERS, END_HEADERS | END_STREAM, stream, &t);
+                }
+                Hostile::GrpcStatusInHead => {
+                    let head = grpc_head(&[(b"grpc-status", b"0")]);
+                    frame(&mut out, HEADERS, END_HEADERS, stream, &head);
+                    let m = grpc_message(false, b"");
+                    frame(&mut out, DATA, END_STREAM, stream, &m);
+                }
                 Hostile::GrpcEndless => {
                     frame(&mut out, HEADERS, END_HEADERS, stream, &grpc_head(&[]));
                     if sock.write_all(&out).is_err() {
@@ -562,7 +587,6 @@ fn a_grpc_reply_that_breaks_grpc_is_a_grpc_error_in_bounded_memory() {
             "a compressed message without grpc-encoding",
         ),
         (Hostile::GrpcGzipBomb, "a message over the limit"),
-        (Hostile::GrpcNoTrailers, "no grpc-status"),
         (Hostile::GrpcStatusOutOfRange, "a grpc-status outside 0-16"),
     ];
     for (mode, words) in cases {
@@ -592,7 +616,9 @@ fn a_grpc_reply_that_breaks_grpc_is_a_grpc_error_in_bounded_memory() {
 
 /// A server stream that never ends: each call runs past its deadline (the timeout, counted as
 /// gRPC's clients count it, `DEADLINE_EXCEEDED` of class `grpc_status`; the stream
-/// cancelled), its messages counted and timed and dropped as they come, never held.
+/// cancelled), its messages counted and timed and dropped as they come, never held. Every
+/// message timed is a message received, whatever its call's end (before, a call that ended
+/// past its deadline lost its messages from `messages_received`: 0 received, millions timed).
 #[test]
 fn an_endless_grpc_stream_times_out_in_bounded_memory() {
     let mode = Hostile::GrpcEndless;
@@ -608,10 +634,121 @@ fn an_endless_grpc_stream_times_out_in_bounded_memory() {
         "{:?}",
         g.calls
     );
+    let timed = g.message_latency_us.as_ref().map_or(0, |l| l.count);
+    assert!(g.messages_received > 0, "{g:?}");
+    assert_eq!(
+        g.messages_received, timed,
+        "every message timed was received"
+    );
     assert!(
         r.error_examples["grpc_status"].contains("DEADLINE_EXCEEDED: no status within"),
         "{:?}",
         r.error_examples
     );
     assert!(peak < 8 << 20, "peak live heap grew {peak} bytes");
+}
+
+/// A call `tweak`ed to `call` (`Test/Echo`, unary, or `Test/Stream`, server-streaming), `n`
+/// of them and no duration: each ends as soon as the hostile server has answered it.
+fn grpc_calls(call: &'static str, n: u64) -> impl Fn(&mut Config) {
+    move |c: &mut Config| {
+        grpc(c);
+        c.call = Some(format!("barrage.test.v1.Test/{call}"));
+        c.duration = None;
+        c.requests = Some(n);
+    }
+}
+
+/// gRPC replies that break gRPC though each says OK: a unary call answered by a trailers-only
+/// OK with no message, or by two messages (gRPC's status-code document: the client fails such
+/// a call as UNIMPLEMENTED), each a `grpc_cardinality` error; `grpc-status` in a head that
+/// does not end the stream, then DATA with END_STREAM and no trailers (grpcio: UNKNOWN), and
+/// DATA with END_STREAM and no status anywhere, each a `grpc_no_trailers` error. Exact counts:
+/// every call written is one error of the case's class, no call is counted by a status, and
+/// every reply message is received and timed whatever its call's end. Before, the first three
+/// were responses.
+#[test]
+fn a_grpc_reply_that_breaks_grpc_though_it_says_ok_is_an_error_of_its_class() {
+    const N: u64 = 40;
+    let cases = [
+        (
+            Hostile::GrpcTrailersOnlyOk,
+            ErrorClass::GrpcCardinality,
+            "grpc_cardinality",
+            "no reply message to a call whose method answers with one",
+            0,
+        ),
+        (
+            Hostile::GrpcTwoReplies,
+            ErrorClass::GrpcCardinality,
+            "grpc_cardinality",
+            "more than one reply message to a call whose method answers with one",
+            2,
+        ),
+        (
+            Hostile::GrpcStatusInHead,
+            ErrorClass::GrpcNoTrailers,
+            "grpc_no_trailers",
+            "grpc-status in the response head, then a body without trailers",
+            1,
+        ),
+        (
+            Hostile::GrpcNoTrailers,
+            ErrorClass::GrpcNoTrailers,
+            "grpc_no_trailers",
+            "a body without trailers",
+            1,
+        ),
+    ];
+    for (mode, class, name, words, per_call) in cases {
+        let (r, _, _) = against(mode, grpc_calls("Echo", N));
+        no_success(mode, &r);
+        let why = format!("{mode:?}: {:?} {:?}", r.errors, r.error_examples);
+        assert_eq!(
+            (
+                r.requests_written,
+                r.errors[class],
+                r.errors.total(),
+                r.in_flight
+            ),
+            (N, N, N, 0),
+            "{why}"
+        );
+        assert_eq!(
+            r.error_examples[name],
+            format!("a reply that broke gRPC: {words}"),
+            "{why}"
+        );
+        let g = barrage_model::load::Grpc::of(&r.protocol).expect("a grpc section");
+        assert!(g.calls.is_empty(), "{mode:?}: {:?}", g.calls);
+        assert_eq!(g.messages_received, N * per_call, "{mode:?}");
+        let timed = g.message_latency_us.as_ref().map_or(0, |l| l.count);
+        assert_eq!(
+            timed,
+            N * per_call,
+            "{mode:?}: every message received timed"
+        );
+    }
+}
+
+/// A server-streaming method may answer with any number of messages: the same trailers-only
+/// OK and two messages with OK are each a response to `Test/Stream`.
+#[test]
+fn a_grpc_server_stream_answered_ok_with_none_or_two_messages_is_a_response() {
+    const N: u64 = 40;
+    for (mode, per_call) in [
+        (Hostile::GrpcTrailersOnlyOk, 0),
+        (Hostile::GrpcTwoReplies, 2),
+    ] {
+        let (r, _, _) = against(mode, grpc_calls("Stream", N));
+        assert_eq!(
+            (r.requests, r.requests_written, r.errors.total()),
+            (N, N, 0),
+            "{mode:?}: {:?}",
+            r.error_examples
+        );
+        let g = barrage_model::load::Grpc::of(&r.protocol).expect("a grpc section");
+        assert_eq!(g.calls.get("OK"), Some(&N), "{mode:?}: {:?}", g.calls);
+        assert_eq!(g.messages_received, N * per_call, "{mode:?}");
+    }
 }

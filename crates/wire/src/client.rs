@@ -89,8 +89,8 @@ pub enum Failure {
     /// A gRPC call had no status within its deadline (the timeout, sent as `grpc-timeout`):
     /// cancelled by this side and counted as gRPC's clients count it, `DEADLINE_EXCEEDED`.
     GrpcDeadline(Duration),
-    /// A gRPC reply broke gRPC (what went wrong, [`crate::grpc::GrpcError::kind`]).
-    Grpc(&'static str),
+    /// A gRPC reply broke gRPC (its class and what went wrong, [`crate::grpc::Broken`]).
+    Grpc(crate::grpc::Broken),
 }
 
 impl Failure {
@@ -106,7 +106,7 @@ impl Failure {
             Failure::HeaderTooLarge { .. } => ErrorClass::HeaderTooLarge,
             Failure::Timeout(_) => ErrorClass::Timeout,
             Failure::GrpcStatus(..) | Failure::GrpcDeadline(_) => ErrorClass::GrpcStatus,
-            Failure::Grpc(_) => ErrorClass::Grpc,
+            Failure::Grpc(broken) => broken.class,
         }
     }
 }
@@ -130,7 +130,7 @@ impl fmt::Display for Failure {
                 "grpc-status DEADLINE_EXCEEDED: no status within the deadline of {t:?} (call \
                  cancelled)"
             ),
-            Failure::Grpc(kind) => write!(f, "a reply that broke gRPC: {kind}"),
+            Failure::Grpc(broken) => write!(f, "a reply that broke gRPC: {}", broken.kind),
         }
     }
 }

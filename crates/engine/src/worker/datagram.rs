@@ -53,15 +53,12 @@ impl Worker<'_> {
             .min()
     }
 
-    /// Runs the session timers that are due.
+    /// Runs the session timers that are due (`expire` fills what they freed).
     pub(super) fn session_timers(&mut self, now: Instant) {
         for i in 0..self.conns.len() {
             let c = &self.conns[i];
             if c.state == State::Ready && c.session.timer().is_some_and(|t| t <= now) {
                 self.expire(i, now);
-                if self.plan.pacer.is_none() {
-                    self.fill(i, now);
-                }
             }
         }
     }

@@ -201,8 +201,11 @@ impl Worker<'_> {
         }
     }
 
-    /// Periodic: the session's timeouts and timers. A request cancelled alone frees its slot;
-    /// the connection goes on unless the session says it cannot.
+    /// Periodic: the session's timeouts and timers. A request cancelled alone frees its slot,
+    /// which the closed loop fills at once (a multiplexed connection whose requests timed out
+    /// has nothing to read that would fill it: it wrote nothing more until input came); the
+    /// open loop's pacer takes the slot. The connection goes on unless the session says it
+    /// cannot.
     pub(super) fn expire(&mut self, i: usize, now: Instant) {
         let mut ends = ends!(self, now);
         let res = self.conns[i].session.expire(now, &mut |e| ends.end(e));
@@ -210,7 +213,11 @@ impl Worker<'_> {
         match res {
             Ok(()) => {
                 self.settle(i, tally, now, true);
-                self.flush(i, now);
+                if self.plan.pacer.is_none() {
+                    self.fill(i, now);
+                } else {
+                    self.flush(i, now);
+                }
             }
             Err(e) => {
                 self.settle(i, tally, now, false);

@@ -20,6 +20,7 @@ mod h3_quicgo;
 mod h3_serve;
 mod http10;
 mod nginx;
+mod refill;
 mod schema;
 mod scripts;
 mod scripts_serve;

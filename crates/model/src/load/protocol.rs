@@ -68,7 +68,9 @@ macro_rules! load_protocol_options {
             /// (grpc-timeout). A call ends with its grpc-status: OK is a response (or the code
             /// --expect-status names); another code is an error of class `grpc_status` (every
             /// code counted in the summary, a call past --timeout as DEADLINE_EXCEEDED), a reply
-            /// that breaks gRPC one of class `grpc`.
+            /// that breaks gRPC one of class `grpc`, `grpc_no_trailers` (a body, then no
+            /// trailers) or `grpc_cardinality` (a unary or client-streaming call answered with
+            /// no message or more than one).
             #[serde(skip_serializing_if = "is_false")]
             grpc: bool = false, Grammar::Switch, Flag::switch(), sweep(28, "grpc");
             /// Speak HTTP/1.0 (curl's --http1.0, ab's requests): each request says HTTP/1.0 and,

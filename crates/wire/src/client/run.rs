@@ -53,6 +53,9 @@ pub struct Run<'a> {
     pub segments: usize,
     /// Keep whole responses for a script's `response()` hook.
     pub keep_responses: bool,
+    /// A gRPC load whose method answers with exactly one message (unary, client-streaming):
+    /// a call answered with another number of them is an error (`grpc_cardinality`).
+    pub grpc_one_reply: bool,
     /// A value that differs from run to run (the caller's clock), for what the system's random
     /// source cannot give.
     pub seed: u64,

@@ -19,6 +19,8 @@ pub use message::{encode_message, MessageDecoder, PREFIX_LEN};
 pub use response::{Outcome, Response};
 pub use status::{Brief, Code, Status};
 
+use barrage_model::load::ErrorClass;
+
 /// The content type of a gRPC call (`application/grpc`, optionally `+proto` or another suffix).
 pub fn is_grpc_content_type(value: &[u8]) -> bool {
     const BASE: &[u8] = b"application/grpc";
@@ -65,6 +67,25 @@ pub enum GrpcError {
     /// `grpc-timeout` is not 1 to 8 digits and a unit of H, M, S, m, u or n.
     #[error("grpc-timeout {0:?} is not 1-8 digits and a unit (H M S m u n)")]
     BadTimeout(String),
+    /// A response with a body (its head did not end the stream) whose stream ended without
+    /// trailers, so without a status: a `grpc-status` in the head does not count, since a
+    /// status comes in the trailers or in a trailers-only response, which ends the stream
+    /// (grpcio fails such a call as UNKNOWN, grpc-go as INTERNAL).
+    #[error("the stream ended after the head without trailers{}", in_head(.status_in_head))]
+    NoTrailers { status_in_head: bool },
+    /// A call of a method that answers with one message (unary, client-streaming) answered
+    /// with another number of them: none with OK, or more than one (gRPC's status-code
+    /// document: the client fails it as UNIMPLEMENTED).
+    #[error("{messages} reply messages to a call of a method that answers with exactly one")]
+    Cardinality { messages: u64 },
+}
+
+/// The words [`GrpcError::NoTrailers`] adds when the head had a `grpc-status`.
+fn in_head(status_in_head: &bool) -> &'static str {
+    match status_in_head {
+        true => " (its grpc-status was in the head)",
+        false => "",
+    }
 }
 
 impl GrpcError {
@@ -83,36 +104,65 @@ impl GrpcError {
             GrpcError::HttpStatus(..) => "an HTTP status other than 200 without grpc-status",
             GrpcError::NotGrpc => "a content-type other than application/grpc",
             GrpcError::BadTimeout(_) => "a bad grpc-timeout",
+            GrpcError::NoTrailers {
+                status_in_head: false,
+            } => "a body without trailers",
+            GrpcError::NoTrailers {
+                status_in_head: true,
+            } => "grpc-status in the response head, then a body without trailers",
+            GrpcError::Cardinality { messages: 0 } => {
+                "no reply message to a call whose method answers with one"
+            }
+            GrpcError::Cardinality { .. } => {
+                "more than one reply message to a call whose method answers with one"
+            }
+        }
+    }
+
+    /// The class a load counts it as: a call cut off without trailers and a reply count its
+    /// method does not allow have classes of their own; every other breakage is `grpc`.
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            GrpcError::NoTrailers { .. } => ErrorClass::GrpcNoTrailers,
+            GrpcError::Cardinality { .. } => ErrorClass::GrpcCardinality,
+            _ => ErrorClass::Grpc,
         }
     }
 }
 
-/// How a call ended, in a form that copies: its status code, the first bytes of its
-/// `grpc-message` and the reply messages read, or the kind of error that broke it
-/// ([`GrpcError::kind`]).
+/// How a call ended, in a form that copies: its status code and the first bytes of its
+/// `grpc-message`, or what broke it (the reply messages were counted as each arrived).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
-    Status {
-        code: Code,
-        message: Brief,
-        messages: u64,
-    },
-    Broken(&'static str),
+    Status { code: Code, message: Brief },
+    Broken(Broken),
+}
+
+/// What broke a call, in a form that copies: its class ([`GrpcError::class`]) and its kind
+/// ([`GrpcError::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Broken {
+    pub class: ErrorClass,
+    pub kind: &'static str,
+}
+
+impl From<&GrpcError> for Broken {
+    fn from(e: &GrpcError) -> Broken {
+        Broken {
+            class: e.class(),
+            kind: e.kind(),
+        }
+    }
 }
 
 impl From<&Outcome> for Ended {
     fn from(o: &Outcome) -> Ended {
         match o {
-            Outcome::Status {
-                code,
-                message,
-                messages,
-            } => Ended::Status {
+            Outcome::Status { code, message, .. } => Ended::Status {
                 code: *code,
                 message: *message,
-                messages: *messages,
             },
-            Outcome::Broken(e) => Ended::Broken(e.kind()),
+            Outcome::Broken(e) => Ended::Broken(e.into()),
         }
     }
 }

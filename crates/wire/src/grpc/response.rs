@@ -3,7 +3,10 @@
 //! response headers (`:status` 200 and a gRPC content type, or a trailers-only response), the
 //! reply messages in between (decoded across any cut, inflated per `grpc-encoding`, each handed
 //! to the caller, who counts and times them), and the trailers' `grpc-status`. It ends in one
-//! [`Outcome`]: the call's status, or the protocol error that broke it. Sans I/O and clockless.
+//! [`Outcome`]: the call's status, or the protocol error that broke it: among them a stream
+//! that ends after a body without trailers (a `grpc-status` in a head that does not end the
+//! stream is no status), and a reply count the call's method does not allow (a unary or
+//! client-streaming method answers with exactly one message). Sans I/O and clockless.
 
 use super::{is_grpc_content_type, Code, Encoding, GrpcError, MessageDecoder};
 use crate::grpc::status::Brief;
@@ -47,11 +50,18 @@ pub struct Response {
     message: Brief,
     decoder: MessageDecoder,
     messages: u64,
+    /// The method answers with exactly one message (unary, client-streaming).
+    one_reply: bool,
+    /// The head (one that did not end the stream) carried a `grpc-status`, which does not
+    /// count: a status comes in the trailers.
+    status_in_head: bool,
 }
 
 impl Response {
-    /// A response whose reply messages may be at most `max` bytes (inflated).
-    pub fn new(max: u32) -> Response {
+    /// A response whose reply messages may be at most `max` bytes (inflated); `one_reply`: the
+    /// call's method answers with exactly one message (unary, client-streaming), so any other
+    /// number of them breaks it (none is allowed with a status other than OK).
+    pub fn new(max: u32, one_reply: bool) -> Response {
         Response {
             part: Part::Head,
             max,
@@ -62,6 +72,8 @@ impl Response {
             message: Brief::EMPTY,
             decoder: MessageDecoder::new(max),
             messages: 0,
+            one_reply,
+            status_in_head: false,
         }
     }
 
@@ -100,6 +112,12 @@ impl Response {
                 if let Some(broken) = self.head_error() {
                     self.part = Part::Done;
                     return Some(Outcome::Broken(broken));
+                }
+                // A head with a body is no trailers-only response: its status, if any, is not
+                // the call's (the trailers must say it).
+                if self.status.take().is_some() {
+                    self.status_in_head = true;
+                    self.message = Brief::EMPTY;
                 }
                 self.part = Part::Body;
                 None
@@ -169,7 +187,7 @@ impl Response {
         end_stream.then(|| self.finish())
     }
 
-    /// The stream ended (reset, or END_STREAM seen by the caller elsewhere): the outcome now.
+    /// The stream ended (END_STREAM, on the last header block or on DATA): the outcome now.
     pub fn finish(&mut self) -> Outcome {
         let was = std::mem::replace(&mut self.part, Part::Done);
         if was == Part::Head {
@@ -179,8 +197,24 @@ impl Response {
             }
         } else if let Err(e) = self.decoder.finish() {
             return Outcome::Broken(e);
+        } else if was == Part::Body {
+            // The stream ended on DATA: no trailers, so no status.
+            return Outcome::Broken(GrpcError::NoTrailers {
+                status_in_head: self.status_in_head,
+            });
         }
         match self.status.take() {
+            // gRPC's status-code document: a client fails a call whose method answers with one
+            // message when the server sent another number of them (none is every failed
+            // call's answer, so only OK needs the one).
+            Some(Ok(code))
+                if self.one_reply
+                    && (self.messages > 1 || (self.messages == 0 && code == Code::Ok)) =>
+            {
+                Outcome::Broken(GrpcError::Cardinality {
+                    messages: self.messages,
+                })
+            }
             Some(Ok(code)) => Outcome::Status {
                 code,
                 message: self.message,

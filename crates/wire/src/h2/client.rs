@@ -50,7 +50,7 @@ impl Setup {
             // Different requests on one connection cannot share HPACK table entries.
             let req = if several { req.without_indexing() } else { req };
             match grpc {
-                true => req.grpc(GRPC_MAX_MESSAGE),
+                true => req.grpc(GRPC_MAX_MESSAGE, run.grpc_one_reply),
                 false => req,
             }
         });
@@ -330,7 +330,7 @@ impl<T: Copy> Client<T> {
             bad_length: false,
             grpc: req
                 .grpc
-                .map(|max| Box::new(crate::grpc::Response::new(max))),
+                .map(|(max, one)| Box::new(crate::grpc::Response::new(max, one))),
             kept: self.keep.as_mut().map(|k| {
                 let mut r = k.fresh();
                 r.head.extend_from_slice(b"HTTP/2\r\n");

@@ -57,7 +57,9 @@ classes! {
     HeaderTooLarge = "header_too_large": "HTTP/2 and HTTP/3: response header lists larger than the size barrage announced (64 KiB), or header blocks larger than four times it (the connection's streams).",
     MessageTooLarge = "message_too_large": "WebSocket: replies longer than config.ws_max_message (their frames together); the connection is closed with 1009 and the messages in flight on it are counted here.",
     GrpcStatus = "grpc_status": "gRPC: a call that ended with a status other than OK (each code counted in grpc.calls).",
-    Grpc = "grpc": "gRPC: a reply that broke gRPC: no grpc-status, one outside 0-16, a message over the limit or cut short, a compressed message without grpc-encoding, a body that is not gRPC.",
+    Grpc = "grpc": "gRPC: a reply that broke gRPC: trailers without grpc-status, one outside 0-16, a message over the limit or cut short, a compressed message without grpc-encoding, a body that is not gRPC.",
+    GrpcNoTrailers = "grpc_no_trailers": "gRPC: a response whose stream ended after a body (its head did not end the stream) without trailers, so without a status, even when the head carried a grpc-status (grpcio fails such a call as UNKNOWN).",
+    GrpcCardinality = "grpc_cardinality": "gRPC: a call of a method that answers with exactly one message (unary, client-streaming) answered with another number of them: none with OK, or more than one (gRPC's clients fail it as UNIMPLEMENTED).",
     Unasked = "unasked": "Messages (WebSocket) or responses (HTTP/1.1) the server sent with none in flight, such as a second reply to one message: each answers no request and is counted once, like a failed connect (requests_written = requests + total - connect - unasked + in_flight).",
 }
 

@@ -33,9 +33,15 @@ fn msgs(payloads: &[&[u8]]) -> Vec<u8> {
     b
 }
 
-/// Runs the events; returns the messages handed out and the first outcome.
+/// Runs the events of a call whose method answers with any number of messages; returns the
+/// messages handed out and the first outcome.
 fn run(events: &[Ev]) -> (Vec<Vec<u8>>, Option<Outcome>) {
-    let mut r = Response::new(1024);
+    run_call(false, events)
+}
+
+/// As [`run`], for a call whose method answers with exactly one message when `one_reply`.
+fn run_call(one_reply: bool, events: &[Ev]) -> (Vec<Vec<u8>>, Option<Outcome>) {
+    let mut r = Response::new(1024, one_reply);
     let mut got = Vec::new();
     for e in events {
         let out = match e {
@@ -151,7 +157,63 @@ fn known_responses() {
             "no trailers: DATA ends the stream",
             [head(), vec![Data(msgs(&[b"x"]), true)]].concat(),
             vec![b"x"],
+            Some(Outcome::Broken(GrpcError::NoTrailers {
+                status_in_head: false,
+            })),
+        ),
+        (
+            "no trailers: an empty DATA ends the stream",
+            [head(), vec![Data(vec![], true)]].concat(),
+            vec![],
+            Some(Outcome::Broken(GrpcError::NoTrailers {
+                status_in_head: false,
+            })),
+        ),
+        (
+            "grpc-status OK in a head with a body, DATA ends the stream: no trailers",
+            vec![
+                H(":status", "200"),
+                H("content-type", "application/grpc"),
+                H("grpc-status", "0"),
+                End(false),
+                Data(msgs(&[b"x"]), true),
+            ],
+            vec![b"x"],
+            Some(Outcome::Broken(GrpcError::NoTrailers {
+                status_in_head: true,
+            })),
+        ),
+        (
+            "grpc-status OK in a head with a body, trailers without one",
+            vec![
+                H(":status", "200"),
+                H("content-type", "application/grpc"),
+                H("grpc-status", "0"),
+                End(false),
+                Data(msgs(&[b"x"]), false),
+                H("x", "y"),
+                End(true),
+            ],
+            vec![b"x"],
             Some(Outcome::Broken(GrpcError::MissingStatus)),
+        ),
+        (
+            "a head's grpc-status gives way to the trailers'",
+            vec![
+                H(":status", "200"),
+                H("content-type", "application/grpc"),
+                H("grpc-status", "0"),
+                End(false),
+                Data(msgs(&[b"x"]), false),
+                H("grpc-status", "14"),
+                End(true),
+            ],
+            vec![b"x"],
+            Some(Outcome::Status {
+                code: Code::Unavailable,
+                message: Brief::EMPTY,
+                messages: 1,
+            }),
         ),
         (
             "trailers without grpc-status",
@@ -270,7 +332,7 @@ fn a_gzip_bomb_stops_at_the_limit() {
     let bomb = Encoding::Gzip.compress(&vec![0u8; 1 << 20]);
     let mut body = Vec::new();
     encode_message(&bomb, true, &mut body).unwrap();
-    let mut r = Response::new(8192);
+    let mut r = Response::new(8192, false);
     for (n, v) in [
         (":status", "200"),
         ("content-type", "application/grpc"),
@@ -287,4 +349,65 @@ fn a_gzip_bomb_stops_at_the_limit() {
             max: 8192
         }))
     );
+}
+
+/// A call whose method answers with exactly one message (unary, client-streaming): OK with one
+/// is its status; OK with none (trailers-only or not) or any status with two is broken (gRPC's
+/// response cardinality); another status with none is that status.
+#[test]
+fn a_call_that_takes_one_reply_gets_exactly_one() {
+    let trailers = |status: &'static str| vec![H("grpc-status", status), End(true)];
+    let trailers_only = |status: &'static str| {
+        vec![
+            H(":status", "200"),
+            H("content-type", "application/grpc"),
+            H("grpc-status", status),
+            End(true),
+        ]
+    };
+    let unavailable = |messages| {
+        Some(Outcome::Status {
+            code: Code::Unavailable,
+            message: Brief::EMPTY,
+            messages,
+        })
+    };
+    let broken = |messages| Some(Outcome::Broken(GrpcError::Cardinality { messages }));
+    let one = [head(), vec![Data(msgs(&[b"a"]), false)], trailers("0")].concat();
+    let two = [
+        head(),
+        vec![Data(msgs(&[b"a", b"b"]), false)],
+        trailers("0"),
+    ]
+    .concat();
+    let none = [head(), trailers("0")].concat();
+    let two_failed = [
+        head(),
+        vec![Data(msgs(&[b"a", b"b"]), false)],
+        trailers("14"),
+    ]
+    .concat();
+    // (name, events, the outcome with one reply asked, with any number)
+    let cases = [
+        ("one message, OK", one, ok(1), ok(1)),
+        ("two messages, OK", two, broken(2), ok(2)),
+        ("no message, OK", none, broken(0), ok(0)),
+        ("trailers-only OK", trailers_only("0"), broken(0), ok(0)),
+        (
+            "trailers-only UNAVAILABLE",
+            trailers_only("14"),
+            unavailable(0),
+            unavailable(0),
+        ),
+        (
+            "two messages, UNAVAILABLE",
+            two_failed,
+            broken(2),
+            unavailable(2),
+        ),
+    ];
+    for (name, events, one_reply, any) in cases {
+        assert_eq!(run_call(true, &events).1, one_reply, "{name}: one reply");
+        assert_eq!(run_call(false, &events).1, any, "{name}: any number");
+    }
 }

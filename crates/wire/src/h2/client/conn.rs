@@ -49,7 +49,9 @@ pub struct Counts {
     /// Streams opened, and connections they were opened on (streams per connection).
     pub streams: u64,
     pub connections: u64,
-    /// gRPC calls that ended with a status, by code (0-16), and the reply messages they read.
+    /// gRPC calls that ended with a status, by code (0-16), and the reply messages read, each
+    /// as it arrived, whatever its call's end (a status, a call broken or past its deadline,
+    /// one still open at the stop): the messages the engine times.
     pub grpc_codes: [u64; 17],
     pub grpc_messages: u64,
 }
@@ -299,25 +301,23 @@ impl<T: Tag> ClientSession<T> for Conn<'_, T> {
                         failure: Failure::HeaderTooLarge { limit_kib },
                     },
                     StreamEnd::Grpc { tag, ended } => match ended {
-                        Ended::Status {
-                            code,
-                            message,
-                            messages,
-                        } => {
+                        Ended::Status { code, message } => {
                             if tag.counted() {
                                 counts.grpc_codes[code.as_u32() as usize] += 1;
-                                counts.grpc_messages += messages;
                             }
                             let failure = Failure::GrpcStatus(code, message);
                             grpc_end(tag, code, setup.grpc, failure)
                         }
-                        Ended::Broken(kind) => End::Failed {
+                        Ended::Broken(broken) => End::Failed {
                             tag,
-                            failure: Failure::Grpc(kind),
+                            failure: Failure::Grpc(broken),
                         },
                     },
-                    // Not an end: the call goes on.
-                    StreamEnd::GrpcMessage { tag } => return on(End::Message { tag }),
+                    // Not an end: the call goes on. Counted here, as the engine times it.
+                    StreamEnd::GrpcMessage { tag } => {
+                        counts.grpc_messages += u64::from(tag.counted());
+                        return on(End::Message { tag });
+                    }
                     StreamEnd::Unprocessed { tag } => {
                         // Not the server's answer: the request goes out again elsewhere.
                         counts.retried += u64::from(tag.counted());

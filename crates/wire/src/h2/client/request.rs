@@ -22,9 +22,10 @@ pub struct Request {
     pub body: Vec<u8>,
     /// A HEAD request: its response has no content whatever its `content-length` says.
     pub(super) head: bool,
-    /// A gRPC call: its response is read as gRPC's (messages of at most this many bytes, a
-    /// status in the trailers) and ends as [`super::End::Grpc`].
-    pub(super) grpc: Option<u32>,
+    /// A gRPC call: its response is read as gRPC's (messages of at most the first many bytes,
+    /// exactly one of them when the second is true, a status in the trailers) and ends as
+    /// [`super::End::Grpc`].
+    pub(super) grpc: Option<(u32, bool)>,
 }
 
 impl Request {
@@ -82,9 +83,10 @@ impl Request {
         }
     }
 
-    /// The same request as a gRPC call whose reply messages may be at most `max` bytes.
-    pub fn grpc(mut self, max: u32) -> Request {
-        self.grpc = Some(max);
+    /// The same request as a gRPC call whose reply messages may be at most `max` bytes;
+    /// `one_reply`: its method answers with exactly one (unary, client-streaming).
+    pub fn grpc(mut self, max: u32, one_reply: bool) -> Request {
+        self.grpc = Some((max, one_reply));
         self
     }
 

@@ -17,7 +17,7 @@ fn the_errors_object_is_written_and_read_as_before() {
     let json = serde_json::to_string(&e).unwrap();
     assert_eq!(
         json,
-        r#"{"connect":1,"timeout":2,"reset":0,"parse":0,"status":0,"body":0,"rst_stream":0,"protocol":0,"header_too_large":0,"message_too_large":0,"grpc_status":0,"grpc":0,"unasked":4,"total":7}"#
+        r#"{"connect":1,"timeout":2,"reset":0,"parse":0,"status":0,"body":0,"rst_stream":0,"protocol":0,"header_too_large":0,"message_too_large":0,"grpc_status":0,"grpc":0,"grpc_no_trailers":0,"grpc_cardinality":0,"unasked":4,"total":7}"#
     );
     assert_eq!(serde_json::from_str::<Errors>(&json).unwrap(), e);
     assert_eq!(

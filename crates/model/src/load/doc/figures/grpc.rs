@@ -50,7 +50,9 @@ pub struct Grpc {
     /// Calls that ended with a status, by its code's name (`OK`, `UNAVAILABLE`, ...): a non-OK
     /// one is also an error of class `grpc_status`.
     pub calls: BTreeMap<String, u64>,
-    /// Reply messages read, and per call that ended with a status (derived).
+    /// Reply messages read, each as it arrived, whatever its call's end (a status, a reply that
+    /// broke gRPC, its deadline, or still open at the stop): the messages `message_latency_us`
+    /// times. And per call that ended with a status (derived).
     pub messages_received: u64,
     pub messages_per_call: f64,
     /// Each reply message's latency: from its call's start (its intended send time in the open
