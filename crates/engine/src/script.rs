@@ -521,7 +521,7 @@ impl Distribution for Hist {
     fn percentile(&self, p: f64) -> f64 {
         self.0.value_at_percentile(p) as f64
     }
-    fn len(&self) -> usize {
+    fn distinct(&self) -> usize {
         self.values().len()
     }
     fn raw(&self, i: usize) -> Option<(f64, u64)> {

@@ -95,7 +95,7 @@ pub trait Distribution {
     /// The value at percentile `p` (0-100).
     fn percentile(&self, p: f64) -> f64;
     /// How many distinct values were recorded (`#latency`).
-    fn len(&self) -> usize;
+    fn distinct(&self) -> usize;
     /// The `i`-th recorded value (from 1 over the distinct values, ascending) and its count.
     fn raw(&self, i: usize) -> Option<(f64, u64)>;
 }
@@ -129,7 +129,7 @@ impl UserData for Dist {
                 },
             })
         });
-        m.add_meta_method(MetaMethod::Len, |_, d, ()| Ok(d.0.len()));
+        m.add_meta_method(MetaMethod::Len, |_, d, ()| Ok(d.0.distinct()));
         // d(i): the i-th value and its count; past the last (or before the first) 0 and the
         // number of distinct values, as wrk's loop leaves its counter.
         m.add_meta_method(MetaMethod::Call, |_, d, i: Option<f64>| {
@@ -137,7 +137,7 @@ impl UserData for Dist {
             let found = (i >= 1.0 && i.is_finite())
                 .then(|| d.0.raw(i as usize))
                 .flatten();
-            Ok(found.unwrap_or((0.0, d.0.len() as u64)))
+            Ok(found.unwrap_or((0.0, d.0.distinct() as u64)))
         });
     }
 }

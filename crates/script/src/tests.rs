@@ -210,7 +210,7 @@ impl Distribution for Known {
     fn percentile(&self, p: f64) -> f64 {
         (p.clamp(1.0, 100.0)).ceil()
     }
-    fn len(&self) -> usize {
+    fn distinct(&self) -> usize {
         100
     }
     fn raw(&self, i: usize) -> Option<(f64, u64)> {
