@@ -78,8 +78,9 @@ fn length(cfg: &Config) -> Option<Duration> {
     cfg.duration.map(|d| d + cfg.warmup)
 }
 
-/// The bound of hooks that run once from `now`, when the run's end is `end` (None: a run with
-/// no set end, `-n`, whose hooks get [`grace`] each), stopped too when `cancel` is set.
+/// The bound of hooks that run once from `now`, when the run's end is `end` (named `what`;
+/// None: a run with no set end, `-n`, or done() after the run, whose hooks get [`grace`] from
+/// their call), stopped too when `cancel` is set.
 pub(crate) fn hook_bound(
     timeout: Duration,
     now: Instant,
@@ -91,12 +92,12 @@ pub(crate) fn hook_bound(
     match end {
         Some((end, what)) => Bound {
             until: Some(end.max(now) + g),
-            limit: format!("{what} plus {words}"),
+            limit: format!("by {what} plus {words}"),
             cancel,
         },
         None => Bound {
             until: Some(now + g),
-            limit: format!("{words} (a run without a set end)"),
+            limit: format!("within {words} of its call"),
             cancel,
         },
     }

@@ -72,7 +72,7 @@ pub enum ScriptError {
         status: u8,
     },
     /// A hook that runs once did not return by its [`Bound`]'s time.
-    #[error("{file}: {hook} did not return by {limit} (stopped after {ran:.1?})")]
+    #[error("{file}: {hook} did not return {limit} (stopped after {ran:.1?})")]
     Stuck {
         file: String,
         hook: &'static str,
@@ -120,7 +120,7 @@ impl From<ScriptError> for Failed {
 #[derive(Debug, Clone, Default)]
 pub struct Bound {
     pub until: Option<Instant>,
-    /// What `until` is, in the words of the error (`"the run's end plus 2s"`).
+    /// When `until` is, in the words of the error: `"by the run's end plus 2s"`.
     pub limit: String,
     pub cancel: Option<Arc<AtomicBool>>,
 }

@@ -246,7 +246,7 @@ fn output_before_a_failure_is_kept() {
 fn bound_in(ms: u64) -> Bound {
     Bound {
         until: Some(Instant::now() + Duration::from_millis(ms)),
-        limit: "the test's bound".into(),
+        limit: "by the test's bound".into(),
         cancel: None,
     }
 }

@@ -858,8 +858,8 @@ fn an_endless_init_is_stopped() {
     let e = text(&out.stderr);
     assert!(
         e.starts_with(&format!(
-            "barrage: the script stopped the run: {script}: init() did not return by 2s (a run \
-             without a set end) (stopped after "
+            "barrage: the script stopped the run: {script}: init() did not return within 2s of \
+             its call (stopped after "
         )) && e.lines().count() == 1,
         "{e}"
     );

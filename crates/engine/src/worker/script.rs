@@ -172,6 +172,7 @@ impl Worker<'_> {
                 .session
                 .open_text(now, l.thread.text(0), l.thread.is_head(0), sent);
         debug_assert!(opened, "take_slot checked the room");
+        self.script_moved();
         true
     }
 
