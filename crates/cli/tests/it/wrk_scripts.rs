@@ -12,8 +12,8 @@
 //! requests as the log counted from wrk (or wrk said it read: the server may have answered one
 //! more, in flight at wrk's stop). The scripts that would run flat out wait 2 ms in delay()
 //! between requests, so each tool sends hundreds rather than tens of thousands. Nothing here
-//! asserts a time: a process that does not end by itself within a minute fails the test (and
-//! is killed).
+//! asserts a time: a process that does not end by itself within five minutes fails the test
+//! (and is killed).
 
 use barrage_server::{start_with_log, ServerConfig, ServerHandle};
 use barrage_testkit::AccessLog;
@@ -50,9 +50,14 @@ impl Serve {
     /// Every line logged until the count stops moving (the server writes a line once a
     /// response is out, which may be after the client has it), counted by text.
     fn settle(&self) -> BTreeMap<String, usize> {
-        let mut lines = self.log.take_n(1);
+        self.settle_from(1)
+    }
+    /// [`Serve::settle`] once `n` lines are there (a slow machine's server may write them
+    /// late: this waits for them, up to 10 s, before it watches for more).
+    fn settle_from(&self, n: usize) -> BTreeMap<String, usize> {
+        let mut lines = self.log.take_n(n);
         loop {
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(300));
             let more = self.log.take_n(0);
             if more.is_empty() {
                 break;
@@ -94,8 +99,8 @@ impl Drop for Dir {
     }
 }
 
-/// Runs `cmd` to its end, which must come by itself within a minute (else it is killed and
-/// the test fails).
+/// Runs `cmd` to its end, which must come by itself within five minutes (else it is killed
+/// and the test fails): a bound for a machine starved of CPU, never a timing.
 fn ends(mut cmd: Command) -> Output {
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -111,7 +116,7 @@ fn ends(mut cmd: Command) -> Output {
         let mut v = Vec::new();
         err.read_to_end(&mut v).map(|_| v)
     });
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(300);
     let mut late = false;
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -131,7 +136,7 @@ fn ends(mut cmd: Command) -> Output {
     };
     assert!(
         !late,
-        "{cmd:?} did not end by itself within a minute: {out:?}"
+        "{cmd:?} did not end by itself within five minutes: {out:?}"
     );
     out
 }
@@ -243,7 +248,7 @@ fn init_reads_the_url_and_moves_its_thread() {
     ]));
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
-        b.settle(),
+        b.settle_from(k),
         BTreeMap::from([("GET /seen/1 404".to_string(), k)])
     );
     assert_eq!(a.now(), Vec::<String>::new());
@@ -296,7 +301,10 @@ fn a_later_hook_moves_the_next_connections() {
     ]));
     assert!(out.status.success(), "{out:?}");
     assert_eq!(a.settle(), first);
-    assert_eq!(b.settle(), BTreeMap::from([("GET / 200".to_string(), k)]));
+    assert_eq!(
+        b.settle_from(k),
+        BTreeMap::from([("GET / 200".to_string(), k)])
+    );
 }
 
 /// lua-cjson, a C module, from where Debian's wrk finds it: a script that reads its requests
@@ -368,7 +376,7 @@ fn cjson_loads_as_under_wrk() {
         2,
         "{out:?}"
     );
-    assert_eq!(s.settle(), by_wrk);
+    assert_eq!(s.settle_from(k), by_wrk);
 
     let post = dir.file(
         "post.lua",
@@ -394,10 +402,10 @@ fn cjson_loads_as_under_wrk() {
     let s = serve();
     let out = wrk_run(&wrk, 1, &post, &s.url("/"), &[]);
     assert!(out.status.success(), "{out:?}");
-    let by_wrk = s.settle();
     // wrk counts the responses it read: the server may have answered one more, in flight at
     // wrk's stop.
     let k = number_after(&text(&out.stdout), "decoded ");
+    let by_wrk = s.settle_from(k);
     assert!(
         text(&out.stdout).ends_with(&format!("decoded {k} of {k}\n")),
         "{out:?}"
@@ -423,7 +431,7 @@ fn cjson_loads_as_under_wrk() {
     assert!(out.status.success(), "{out:?}");
     assert!(text(&out.stdout).ends_with("decoded 20 of 20\n"), "{out:?}");
     assert_eq!(
-        s.settle(),
+        s.settle_from(20),
         BTreeMap::from([("POST /echo 200".to_string(), 20)])
     );
 }
@@ -525,7 +533,7 @@ fn done_dumps_the_histogram_as_under_wrk() {
         "{k}: {stdout}"
     );
     // The server may have answered one more, in flight at wrk's stop.
-    let logged: usize = s.settle().values().sum();
+    let logged: usize = s.settle_from(k).values().sum();
     assert!((k..=k + 1).contains(&logged), "{k}: {logged}");
     let s = serve();
     let doc = dir.0.join("dump.json");
@@ -556,7 +564,10 @@ fn done_dumps_the_histogram_as_under_wrk() {
         )),
         "{out:?}"
     );
-    assert_eq!(s.settle(), BTreeMap::from([("GET / 200".to_string(), 20)]));
+    assert_eq!(
+        s.settle_from(20),
+        BTreeMap::from([("GET / 200".to_string(), 20)])
+    );
 }
 
 /// `os.exit(n)` in init ends wrk before any load, with n and what the script printed (its top
@@ -609,7 +620,7 @@ fn os_exit_in_response_keeps_the_report() {
     let by_wrk = wrk_run(&wrk, 1, &script, &s.url("/"), &[]);
     assert_eq!(by_wrk.status.code(), Some(4), "{by_wrk:?}");
     assert!(text(&by_wrk.stdout).ends_with("five\n"), "{by_wrk:?}");
-    let wrk_lines = s.settle();
+    let wrk_lines = s.settle_from(5);
     let s = serve();
     let doc = dir.0.join("five.json");
     let out = ends(barrage(&[
@@ -636,7 +647,7 @@ fn os_exit_in_response_keeps_the_report() {
     );
     let d = json(&doc);
     assert_eq!(d["requests"], 5);
-    let lines = s.settle();
+    let lines = s.settle_from(5);
     assert_eq!(
         d["requests_written"].as_u64().unwrap(),
         5 + d["in_flight"].as_u64().unwrap()
@@ -690,7 +701,10 @@ fn os_exit_in_done_keeps_the_report() {
         "{stdout}"
     );
     assert_eq!(json(&doc)["requests"], 10);
-    assert_eq!(s.settle(), BTreeMap::from([("GET / 200".to_string(), 10)]));
+    assert_eq!(
+        s.settle_from(10),
+        BTreeMap::from([("GET / 200".to_string(), 10)])
+    );
 }
 
 /// `os.exit(5)` in the init of a second thread only (the probe is the first's): wrk ends with
@@ -737,8 +751,8 @@ fn os_exit_in_a_later_thread_stops_the_run() {
         d["in_flight"].as_u64().unwrap(),
     );
     assert_eq!(w, r + f, "{d}");
-    std::thread::sleep(Duration::from_millis(300));
-    let logged = s.now().len() as u64;
+    let logged: usize = s.settle_from(r as usize).values().sum();
+    let logged = logged as u64;
     assert!(r <= logged && logged <= w, "{r} <= {logged} <= {w}");
 }
 
@@ -792,7 +806,10 @@ fn output_before_a_failure_is_shown() {
         text(&out.stderr),
         format!("barrage: the script stopped the run: {script}:1: late (in done())\n")
     );
-    assert_eq!(s.settle(), BTreeMap::from([("GET / 200".to_string(), 5)]));
+    assert_eq!(
+        s.settle_from(5),
+        BTreeMap::from([("GET / 200".to_string(), 5)])
+    );
 }
 
 /// An init that never returns: in the probe (every thread's) it is stopped at the run's length
@@ -864,7 +881,10 @@ fn an_endless_init_is_stopped() {
         "{e}"
     );
     assert_eq!(json(&doc)["requests"], 10);
-    assert_eq!(s.settle(), BTreeMap::from([("GET / 200".to_string(), 10)]));
+    assert_eq!(
+        s.settle_from(10),
+        BTreeMap::from([("GET / 200".to_string(), 10)])
+    );
 }
 
 /// The first Ctrl-C ends a run whose second thread's init never returns, with what the first
@@ -907,14 +927,14 @@ fn ctrl_c_ends_an_endless_init_with_what_was_measured() {
     // SAFETY: kill(2) on our own child's pid, which `proc` has not reaped.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
     let mut child = proc;
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(300);
     let status = loop {
         if let Some(st) = child.0.try_wait().unwrap() {
             break st;
         }
         assert!(
             Instant::now() < deadline,
-            "still running a minute after Ctrl-C"
+            "still running five minutes after Ctrl-C"
         );
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -945,8 +965,10 @@ fn ctrl_c_ends_an_endless_init_with_what_was_measured() {
     );
     assert!(r >= 1);
     assert_eq!(w, r + f, "{d}");
-    std::thread::sleep(Duration::from_millis(300));
-    seen.extend(s.now());
-    let logged = seen.len() as u64;
+    let more: usize = s
+        .settle_from((r as usize).saturating_sub(seen.len()))
+        .values()
+        .sum();
+    let logged = (seen.len() + more) as u64;
     assert!(r <= logged && logged <= w, "{r} <= {logged} <= {w}");
 }
