@@ -205,6 +205,33 @@ fn os_exit_in_every_hook() {
     let e = t.delay().unwrap_err();
     assert_eq!(e.exit_status(), Some(4), "the state stays ended");
 
+    // At the top level (a script that finds nothing to do, as multi-request-json.lua's) and
+    // in setup(), before any thread starts.
+    let f = start(
+        &script("top.lua", "print('nothing to send')\nos.exit()", &[]),
+        &Bound::default(),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        (f.error.to_string(), String::from_utf8(f.printed).unwrap()),
+        (
+            "top.lua: os.exit(0) in the script's top level".to_string(),
+            "nothing to send\n".to_string()
+        )
+    );
+    let s = script("setup.lua", "function setup(t) os.exit(8) end", &[]);
+    let f = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        2,
+        None,
+        &Bound::default(),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(f.error.to_string(), "setup.lua: os.exit(8) in setup()");
     let s = script(
         "phases.lua",
         "function setup(t) print('setup') end\nfunction done() print('done'); os.exit(6) end",
@@ -361,7 +388,7 @@ fn the_flag_interrupts_and_a_prompt_hook_is_untouched() {
 #[test]
 fn search_paths_and_libraries_as_wrks() {
     let src = "io.write(package.path, '\\n', package.cpath, '\\n', type(ffi), ' ', \
-               type(require('ffi')), ' ', type(debug), ' ', type(jit))";
+               type(require('ffi')), ' ', type(debug), ' ', type(jit), ' ', type(bit))";
     let mut t = start(&script("paths.lua", src, &[]), &Bound::default()).unwrap();
     let out = String::from_utf8(t.take_output()).unwrap();
     let lines: Vec<&str> = out.lines().collect();
@@ -372,7 +399,7 @@ fn search_paths_and_libraries_as_wrks() {
     if std::env::var_os("LUA_CPATH").is_none() {
         assert_eq!(lines[1], DEFAULT_CPATH);
     }
-    assert_eq!(lines[2], "nil table table table");
+    assert_eq!(lines[2], "nil table table table table");
     assert_eq!(
         env::search_path_from(Some("/x/?.lua;;"), "D"),
         "/x/?.lua;D;"

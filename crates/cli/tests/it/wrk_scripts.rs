@@ -605,8 +605,8 @@ fn os_exit_in_init_before_any_load() {
 }
 
 /// `os.exit(4)` in the 5th response(): wrk ends with 4 after 5 requests; barrage ends the run
-/// there too, with 4, and keeps the report (the summary, the script's line, the `--json`
-/// document counting those 5).
+/// there too, with 4 (over a failed `--threshold`'s 99), and keeps the report (the summary, the
+/// script's line, the `--json` document counting those 5).
 #[test]
 fn os_exit_in_response_keeps_the_report() {
     let Some(wrk) = wrk() else { return };
@@ -631,6 +631,8 @@ fn os_exit_in_response_keeps_the_report() {
         "-q",
         "-s",
         &script,
+        "--threshold",
+        "max < 1us",
         "--json",
         &doc.display().to_string(),
         &s.url("/"),
@@ -647,6 +649,7 @@ fn os_exit_in_response_keeps_the_report() {
     );
     let d = json(&doc);
     assert_eq!(d["requests"], 5);
+    assert_eq!(d["thresholds"][0]["pass"], false, "{d}");
     let lines = s.settle_from(5);
     assert_eq!(
         d["requests_written"].as_u64().unwrap(),
