@@ -925,7 +925,7 @@ fn ctrl_c_ends_an_endless_init_with_what_was_measured() {
     let pid = child.id() as i32;
     let proc = barrage_testkit::Proc(child);
     // The load is running once the server has answered.
-    let mut seen = s.log.take_n(1);
+    let seen = s.log.take_n(1);
     assert!(!seen.is_empty(), "no request within 10 s");
     // SAFETY: kill(2) on our own child's pid, which `proc` has not reaped.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
