@@ -100,7 +100,17 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.to_config()?;
     // The load's rules first, in the flags' words; then the engine reads the files and the URL.
     barrage_model::load::check(&cfg).map_err(|e| anyhow::anyhow!(e.flags()))?;
-    let valid = cfg.validate()?;
+    let valid = match cfg.validate() {
+        Ok(v) => v,
+        // A script that stopped in its probe, before any load: what it printed is shown, and
+        // its os.exit status is barrage's, as wrk's process would end.
+        Err(barrage_engine::ConfigError::Script {
+            message,
+            printed,
+            exit,
+        }) => return Ok(script_stopped_early(&printed, &message, exit, false)),
+        Err(e) => return Err(e.into()),
+    };
     crate::history::check_value(args.history.as_ref())?;
     // Opened before the load: a path that is no history fails now, not after the run.
     let mut history = crate::history::open(args.history.as_ref())?;
@@ -141,7 +151,20 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(v) = view {
         v.finish();
     }
-    let mut result = result?;
+    let mut result = match result {
+        Ok(r) => r,
+        Err(barrage_engine::EngineError::Script(f)) => {
+            let printed = String::from_utf8_lossy(&f.printed);
+            let cancelled = matches!(f.error, barrage_engine::ScriptError::Interrupted { .. });
+            return Ok(script_stopped_early(
+                &printed,
+                &f.error.to_string(),
+                f.error.exit_status(),
+                cancelled,
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let aborted = abort.broke.lock().ok().and_then(|b| b.clone());
     result.doc.thresholds = args
         .thresholds
@@ -192,6 +215,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(e) = result.script.as_ref().and_then(|s| s.error.as_ref()) {
         // The run ended early by the script: what ran is reported above.
         eprintln!("barrage: the script stopped the run: {e}");
+    }
+    if let Some((status, line)) = result.script.as_ref().and_then(|s| s.exit.as_ref()) {
+        // os.exit(n): wrk's process ends with n there; this one ends with it once the report is
+        // out, whatever the thresholds said.
+        eprintln!("barrage: the script ended the run: {line}");
+        return Ok(ExitCode::from(*status));
+    }
+    if result.script.as_ref().is_some_and(|s| s.error.is_some()) {
         return Ok(ExitCode::from(crate::exit::BAD_INPUT));
     }
     let status = thresholds::exit_status(&result.thresholds);
@@ -206,6 +237,26 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_NOTHING_ANSWERED));
     }
     Ok(status)
+}
+
+/// A script that stopped before any load (in its probe or the setup phase): what it printed
+/// (stdout, as the script's output always goes), the line saying why, and the status:
+/// `os.exit`'s, 130 when Ctrl-C stopped it, else bad input. No load ran: there is no summary
+/// and no document to write.
+fn script_stopped_early(printed: &str, why: &str, exit: Option<u8>, cancelled: bool) -> ExitCode {
+    print!("{printed}");
+    std::io::stdout().flush().ok();
+    match (exit, cancelled) {
+        (Some(status), _) => {
+            eprintln!("barrage: the script ended before any load: {why}");
+            ExitCode::from(status)
+        }
+        (None, true) => ExitCode::from(crate::exit::INTERRUPTED),
+        (None, false) => {
+            eprintln!("barrage: {why}");
+            ExitCode::from(crate::exit::BAD_INPUT)
+        }
+    }
 }
 
 /// The exit status of a run that got no valid response at all.

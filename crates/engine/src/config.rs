@@ -25,10 +25,27 @@ pub enum ConfigError {
     /// A gRPC call that cannot be made: its schema, its method or its data.
     #[error("{0}")]
     Grpc(String),
-    /// A script that cannot run: it does not compile, a hook failed in the probe, or it asks
-    /// for what the run cannot do (`file:line: message (in hook)`).
-    #[error("{0}")]
-    Script(String),
+    /// A script that cannot run: it does not compile, a hook failed or was stopped in the
+    /// probe, or it asks for what the run cannot do (`file:line: message (in hook)`); or it
+    /// called `os.exit(status)` in the probe, before any load (`exit`: what wrk's process
+    /// would end with). `printed`: what it printed before, for the caller to show.
+    #[error("{message}")]
+    Script {
+        message: String,
+        printed: String,
+        exit: Option<u8>,
+    },
+}
+
+impl ConfigError {
+    /// A script the run cannot take, which printed nothing.
+    pub(crate) fn script(message: String) -> ConfigError {
+        ConfigError::Script {
+            message,
+            printed: String::new(),
+            exit: None,
+        }
+    }
 }
 
 /// Where requests go, taken apart from the URL.

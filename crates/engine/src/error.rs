@@ -27,7 +27,8 @@ pub enum EngineError {
     /// gRPC over TLS to a server that did not choose h2 by ALPN.
     #[error("{host} chose {alpn} by ALPN: gRPC needs HTTP/2 (h2)")]
     GrpcWithoutH2 { host: String, alpn: String },
-    /// The script's setup phase failed.
+    /// The script's setup phase failed, was stopped or called `os.exit` (with what it printed
+    /// before).
     #[error("{0}")]
-    Script(#[from] crate::script::ScriptError),
+    Script(#[from] barrage_script::Failed),
 }

@@ -82,7 +82,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
     // A script's setup phase, before any worker starts: what each thread gets.
     let script = match cfg.script.as_deref() {
         Some(p) => {
-            let (mut env, given) = crate::script::setup(p, threads, addr)?;
+            let (mut env, given) = crate::script::setup(p, c, threads, addr, cancel.flag())?;
             let printed = env.take_output();
             Some((env, given, printed))
         }
@@ -123,6 +123,7 @@ pub fn run(cfg: &ValidConfig, sink: &dyn Sink, cancel: &Cancel) -> Result<RunRes
         end,
         cancel: cancel.clone(),
         script: cfg.script.clone(),
+        script_exit: std::sync::atomic::AtomicBool::new(false),
     };
     let round = cfg.order.len();
     // A shard runs its share of the connections and of any request count; its workers take

@@ -8,19 +8,28 @@
 //! after `init`): it becomes the run's request and goes through the encoded-once path of every
 //! protocol. `request()`, `response()` and `delay()` are called by the worker per request,
 //! over HTTP/1.1 (the session takes the script's text as it is, as wrk writes it).
+//!
+//! What wrk does to its process, the run does to itself: `os.exit(n)` in a hook ends every
+//! worker, and the run reports what it measured with the status for the caller to exit with
+//! ([`ScriptOutput::exit`]); in the probe it ends validation ([`ConfigError::Script`]'s `exit`).
+//! A hook that runs once and does not return is stopped ([`hook_bound`]): at the run's end plus
+//! the engine's bound on a run without progress, or when the run is cancelled.
 
 use crate::config::{ConfigError, ResolvedRequest, Target};
 use crate::RunResult;
 use barrage_model::load::{Config, ErrorClass, Protocol};
 use barrage_script::{
-    Distribution, Errors, Resolver, Script, Setup, Summary, Thread, ThreadSetup, Transfer,
+    Bound, Distribution, Errors, Failed, Resolver, Script, Setup, Summary, Thread, ThreadSetup,
+    Transfer,
 };
 use hdrhistogram::Histogram;
+use std::cell::OnceCell;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use barrage_script::ScriptError;
 
@@ -43,10 +52,73 @@ pub struct ScriptPlan {
 /// What a script printed and how it ended, for the caller to show.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScriptOutput {
-    /// What setup, the threads (in thread order) and done printed.
+    /// What setup, the threads (in thread order) and done printed, also what a hook printed
+    /// before it failed or called `os.exit`.
     pub printed: String,
-    /// A hook's error that ended the run early (`file:line: message (in request())`).
+    /// A hook's error that ended the run early (`file:line: message (in request())`), or a hook
+    /// that did not return by its bound.
     pub error: Option<String>,
+    /// `os.exit(status)` in a hook ended the run (or was called by `done`): the status wrk's
+    /// process would have ended with, and the line that says so.
+    pub exit: Option<(u8, String)>,
+}
+
+/// How far past the run's end a hook that runs once (the top level, `setup()`, `init()`,
+/// `done()`) may go: the engine's bound on a run without progress (twice `--timeout`, at least
+/// 2 s), so a script cannot hold a run longer than the network can.
+pub(crate) fn grace(timeout: Duration) -> Duration {
+    (timeout * 2).max(Duration::from_secs(2))
+}
+
+/// The run's length when it has one: its stages', else its warmup and duration.
+fn length(cfg: &Config) -> Option<Duration> {
+    if !cfg.stages.is_empty() {
+        return Some(cfg.stages.iter().map(|s| s.duration).sum());
+    }
+    cfg.duration.map(|d| d + cfg.warmup)
+}
+
+/// The bound of hooks that run once from `now`, when the run's end is `end` (named `what`;
+/// None: a run with no set end, `-n`, or done() after the run, whose hooks get [`grace`] from
+/// their call), stopped too when `cancel` is set.
+pub(crate) fn hook_bound(
+    timeout: Duration,
+    now: Instant,
+    end: Option<(Instant, &str)>,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Bound {
+    let g = grace(timeout);
+    let words = barrage_model::units::format_duration(g);
+    match end {
+        Some((end, what)) => Bound {
+            until: Some(end.max(now) + g),
+            limit: format!("by {what} plus {words}"),
+            cancel,
+        },
+        None => Bound {
+            until: Some(now + g),
+            limit: format!("within {words} of its call"),
+            cancel,
+        },
+    }
+}
+
+/// The bound of the hooks that run before the run starts (the probe, the setup phase): the
+/// run's length from now, plus [`grace`].
+fn before_run(cfg: &Config, cancel: Option<Arc<AtomicBool>>) -> Bound {
+    let now = Instant::now();
+    let end = length(cfg).map(|l| (now + l, "the run's length"));
+    hook_bound(cfg.timeout, now, end, cancel)
+}
+
+/// A script's stop at validation, with what it printed (never lost) and, for `os.exit`, the
+/// status.
+fn stopped(f: Failed) -> ConfigError {
+    ConfigError::Script {
+        exit: f.error.exit_status(),
+        message: f.error.to_string(),
+        printed: String::from_utf8_lossy(&f.printed).into_owned(),
+    }
 }
 
 /// `wrk.lookup` and `wrk.connect` for real: the system's resolver and a TCP connect.
@@ -86,7 +158,7 @@ pub(crate) fn plan(
     target: &Target,
     requests: &mut Vec<ResolvedRequest>,
 ) -> Result<ScriptPlan, ConfigError> {
-    let fail = |e: ScriptError| ConfigError::Script(e.to_string());
+    let fail = |e: ScriptError| ConfigError::script(e.to_string());
     let script = Script::load(Path::new(path), cfg.script_args.clone()).map_err(fail)?;
     let first = requests.first().cloned().unwrap_or(ResolvedRequest {
         method: "GET".into(),
@@ -100,6 +172,7 @@ pub(crate) fn plan(
         .rsplit_once(':')
         .is_some_and(|(_, p)| p.parse::<u16>().is_ok() && !target.authority.ends_with(']'));
     let starget = barrage_script::Target {
+        url: cfg.url.clone(),
         scheme: if target.tls { "https" } else { "http" }.into(),
         host: target.host.clone(),
         port: named_port.then_some(target.port),
@@ -109,12 +182,24 @@ pub(crate) fn plan(
         body: (!first.body.is_empty()).then(|| first.body.clone()),
     };
     // The probe thread gets what a setup phase of its own gives a first thread (setup.lua's
-    // `id`): init may need it. What the probe's phases print is dropped.
-    let (_, given) = Setup::new(&script, &starget, resolver(), 1, None).map_err(fail)?;
-    let mut probe = Thread::new(&script, &starget, resolver(), &given[0]).map_err(fail)?;
+    // `id`): init may need it. What the probe's phases print is dropped when they succeed (the
+    // run prints its own), shown when they stop.
+    let bound = before_run(cfg, None);
+    let (mut env, given) =
+        Setup::new(&script, &starget, resolver(), 1, None, &bound).map_err(stopped)?;
+    let printed = env.take_output();
+    let with_setup = |mut f: Failed| {
+        f.printed.splice(0..0, printed.iter().copied());
+        stopped(f)
+    };
+    let mut probe =
+        Thread::new(&script, &starget, resolver(), &given[0], &bound).map_err(with_setup)?;
     let dynamic = !probe.is_static();
     if dynamic {
-        probe.request().map_err(fail)?;
+        if let Err(e) = probe.request_within(&bound) {
+            let printed = probe.take_output();
+            return Err(with_setup(Failed { error: e, printed }));
+        }
     }
     let batch = probe.count();
     let responses = probe.wants_response();
@@ -127,19 +212,19 @@ pub(crate) fn plan(
         Protocol::Http2 { .. } | Protocol::Http3 { .. }
     );
     if streams && dynamic && batch > cfg.protocol.streams() {
-        return Err(ConfigError::Script(format!(
+        return Err(ConfigError::script(format!(
             "{file}: request() returns {batch} requests at once: give --streams {batch} or \
              more, so that they go out together"
         )));
     }
     let open_loop = cfg.rate.is_some() || !cfg.stages.is_empty();
     if open_loop && delay {
-        return Err(ConfigError::Script(format!(
+        return Err(ConfigError::script(format!(
             "{file}: delay() paces the closed loop; with --rate or --stages the schedule paces"
         )));
     }
     if open_loop && batch > 1 {
-        return Err(ConfigError::Script(format!(
+        return Err(ConfigError::script(format!(
             "{file}: a request() of {batch} requests at once is a pipelined batch, for the \
              closed loop; the open loop sends one request per slot"
         )));
@@ -153,7 +238,7 @@ pub(crate) fn plan(
         "--body-lines"
     };
     if listed && dynamic {
-        return Err(ConfigError::Script(format!(
+        return Err(ConfigError::script(format!(
             "{file}: request() writes every request, and {from} gives them too: use one"
         )));
     }
@@ -174,7 +259,7 @@ pub(crate) fn plan(
         if !listed {
             *requests = own;
         } else if own.len() != 1 || !same_request(&own[0], &first) {
-            return Err(ConfigError::Script(format!(
+            return Err(ConfigError::script(format!(
                 "{file}: the script sets wrk's request (method, path, headers or body), and \
                  {from} gives the requests: use one"
             )));
@@ -200,14 +285,25 @@ fn same_request(a: &ResolvedRequest, b: &ResolvedRequest) -> bool {
     a.method == b.method && a.path == b.path && a.body == b.body && sorted(a) == sorted(b)
 }
 
-/// The setup phase: `setup(thread)` for each of `threads`, each starting at `addr`. The
-/// environment stays on the calling thread for `done`.
+/// The setup phase: `setup(thread)` for each of `threads`, each starting at `addr`, stopped
+/// as the probe's (or at once when `cancel` is set). The environment stays on the calling
+/// thread for `done`.
 pub(crate) fn setup(
     plan: &ScriptPlan,
+    cfg: &Config,
     threads: usize,
     addr: SocketAddr,
-) -> Result<(Setup, Vec<ThreadSetup>), ScriptError> {
-    Setup::new(&plan.script, &plan.target, resolver(), threads, Some(addr))
+    cancel: Arc<AtomicBool>,
+) -> Result<(Setup, Vec<ThreadSetup>), Failed> {
+    let bound = before_run(cfg, Some(cancel));
+    Setup::new(
+        &plan.script,
+        &plan.target,
+        resolver(),
+        threads,
+        Some(addr),
+        &bound,
+    )
 }
 
 /// A worker's Lua state. Created on the worker's own thread (in `Worker::run`) and dropped
@@ -221,6 +317,8 @@ pub(crate) struct WorkerLua {
     pub pending: bool,
     /// A hook's error: the worker stops, and the run says why.
     pub error: Option<String>,
+    /// `os.exit` in a hook: the status and its line; the run stops.
+    pub exit: Option<(u8, String)>,
     /// The response being handed to `response()` (its buffers reused from one to the next).
     pub kept: barrage_wire::client::Kept,
 }
@@ -230,19 +328,48 @@ pub(crate) struct WorkerLua {
 // because the `Worker` that holds the (then empty) field is moved into its thread.
 unsafe impl Send for WorkerLua {}
 
+/// How a worker's script stopped it, sorted for the run: `os.exit` (the run ends, with its
+/// status), cancelled (Ctrl-C: nothing to say), or an error.
+pub(crate) fn sort_stop(
+    e: ScriptError,
+    error: &mut Option<String>,
+    exit: &mut Option<(u8, String)>,
+) {
+    match e.exit_status() {
+        Some(status) => *exit = Some((status, e.to_string())),
+        None if matches!(e, ScriptError::Interrupted { .. }) => {}
+        None => *error = Some(e.to_string()),
+    }
+}
+
 impl WorkerLua {
     /// `first`: the run's first worker, whose state wrk asks for one request before the load
     /// (its `script_verify_request`, which counts a pipelined batch), a call whose request is
-    /// never sent: counter.lua's first thread starts at /1 under wrk, and so here.
+    /// never sent: counter.lua's first thread starts at /1 under wrk, and so here. `init` and
+    /// that call run under `bound`. A script that stops here gives what it printed, and why.
     pub(crate) fn start(
         plan: &ScriptPlan,
         given: &ThreadSetup,
         first: bool,
-    ) -> Result<WorkerLua, String> {
-        let mut thread = Thread::new(&plan.script, &plan.target, resolver(), given)
-            .map_err(|e| e.to_string())?;
+        bound: &Bound,
+    ) -> Result<WorkerLua, WorkerScript> {
+        let ended = |e: ScriptError, printed: Vec<u8>| {
+            let mut end = WorkerScript {
+                globals: Vec::new(),
+                printed,
+                error: None,
+                exit: None,
+            };
+            sort_stop(e, &mut end.error, &mut end.exit);
+            end
+        };
+        let mut thread = Thread::new(&plan.script, &plan.target, resolver(), given, bound)
+            .map_err(|f| ended(f.error, f.printed))?;
         if first && plan.dynamic {
-            thread.request().map_err(|e| e.to_string())?;
+            if let Err(e) = thread.request_within(bound) {
+                let printed = thread.take_output();
+                return Err(ended(e, printed));
+            }
         }
         Ok(WorkerLua {
             thread,
@@ -251,17 +378,24 @@ impl WorkerLua {
             delay: plan.delay,
             pending: false,
             error: None,
+            exit: None,
             kept: Default::default(),
         })
     }
 
+    /// A per-request hook stopped: the worker stops, and an `os.exit` stops the run.
+    pub(crate) fn stop(&mut self, e: ScriptError) {
+        sort_stop(e, &mut self.error, &mut self.exit);
+    }
+
     /// What the worker hands back when it ends: the thread's globals (for `done`'s
-    /// `thread:get`), what it printed and its error.
+    /// `thread:get`), what it printed and how it stopped.
     pub(crate) fn end(mut self) -> WorkerScript {
         WorkerScript {
             globals: self.thread.snapshot(),
             printed: self.thread.take_output(),
             error: self.error,
+            exit: self.exit,
         }
     }
 }
@@ -271,6 +405,7 @@ pub(crate) struct WorkerScript {
     pub globals: Vec<(String, Transfer)>,
     pub printed: Vec<u8>,
     pub error: Option<String>,
+    pub exit: Option<(u8, String)>,
 }
 
 /// The done phase over the run's result: wrk's summary, the latency distribution (µs) and the
@@ -282,10 +417,12 @@ pub(crate) fn done(
     r: &RunResult,
 ) -> ScriptOutput {
     let mut error = None;
+    let mut exit = None;
     let mut globals = Vec::with_capacity(ends.len());
     for e in ends {
         printed.extend_from_slice(&e.printed);
         error = error.or(e.error);
+        exit = exit.or(e.exit);
         globals.push(e.globals);
     }
     let d = &r.doc;
@@ -317,23 +454,54 @@ pub(crate) fn done(
             let _ = rates.record((s.responses as f64 / s.span_s).round() as u64);
         }
     }
+    // done() runs after the run: its bound is the grace alone, and a Ctrl-C then is the
+    // second one, which the caller carries out itself.
+    let bound = hook_bound(r.config.timeout, Instant::now(), None, None);
     match setup.done(
         &summary,
-        Rc::new(Hist(r.histogram.clone())),
-        Rc::new(Hist(rates)),
+        Rc::new(Hist::new(r.histogram.clone())),
+        Rc::new(Hist::new(rates)),
         globals,
+        &bound,
     ) {
         Ok(out) => printed.extend_from_slice(&out),
-        Err(e) => error = error.or(Some(e.to_string())),
+        Err(f) => {
+            printed.extend_from_slice(&f.printed);
+            // An exit in done() is the run's status unless a hook's exit came first (wrk's
+            // process would have ended there).
+            let (mut e, mut x) = (None, None);
+            sort_stop(f.error, &mut e, &mut x);
+            error = error.or(e);
+            exit = exit.or(x);
+        }
     }
     ScriptOutput {
         printed: String::from_utf8_lossy(&printed).into_owned(),
         error,
+        exit,
     }
 }
 
-/// A histogram as `done`'s `latency` or `requests` object.
-struct Hist(Histogram<u64>);
+/// A histogram as `done`'s `latency` or `requests` object, its distinct values listed once
+/// when first asked for (a dump reads them all, one call each).
+struct Hist(Histogram<u64>, OnceCell<Vec<(u64, u64)>>);
+
+impl Hist {
+    fn new(h: Histogram<u64>) -> Hist {
+        Hist(h, OnceCell::new())
+    }
+
+    /// Each recorded value (the highest its bucket holds, as the percentiles give) and its
+    /// count, ascending.
+    fn values(&self) -> &[(u64, u64)] {
+        self.1.get_or_init(|| {
+            self.0
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect()
+        })
+    }
+}
 
 impl Distribution for Hist {
     fn min(&self) -> f64 {
@@ -354,8 +522,11 @@ impl Distribution for Hist {
     fn percentile(&self, p: f64) -> f64 {
         self.0.value_at_percentile(p) as f64
     }
+    fn distinct(&self) -> usize {
+        self.values().len()
+    }
     fn raw(&self, i: usize) -> Option<(f64, u64)> {
-        let v = self.0.iter_recorded().nth(i.checked_sub(1)?)?;
-        Some((v.value_iterated_to() as f64, v.count_at_value()))
+        let (v, n) = *self.values().get(i.checked_sub(1)?)?;
+        Some((v as f64, n))
     }
 }

@@ -11,12 +11,24 @@
 //! same Lua string back, which LuaJIT interns, is [`Produced::Same`]). `response()` is called
 //! only when the script defines it (wrk's rule: handing headers and body to Lua costs).
 //!
-//! Nothing here prints or touches the network by itself: what a script prints (`print`,
-//! `io.write`) is kept for the caller ([`Thread::take_output`], [`Setup::done`]'s text), and
-//! `wrk.lookup` and `wrk.connect` go through the caller's [`Resolver`].
+//! Nothing here prints, ends the process or touches the network by itself: what a script
+//! prints (`print`, `io.write`) is kept for the caller ([`Thread::take_output`], [`Setup::done`]'s
+//! text, [`Failed::printed`] when it stopped), `os.exit(n)` comes back as
+//! [`ScriptError::Exit`] for the caller to carry out, and `wrk.lookup` and `wrk.connect` go
+//! through the caller's [`Resolver`].
+//!
+//! The states are LuaJIT's with all its libraries and `require` as wrk's (Debian's) LuaJIT has
+//! it: `package.path`/`package.cpath` as there ([`env`]), so C modules such as lua-cjson load
+//! (the binary exports the Lua API for them: see `build.rs` in the crates that link one). The
+//! hooks that run once (the script's top level, `setup()`, `init()`, `done()`, and the probe's
+//! `request()`) run under a [`Bound`]: interpreted, with an instruction-count hook that stops
+//! them at its time or when its flag is set. The per-request hooks run compiled, unbounded.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 mod env;
 mod request;
@@ -24,6 +36,7 @@ mod setup;
 mod thread;
 mod transfer;
 
+pub use env::{DEFAULT_CPATH, DEFAULT_PATH};
 pub use request::{parse_requests, request_spans, split_requests, Request};
 pub use setup::{Distribution, Errors, Setup, Summary, ThreadSetup};
 pub use thread::{Produced, Thread};
@@ -50,11 +63,73 @@ pub enum ScriptError {
     /// `request()` returned text that is not HTTP/1.1 requests.
     #[error("{file}: request() returned text that is not an HTTP/1.1 request: {reason}")]
     BadRequest { file: String, reason: String },
+    /// The script called `os.exit(status)`: wrk's process would end there, with `status` (the
+    /// low 8 bits of the number, as exit(3) keeps them; `true` or nothing 0, `false` 1).
+    #[error("{file}: os.exit({status}) in {hook}")]
+    Exit {
+        file: String,
+        hook: &'static str,
+        status: u8,
+    },
+    /// A hook that runs once did not return by its [`Bound`]'s time.
+    #[error("{file}: {hook} did not return {limit} (stopped after {ran:.1?})")]
+    Stuck {
+        file: String,
+        hook: &'static str,
+        /// What the time was ([`Bound::limit`]).
+        limit: String,
+        ran: Duration,
+    },
+    /// A hook that runs once was stopped by its [`Bound`]'s flag (Ctrl-C).
+    #[error("{file}: {hook} was interrupted")]
+    Interrupted { file: String, hook: &'static str },
+}
+
+impl ScriptError {
+    /// The status `os.exit` asked for, when that is what this is.
+    pub fn exit_status(&self) -> Option<u8> {
+        match self {
+            ScriptError::Exit { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// A script that stopped before it could run (its top level, `setup()` or `init()` failed, was
+/// stopped, or called `os.exit`): why, and what it printed before, which is never lost.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct Failed {
+    pub error: ScriptError,
+    pub printed: Vec<u8>,
+}
+
+impl From<ScriptError> for Failed {
+    fn from(error: ScriptError) -> Failed {
+        Failed {
+            error,
+            printed: Vec::new(),
+        }
+    }
+}
+
+/// What stops a hook that runs once (the script's top level, `setup()`, `init()`, `done()`,
+/// the probe's `request()`) when it does not return: a time ([`ScriptError::Stuck`]) and a flag
+/// the caller sets, for Ctrl-C ([`ScriptError::Interrupted`]). Without either it may run for
+/// ever, as under wrk.
+#[derive(Debug, Clone, Default)]
+pub struct Bound {
+    pub until: Option<Instant>,
+    /// When `until` is, in the words of the error: `"by the run's end plus 2s"`.
+    pub limit: String,
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The run's target, as wrk puts it in the `wrk` table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The URL as given on the command line: `init(args)`'s `args[0]`, as wrk gives it.
+    pub url: String,
     pub scheme: String,
     pub host: String,
     /// The port the URL names (wrk leaves `wrk.port` nil when the URL has none).
@@ -106,6 +181,7 @@ impl Script {
             source,
             args,
         };
+        // Compiled only (nothing runs): the safe state will do.
         let lua = mlua::Lua::new();
         lua.load(&script.source)
             .set_name(&script.name)
@@ -122,3 +198,5 @@ impl Script {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_wild;

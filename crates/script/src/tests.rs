@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::*;
 
 /// The test's own resolver: every host is 127.0.0.1 at the service's port.
-struct Loopback;
+pub(super) struct Loopback;
 
 impl Resolver for Loopback {
     fn lookup(&self, _host: &str, service: &str) -> Vec<SocketAddr> {
@@ -22,8 +22,9 @@ impl Resolver for Loopback {
     }
 }
 
-fn target() -> Target {
+pub(super) fn target() -> Target {
     Target {
+        url: "http://example.com:8080/".into(),
         scheme: "http".into(),
         host: "example.com".into(),
         port: Some(8080),
@@ -42,7 +43,14 @@ fn wrk_script(name: &str, args: &[&str]) -> Script {
 }
 
 fn thread(s: &Script) -> Thread {
-    Thread::new(s, &target(), Arc::new(Loopback), &ThreadSetup::default()).unwrap()
+    Thread::new(
+        s,
+        &target(),
+        Arc::new(Loopback),
+        &ThreadSetup::default(),
+        &Bound::default(),
+    )
+    .unwrap()
 }
 
 fn header<'a>(r: &'a Request, name: &str) -> Option<&'a str> {
@@ -163,11 +171,19 @@ fn stop_lua_stops_its_thread_at_the_100th_response() {
 #[test]
 fn addr_lua_resolves_and_prints_its_address() {
     let s = wrk_script("addr.lua", &[]);
-    let (_setup, given) = Setup::new(&s, &target(), Arc::new(Loopback), 2, None).unwrap();
+    let (_setup, given) = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        2,
+        None,
+        &Bound::default(),
+    )
+    .unwrap();
     assert_eq!(given.len(), 2);
     for g in &given {
         assert_eq!(g.addr.as_deref(), Some("127.0.0.1:8080"));
-        let mut t = Thread::new(&s, &target(), Arc::new(Loopback), g).unwrap();
+        let mut t = Thread::new(&s, &target(), Arc::new(Loopback), g, &Bound::default()).unwrap();
         assert_eq!(
             String::from_utf8(t.take_output()).unwrap(),
             "thread addr: 127.0.0.1:8080\n"
@@ -176,7 +192,7 @@ fn addr_lua_resolves_and_prints_its_address() {
 }
 
 /// A distribution of known values: 100 requests, value v (1..=100) once each.
-struct Known;
+pub(super) struct Known;
 
 impl Distribution for Known {
     fn min(&self) -> f64 {
@@ -194,6 +210,9 @@ impl Distribution for Known {
     fn percentile(&self, p: f64) -> f64 {
         (p.clamp(1.0, 100.0)).ceil()
     }
+    fn distinct(&self) -> usize {
+        100
+    }
     fn raw(&self, i: usize) -> Option<(f64, u64)> {
         (1..=100).contains(&i).then_some((i as f64, 1))
     }
@@ -202,13 +221,21 @@ impl Distribution for Known {
 #[test]
 fn setup_lua_hands_ids_to_threads_and_reads_their_counts_when_done() {
     let s = wrk_script("setup.lua", &[]);
-    let (mut setup, given) = Setup::new(&s, &target(), Arc::new(Loopback), 2, None).unwrap();
+    let (mut setup, given) = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        2,
+        None,
+        &Bound::default(),
+    )
+    .unwrap();
     assert_eq!(given[0].globals, [("id".to_owned(), Transfer::Number(1.0))]);
     assert_eq!(given[1].globals, [("id".to_owned(), Transfer::Number(2.0))]);
     let mut finished = Vec::new();
     let mut printed = String::new();
     for (i, g) in given.iter().enumerate() {
-        let mut t = Thread::new(&s, &target(), Arc::new(Loopback), g).unwrap();
+        let mut t = Thread::new(&s, &target(), Arc::new(Loopback), g, &Bound::default()).unwrap();
         for _ in 0..(3 + i) {
             t.request().unwrap();
         }
@@ -226,6 +253,7 @@ fn setup_lua_hands_ids_to_threads_and_reads_their_counts_when_done() {
             Rc::new(Known),
             Rc::new(Known),
             finished,
+            &Bound::default(),
         )
         .unwrap();
     assert_eq!(
@@ -237,13 +265,22 @@ fn setup_lua_hands_ids_to_threads_and_reads_their_counts_when_done() {
 #[test]
 fn report_lua_prints_the_latency_percentiles() {
     let s = wrk_script("report.lua", &[]);
-    let (mut setup, _) = Setup::new(&s, &target(), Arc::new(Loopback), 1, None).unwrap();
+    let (mut setup, _) = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        1,
+        None,
+        &Bound::default(),
+    )
+    .unwrap();
     let out = setup
         .done(
             &Summary::default(),
             Rc::new(Known),
             Rc::new(Known),
             vec![vec![]],
+            &Bound::default(),
         )
         .unwrap();
     assert_eq!(
@@ -257,14 +294,22 @@ fn done_sees_the_summary_and_the_distributions() {
     let src = r#"
         function done(summary, latency, requests)
           local v, n = latency(3)
-          local past = latency(101)
+          local past, pn = latency(101)
           io.write(summary.requests, " ", summary.bytes, " ", summary.duration, " ",
                    summary.errors.connect, " ", summary.errors.status, " ", summary.errors.timeout, " ",
                    latency.min, " ", latency.max, " ", latency.mean, " ", requests.stdev, " ",
-                   v, " ", n, " ", tostring(past), "\n")
+                   v, " ", n, " ", past, " ", pn, "\n")
         end"#;
     let s = Script::from_source(Path::new("done.lua"), src.into(), vec![]).unwrap();
-    let (mut setup, _) = Setup::new(&s, &target(), Arc::new(Loopback), 1, None).unwrap();
+    let (mut setup, _) = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        1,
+        None,
+        &Bound::default(),
+    )
+    .unwrap();
     let summary = Summary {
         duration_us: 5_000_000,
         requests: 1234,
@@ -278,11 +323,17 @@ fn done_sees_the_summary_and_the_distributions() {
         },
     };
     let out = setup
-        .done(&summary, Rc::new(Known), Rc::new(Known), vec![vec![]])
+        .done(
+            &summary,
+            Rc::new(Known),
+            Rc::new(Known),
+            vec![vec![]],
+            &Bound::default(),
+        )
         .unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "1234 5678 5000000 1 7 2 1 100 50.5 28.87 3 1 nil\n"
+        "1234 5678 5000000 1 7 2 1 100 50.5 28.87 3 1 0 100\n"
     );
 }
 
@@ -321,10 +372,16 @@ fn failures_are_one_line_naming_the_file_the_line_and_the_hook() {
         vec![],
     )
     .unwrap();
-    let e = Thread::new(&s, &target(), Arc::new(Loopback), &ThreadSetup::default())
-        .err()
-        .unwrap()
-        .to_string();
+    let e = Thread::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        &ThreadSetup::default(),
+        &Bound::default(),
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert_eq!(e, "init.lua:1: no (in init())");
 
     let s = Script::from_source(
@@ -375,10 +432,17 @@ fn thread_stop_in_setup_and_functions_across_threads_are_refused() {
         vec![],
     )
     .unwrap();
-    let e = Setup::new(&s, &target(), Arc::new(Loopback), 1, None)
-        .err()
-        .unwrap()
-        .to_string();
+    let e = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        1,
+        None,
+        &Bound::default(),
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(
         e.contains("thread:stop() can only be called while the thread runs")
             && e.ends_with("(in setup())"),
@@ -390,10 +454,17 @@ fn thread_stop_in_setup_and_functions_across_threads_are_refused() {
         vec![],
     )
     .unwrap();
-    let e = Setup::new(&s, &target(), Arc::new(Loopback), 1, None)
-        .err()
-        .unwrap()
-        .to_string();
+    let e = Setup::new(
+        &s,
+        &target(),
+        Arc::new(Loopback),
+        1,
+        None,
+        &Bound::default(),
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(
         e.contains("only booleans, nil, numbers, strings and tables"),
         "{e}"

@@ -3,17 +3,23 @@
 //! the script defines it, `delay()` before each send when it defines that. The requests a
 //! `request()` returns are parsed once per distinct text: the same Lua string again (LuaJIT
 //! interns strings, so the same text is the same string) is [`Produced::Same`].
+//!
+//! The script's top level and `init` run interpreted under the caller's [`Bound`]; the JIT
+//! compiler starts with the first per-request hook.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mlua::{Function, Lua, Table, UserData, UserDataFields, UserDataMethods, Value};
+use mlua::{Function, Table, UserData, UserDataFields, UserDataMethods, Value};
 
-use crate::env::{self, Output};
+use crate::env::{self, Env};
 use crate::transfer::Transfer;
-use crate::{request_spans, Request, Resolver, Script, ScriptError, Target, ThreadSetup};
+use crate::{
+    request_spans, Bound, Failed, Request, Resolver, Script, ScriptError, Target, ThreadSetup,
+};
 
 /// What one call of `request()` gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -24,15 +30,23 @@ pub enum Produced {
     New,
 }
 
-/// `wrk.thread` in a running thread: its address, its globals and `stop()`.
+/// `wrk.thread` in a running thread: its address (which the script may set, as wrk's
+/// `thread.addr`), its globals and `stop()`.
 struct Running {
-    addr: Option<String>,
+    addr: Rc<RefCell<Option<String>>>,
+    /// Set when the script set `addr` (the caller takes it: [`Thread::take_addr`]).
+    moved: Rc<Cell<bool>>,
     stop: Rc<Cell<bool>>,
 }
 
 impl UserData for Running {
     fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
-        f.add_field_method_get("addr", |_, this| Ok(this.addr.clone()));
+        f.add_field_method_get("addr", |_, this| Ok(this.addr.borrow().clone()));
+        f.add_field_method_set("addr", |lua, this, v: Value| {
+            *this.addr.borrow_mut() = Some(address(lua, v)?);
+            this.moved.set(true);
+            Ok(())
+        });
     }
 
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
@@ -50,11 +64,38 @@ impl UserData for Running {
     }
 }
 
+/// A value given to `thread.addr`: an address as `wrk.lookup` gives them (`"ip:port"`; wrk's
+/// are userdata whose tostring is that text), checked here so a wrong one fails where it is set.
+pub(crate) fn address(lua: &mlua::Lua, v: Value) -> mlua::Result<String> {
+    let text = match &v {
+        Value::String(s) => s.to_str()?.to_string(),
+        Value::UserData(_) => v.to_string()?,
+        other => {
+            return Err(env::located(
+                lua,
+                format!(
+                    "thread.addr must be an address (\"ip:port\", as wrk.lookup gives), not {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    match text.parse::<SocketAddr>() {
+        Ok(a) => Ok(a.to_string()),
+        Err(_) => Err(env::located(
+            lua,
+            format!(
+                "thread.addr must be an address (\"ip:port\", as wrk.lookup gives), not {text:?}"
+            ),
+        )),
+    }
+}
+
 /// One worker thread's script.
 pub struct Thread {
-    lua: Lua,
-    out: Output,
-    file: String,
+    env: Env,
+    /// The JIT compiler is on (the first per-request hook turned it on).
+    hot: bool,
     request: Option<Function>,
     response: Option<Function>,
     /// The metatable of `response()`'s header table (the prelude's: any case finds a name).
@@ -70,47 +111,67 @@ pub struct Thread {
     text: Vec<u8>,
     spans: Vec<(std::ops::Range<usize>, bool)>,
     stop: Rc<Cell<bool>>,
+    addr: Rc<RefCell<Option<String>>>,
+    moved: Rc<Cell<bool>>,
 }
 
 impl Thread {
     /// The thread's environment: the script loaded, the setup phase's globals set, `init(args)`
-    /// called and the default request made (`wrk.request()`).
+    /// called (`args[0]` the URL, then the script's arguments, as wrk gives them) and the
+    /// default request made (`wrk.request()`), all under `bound`. On failure, what the script
+    /// printed before comes with the error.
     pub fn new(
         script: &Script,
         target: &Target,
         resolver: Arc<dyn Resolver + Send + Sync>,
         setup: &ThreadSetup,
-    ) -> Result<Thread, ScriptError> {
-        let (lua, out) = env::new(script, target, resolver)?;
+        bound: &Bound,
+    ) -> Result<Thread, Failed> {
+        let env = Env::new(script, target, resolver, bound)?;
+        let fail = |e: &mlua::Error| env.failed(env::hook("init()", e));
         let stop = Rc::new(Cell::new(false));
+        let addr = Rc::new(RefCell::new(setup.addr.clone()));
+        let moved = Rc::new(Cell::new(false));
+        let lua = &env.lua;
         let g = lua.globals();
-        let wrk: Table = g.get("wrk").map_err(|e| env::hook("setup", &e))?;
+        let wrk: Table = g.get("wrk").map_err(|e| fail(&e))?;
         let handle = lua
             .create_userdata(Running {
-                addr: setup.addr.clone(),
+                addr: addr.clone(),
+                moved: moved.clone(),
                 stop: stop.clone(),
             })
-            .map_err(|e| env::hook("setup", &e))?;
-        wrk.set("thread", handle)
-            .map_err(|e| env::hook("setup", &e))?;
+            .map_err(|e| fail(&e))?;
+        wrk.set("thread", handle).map_err(|e| fail(&e))?;
         for (name, value) in &setup.globals {
-            let v = value.to_lua(&lua).map_err(|e| env::hook("setup", &e))?;
-            g.set(name.as_str(), v)
-                .map_err(|e| env::hook("setup", &e))?;
+            let v = value.to_lua(lua).map_err(|e| fail(&e))?;
+            g.set(name.as_str(), v).map_err(|e| fail(&e))?;
         }
-        let init: Function = g
-            .get("__barrage_init")
-            .map_err(|e| env::hook("init()", &e))?;
-        init.call::<()>(script.args.clone())
-            .map_err(|e| env::hook("init()", &e))?;
+        // wrk's init(args): args[0] is the URL, args[1..] what followed it.
+        let args = lua.create_table().map_err(|e| fail(&e))?;
+        args.raw_set(0, target.url.as_str()).map_err(|e| fail(&e))?;
+        for (i, a) in script.args.iter().enumerate() {
+            args.raw_set(i + 1, a.as_str()).map_err(|e| fail(&e))?;
+        }
+        let init: Function = g.get("__barrage_init").map_err(|e| fail(&e))?;
+        env.watched("init()", bound, || init.call::<()>(args))
+            .map_err(|e| env.failed(e))?;
         let hook =
             |name: &str| -> Option<Function> { g.get::<Option<Function>>(name).ok().flatten() };
         let request = hook("request");
         let response = hook("response");
         let any_case: Option<Table> = g.get("__barrage_response_headers").ok();
         let delay = hook("delay");
+        // The default request, which a script without request() sends every time.
+        let default: Function = wrk
+            .get("request")
+            .map_err(|e| env.failed(env::hook("wrk.request()", &e)))?;
+        let v: Value = env
+            .watched("wrk.request()", bound, || default.call(()))
+            .map_err(|e| env.failed(e))?;
+        drop(g);
         let mut t = Thread {
-            file: script.file(),
+            hot: false,
             request: None,
             response,
             any_case,
@@ -120,17 +181,13 @@ impl Thread {
             text: Vec::new(),
             spans: Vec::new(),
             stop,
-            out,
-            lua,
+            addr,
+            moved,
+            env,
         };
-        // The default request, which a script without request() sends every time.
-        let default: Function = wrk
-            .get("request")
-            .map_err(|e| env::hook("wrk.request()", &e))?;
-        let v: Value = default
-            .call(())
-            .map_err(|e| env::hook("wrk.request()", &e))?;
-        t.take(v, "wrk.request()")?;
+        if let Err(e) = t.take(v, "wrk.request()") {
+            return Err(t.env.failed(e));
+        }
         t.request = request;
         Ok(t)
     }
@@ -171,7 +228,21 @@ impl Thread {
         let Some(f) = &self.request else {
             return Ok(Produced::Same);
         };
-        let v: Value = f.call(()).map_err(|e| env::hook("request()", &e))?;
+        if !self.hot {
+            self.env.compiled()?;
+            self.hot = true;
+        }
+        let v: Value = self.env.checked("request()", f.call(()))?;
+        self.take(v, "request()")
+    }
+
+    /// [`Thread::request`] under `bound`, interpreted (a call that runs once: the probe's, and
+    /// the one wrk makes to check a script). Before any other per-request hook only.
+    pub fn request_within(&mut self, bound: &Bound) -> Result<Produced, ScriptError> {
+        let Some(f) = &self.request else {
+            return Ok(Produced::Same);
+        };
+        let v: Value = self.env.watched("request()", bound, || f.call(()))?;
         self.take(v, "request()")
     }
 
@@ -200,7 +271,11 @@ impl Thread {
         let Some(f) = &self.response else {
             return Ok(());
         };
-        let lua = &self.lua;
+        if !self.hot {
+            self.env.compiled()?;
+            self.hot = true;
+        }
+        let lua = &self.env.lua;
         let call = || -> mlua::Result<()> {
             let h = lua.create_table_with_capacity(0, 8)?;
             h.set_metatable(self.any_case.clone())?;
@@ -217,7 +292,7 @@ impl Thread {
                 Err(_) => f.call::<()>((status, h, lua.create_string(body)?)),
             }
         };
-        call().map_err(|e| env::hook("response()", &e))
+        self.env.checked("response()", call())
     }
 
     /// Calls `delay()` (when defined): how long to wait before the next send.
@@ -225,7 +300,11 @@ impl Thread {
         let Some(f) = &self.delay else {
             return Ok(None);
         };
-        let v: Value = f.call(()).map_err(|e| env::hook("delay()", &e))?;
+        if !self.hot {
+            self.env.compiled()?;
+            self.hot = true;
+        }
+        let v: Value = self.env.checked("delay()", f.call(()))?;
         match v {
             Value::Integer(ms) if ms >= 0 => Ok(Some(Duration::from_millis(ms as u64))),
             Value::Number(ms) if ms >= 0.0 && ms.is_finite() => {
@@ -233,7 +312,7 @@ impl Thread {
             }
             Value::Nil => Ok(None),
             other => Err(ScriptError::BadReturn {
-                file: self.file.clone(),
+                file: self.env.file.clone(),
                 hook: "delay()",
                 what: describe(&other),
             }),
@@ -245,16 +324,25 @@ impl Thread {
         self.stop.get()
     }
 
+    /// Where the script pointed this thread (`wrk.thread.addr = ...` in `init()` or a later
+    /// hook), once each time it did: wrk's later connections go there.
+    pub fn take_addr(&self) -> Option<SocketAddr> {
+        if !self.moved.replace(false) {
+            return None;
+        }
+        self.addr.borrow().as_deref()?.parse().ok()
+    }
+
     /// What the script printed since the last call.
     pub fn take_output(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out.borrow_mut())
+        std::mem::take(&mut self.env.out.borrow_mut())
     }
 
     /// The thread's globals that may move to the done phase (`thread:get` there), the
     /// environment's own (functions, libraries, `wrk`) left out.
     pub fn snapshot(&self) -> Vec<(String, Transfer)> {
         let mut v = Vec::new();
-        for (k, val) in self.lua.globals().pairs::<Value, Value>().flatten() {
+        for (k, val) in self.env.lua.globals().pairs::<Value, Value>().flatten() {
             let Value::String(name) = &k else { continue };
             let Ok(name) = name.to_str().map(|s| s.to_string()) else {
                 continue;
@@ -274,7 +362,7 @@ impl Thread {
     fn take(&mut self, v: Value, hook: &'static str) -> Result<Produced, ScriptError> {
         let Value::String(s) = &v else {
             return Err(ScriptError::BadReturn {
-                file: self.file.clone(),
+                file: self.env.file.clone(),
                 hook,
                 what: describe(&v),
             });
@@ -288,7 +376,7 @@ impl Thread {
         }
         let bytes = s.as_bytes();
         request_spans(&bytes, &mut self.spans).map_err(|reason| ScriptError::BadRequest {
-            file: self.file.clone(),
+            file: self.env.file.clone(),
             reason,
         })?;
         self.current = std::cell::OnceCell::new();

@@ -17,3 +17,4 @@ mod serve;
 mod serve_tls;
 mod thresholds;
 mod verdicts;
+mod wrk_scripts;

@@ -24,6 +24,7 @@ use rustls::ClientConfig;
 use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,6 +59,8 @@ pub struct Shared {
     pub cancel: Cancel,
     /// `--script`: what validation learned of it (each worker starts its own Lua state).
     pub script: Option<Arc<crate::script::ScriptPlan>>,
+    /// A script's `os.exit` in some worker: every worker stops, as wrk's process would.
+    pub script_exit: std::sync::atomic::AtomicBool,
 }
 
 /// This worker's share of the run.
@@ -259,9 +262,29 @@ impl<'a> Worker<'a> {
         // now); one that fails to start ends the worker before it connects.
         let mut failed = None;
         if let (Some(p), Some(given)) = (self.sh.script.as_deref(), self.plan.lua.take()) {
-            match crate::script::WorkerLua::start(p, &given, self.index == 0) {
-                Ok(l) => self.lua = Some(Box::new(l)),
-                Err(e) => failed = Some(e),
+            // init() may run until the run's end plus the bound on a run without progress,
+            // and stops at once when the run is cancelled (its first Ctrl-C).
+            let now = Instant::now();
+            let bound = crate::script::hook_bound(
+                self.sh.timeout,
+                now,
+                self.sh.end.map(|e| (e, "the run's end")),
+                Some(self.sh.cancel.flag()),
+            );
+            match crate::script::WorkerLua::start(p, &given, self.index == 0, &bound) {
+                Ok(l) => {
+                    // `wrk.thread.addr` set in init(): this thread's connections go there.
+                    if let Some(a) = l.thread.take_addr() {
+                        self.plan.addr = a;
+                    }
+                    self.lua = Some(Box::new(l));
+                }
+                Err(end) => {
+                    if end.exit.is_some() {
+                        self.sh.script_exit.store(true, Ordering::Relaxed);
+                    }
+                    failed = Some(end);
+                }
             }
         }
         let now = Instant::now();
@@ -379,11 +402,7 @@ impl<'a> Worker<'a> {
         // Sockets close with the worker.
         let script = match self.lua.take() {
             Some(l) => Some(l.end()),
-            None => failed.map(|error| crate::script::WorkerScript {
-                globals: Vec::new(),
-                printed: Vec::new(),
-                error: Some(error),
-            }),
+            None => failed,
         };
         let outcome = Outcome {
             rec: std::mem::take(&mut self.rec),

@@ -1,10 +1,13 @@
 //! A worker's part in a wrk script: `request()` called for each request (or pipelined batch)
 //! and its text opened on the connection as it is, `delay()` before each, `response()` with each
 //! whole response the session kept. A hook's error stops the worker (the run ends with what was
-//! measured, and says why); `wrk.thread:stop()` stops it too.
+//! measured, and says why); `wrk.thread:stop()` stops it too, and `os.exit` stops every worker.
+//! `wrk.thread.addr` set by a hook points the worker's later connections there, as wrk's.
 
 use super::{Sent, State, Worker};
+use barrage_script::ScriptError;
 use barrage_wire::client::ClientSession;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// Where a connection stands with `delay()` before its next request.
@@ -20,11 +23,33 @@ pub(super) enum Wait {
 }
 
 impl Worker<'_> {
-    /// Whether the script ended this worker (a hook's error, or `wrk.thread:stop()`).
+    /// Whether the script ended this worker (a hook's error, `wrk.thread:stop()`, or an
+    /// `os.exit` in any worker).
     pub(super) fn script_over(&self) -> bool {
-        self.lua
-            .as_deref()
-            .is_some_and(|l| l.error.is_some() || l.thread.stopped())
+        self.lua.as_deref().is_some_and(|l| {
+            l.error.is_some()
+                || l.exit.is_some()
+                || l.thread.stopped()
+                || self.sh.script_exit.load(Ordering::Relaxed)
+        })
+    }
+
+    /// A per-request hook stopped: this worker stops, and an `os.exit` stops them all.
+    fn script_stopped(&mut self, e: ScriptError) {
+        if e.exit_status().is_some() {
+            self.sh.script_exit.store(true, Ordering::Relaxed);
+        }
+        if let Some(l) = self.lua.as_deref_mut() {
+            l.stop(e);
+        }
+    }
+
+    /// After a hook ran: the connections this worker opens from now go where the script
+    /// pointed `wrk.thread.addr`.
+    fn script_moved(&mut self) {
+        if let Some(a) = self.lua.as_deref().and_then(|l| l.thread.take_addr()) {
+            self.plan.addr = a;
+        }
     }
 
     /// The closed loop with a script's `request()` or `delay()`: as [`Worker::fill`], each
@@ -45,7 +70,7 @@ impl Worker<'_> {
                 match self.conns[i].wait {
                     Wait::Ask => match l.thread.delay() {
                         Err(e) => {
-                            l.error = Some(e.to_string());
+                            self.script_stopped(e);
                             break;
                         }
                         Ok(Some(d)) if !d.is_zero() => {
@@ -62,7 +87,7 @@ impl Worker<'_> {
             }
             if l.dynamic && !l.pending {
                 if let Err(e) = l.thread.request() {
-                    l.error = Some(e.to_string());
+                    self.script_stopped(e);
                     break;
                 }
                 l.pending = true;
@@ -111,6 +136,7 @@ impl Worker<'_> {
             }
             self.wrote(n as u64);
         }
+        self.script_moved();
         self.flush(i, now);
     }
 
@@ -138,7 +164,7 @@ impl Worker<'_> {
             return false;
         };
         if let Err(e) = l.thread.request() {
-            l.error = Some(e.to_string());
+            self.script_stopped(e);
             return false;
         }
         let opened =
@@ -146,6 +172,7 @@ impl Worker<'_> {
                 .session
                 .open_text(now, l.thread.text(0), l.thread.is_head(0), sent);
         debug_assert!(opened, "take_slot checked the room");
+        self.script_moved();
         true
     }
 
@@ -154,8 +181,9 @@ impl Worker<'_> {
         let Some(l) = self.lua.as_deref_mut().filter(|l| l.responses) else {
             return;
         };
+        let mut stopped = None;
         while self.conns[i].session.take_response(&mut l.kept) {
-            if l.error.is_some() {
+            if l.error.is_some() || l.exit.is_some() || stopped.is_some() {
                 continue;
             }
             let k = &l.kept;
@@ -163,9 +191,13 @@ impl Worker<'_> {
                 .thread
                 .response_with(k.status, header_fields(&k.head), &k.body)
             {
-                l.error = Some(e.to_string());
+                stopped = Some(e);
             }
         }
+        if let Some(e) = stopped {
+            self.script_stopped(e);
+        }
+        self.script_moved();
     }
 }
 

@@ -285,7 +285,7 @@ fn broken_scripts_say_where() {
     let dir = Dir::new("script-broken-files");
     let syntax = dir.file("syntax.lua", "request = function()\n  return (\nend\n");
     match l.config(&syntax, 1, Some(5)).validate() {
-        Err(ConfigError::Script(e)) => {
+        Err(ConfigError::Script { message: e, .. }) => {
             assert!(e.contains("syntax.lua:3:"), "{e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
@@ -317,7 +317,7 @@ fn broken_scripts_say_where() {
         window: barrage_model::load::DEFAULT_H2_WINDOW,
     };
     match c.validate() {
-        Err(ConfigError::Script(e)) => assert!(e.contains("--streams 3"), "{e}"),
+        Err(ConfigError::Script { message: e, .. }) => assert!(e.contains("--streams 3"), "{e}"),
         other => panic!("{other:?}"),
     }
 }

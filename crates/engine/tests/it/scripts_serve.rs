@@ -375,7 +375,7 @@ fn targets_with_a_script_that_reads_responses() {
     let own = dir.file("own.lua", "init = function(args) wrk.path = \"/x\" end\n");
     for script in [wrk_script("counter.lua"), own] {
         match base(script).validate() {
-            Err(barrage_engine::ConfigError::Script(e)) => {
+            Err(barrage_engine::ConfigError::Script { message: e, .. }) => {
                 assert!(e.contains("--targets") && e.contains("use one"), "{e}");
                 assert!(!e.contains('\n'), "{e}");
             }
