@@ -19,10 +19,42 @@ pub use barrage_model::study::{Phase, Point};
 
 /// Expands the study into its points. Errors describe the offending point.
 pub fn points(study: &Study) -> Result<Vec<Point>, String> {
-    match study.kind {
+    let points = match study.kind {
         ContenderRole::Server => server_points(study),
         ContenderRole::Client => client_points(study),
+    }?;
+    Ok(with_cpus(study, points))
+}
+
+/// The `cpus` axis, slowest of all (a condition of the machine, like the network): every point
+/// once per value, its label and parameters saying it ("cpus=1 c=50"). One value is a
+/// condition of every point, not an axis: it is in the parameters, not the labels.
+fn with_cpus(study: &Study, points: Vec<Point>) -> Vec<Point> {
+    if study.cpus.is_empty() {
+        return points;
     }
+    let swept = study.cpus.len() > 1;
+    let mut out = Vec::new();
+    for c in &study.cpus {
+        for p in &points {
+            let mut q = p.clone();
+            q.id = out.len();
+            q.params.insert("cpus".into(), c.value());
+            if swept {
+                let v = match c.value() {
+                    Value::String(s) => s,
+                    v => v.to_string(),
+                };
+                q.label = if p.label.is_empty() {
+                    format!("cpus={v}")
+                } else {
+                    format!("cpus={v} {}", p.label)
+                };
+            }
+            out.push(q);
+        }
+    }
+    out
 }
 
 fn to_map<T: Serialize>(v: &T) -> Map<String, Value> {

@@ -40,6 +40,11 @@ fn main() {
                 needs_net: false,
             },
             Test {
+                name: "run_cpus_axis_gives_each_point_its_cpus",
+                run: run_cpus_axis_gives_each_point_its_cpus,
+                needs_net: false,
+            },
+            Test {
                 name: "run_resume_finishes_an_interrupted_study",
                 run: run_resume_finishes_an_interrupted_study,
                 needs_net: false,
@@ -280,6 +285,97 @@ start = "head -c {size} /dev/zero > {out}"
     assert!(!out.join(".tmp").exists());
     validate_schema(&out);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `cpus = [1, "all"]` is an axis of one run: each point's contender runs on its own CPUs (it
+/// counts them with `nproc`, which reads its affinity), the trials record them, and a question
+/// compares the two conditions within the run.
+fn run_cpus_axis_gives_each_point_its_cpus() {
+    let out = scratch("cpus");
+    let src = r#"
+[study]
+name = "cpus"
+trials = 2
+cooldown = "0s"
+sample_interval = "20ms"
+trial_timeout = "20s"
+cpus = [1, "all"]
+
+[client]
+path = "/"
+
+[[client.figure]]
+key = "ncpus"
+unit = "count"
+better = "higher"
+required = true
+
+[[contender]]
+name = "nproc"
+start = "sh -c 'echo ncpus=$(nproc)'"
+
+[[question]]
+id = "all-above-one"
+original = "the second CPU is there to use"
+claim = "nproc[cpus=all] > nproc[cpus=1]"
+metric = "ncpus"
+"#;
+    let available = barrage_lab::results::available_cpus();
+    let r = run_src(src, &out);
+    assert_eq!(r.status, "complete");
+    let labels: Vec<&str> = r.points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["cpus=1", "cpus=all"]);
+    assert_eq!(r.trials.len(), 4);
+    for t in &r.trials {
+        assert!(t.ok, "{:?}", t.failure);
+        let want: Vec<usize> = if t.point == 0 {
+            available[..1].to_vec()
+        } else {
+            available.clone()
+        };
+        assert_eq!(t.contender_cpus.as_ref(), Some(&want), "trial {}", t.seq);
+        assert_eq!(
+            t.metrics.figures["ncpus"],
+            want.len() as f64,
+            "trial {}",
+            t.seq
+        );
+    }
+    let a = &r.answers[0];
+    if available.len() > 1 {
+        assert_eq!(a.verdict, barrage_model::question::Verdict::Agrees, "{a:?}");
+        assert_eq!(a.ratio, Some(available.len() as f64));
+    } else {
+        assert_eq!(
+            a.verdict,
+            barrage_model::question::Verdict::Inconclusive,
+            "{a:?}"
+        );
+    }
+    validate_schema(&out);
+    let _ = std::fs::remove_dir_all(&out);
+    // More CPUs than barrage may use: refused before any contender starts.
+    // (Without the question, which names a point such a study would not have.)
+    let head = &src[..src.find("[[question]]").unwrap()];
+    let too_many = head.replace(
+        "cpus = [1, \"all\"]",
+        &format!("cpus = {}", available.len() + 1),
+    );
+    let s = study::parse(
+        &too_many,
+        "test.toml",
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    )
+    .unwrap();
+    let out2 = scratch("cpus-too-many");
+    let e = runner::run(&s, &opts(&out2), &NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!("needs {} CPUs", available.len() + 1)),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&out2);
 }
 
 fn run_resume_finishes_an_interrupted_study() {

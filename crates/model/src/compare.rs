@@ -226,6 +226,9 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// What the reader should know: single runs untested, loads that differ, sides missing.
     pub notes: Vec<String>,
+    /// The two sides ran on different machines: said first, before any row (studies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machines: Option<String>,
 }
 
 impl Comparison {
@@ -438,5 +441,6 @@ fn finish(
         improvements: count(Verdict::Improvement),
         rows,
         notes,
+        machines: None,
     }
 }

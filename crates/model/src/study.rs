@@ -293,6 +293,10 @@ pub struct Trial {
     /// The machine it ran on: 0 for the results' `machine`, i for `other_machines[i - 1]`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub machine: u32,
+    /// The CPUs the contender's tree was pinned to (its point's `cpus`, else the run's
+    /// pinning; absent: not pinned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contender_cpus: Option<Vec<usize>>,
 }
 
 fn is_zero(v: &u32) -> bool {

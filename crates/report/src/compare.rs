@@ -107,7 +107,8 @@ pub fn section(base_label: &str, base: &Results, change_label: &str, change: &Re
                 ),
             ),
         ],
-        notes: cmp.notes.clone(),
+        // Different machines first: every figure below is read in its light.
+        notes: cmp.machines.iter().chain(&cmp.notes).cloned().collect(),
         comparison: Some(cmp),
         ..Section::default()
     }

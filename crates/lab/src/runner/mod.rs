@@ -101,6 +101,7 @@ struct PlannedTrial {
 }
 
 /// Everything a trial needs.
+#[derive(Clone)]
 pub(crate) struct Ctx<'a> {
     pub study: &'a Study,
     pub opts: &'a RunOptions,
@@ -238,6 +239,11 @@ fn execute(
     progress: &dyn Progress,
 ) -> Result<Results, RunError> {
     net::preflight(study)?;
+    // A `cpus` value the machine cannot give fails before any contender starts.
+    let available = results::available_cpus();
+    for c in &study.cpus {
+        c.of(&available).map_err(RunError::Sweep)?;
+    }
     let cancel = barrage_engine::Cancel::new();
     {
         let c = cancel.clone();
@@ -295,6 +301,14 @@ fn execute(
         progress.trial_point(p.point);
         progress.trial_start(&describe(point, &c.name, p.trial, study.trials));
         let seq = r.trials.len();
+        // The point's own CPUs for the contender (the `cpus` axis), else the run's pinning.
+        let ctx = Ctx {
+            contender_cpus: match point.params.get("cpus").and_then(study::CpuCount::of_value) {
+                Some(c) => Some(c.of(&available).map_err(RunError::Sweep)?),
+                None => ctx.contender_cpus.clone(),
+            },
+            ..ctx.clone()
+        };
         let trial = busy::run_policed(&ctx, || match study.kind {
             ContenderRole::Server => server::trial(&ctx, point, c, p.trial, seq),
             ContenderRole::Client => client::trial(&ctx, point, c, p.trial, seq),
@@ -309,7 +323,11 @@ fn execute(
             break;
         }
         progress.trial_end(&trial);
-        r.trials.push(Trial { machine, ..trial });
+        r.trials.push(Trial {
+            machine,
+            contender_cpus: ctx.contender_cpus.clone(),
+            ..trial
+        });
         save(&mut r, opts)?;
     }
     drop(target);

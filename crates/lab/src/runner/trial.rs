@@ -248,6 +248,7 @@ pub(crate) fn blank(
         outside_cpu: None,
         // Set by the runner, which knows the machine of the run.
         machine: 0,
+        contender_cpus: None,
     }
 }
 

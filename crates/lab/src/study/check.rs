@@ -140,6 +140,31 @@ pub(super) fn validate(
             }
         },
     };
+    let cpus = match &st.cpus {
+        None => Vec::new(),
+        Some(c) => {
+            let one = |v: &toml::Value| match v {
+                toml::Value::String(s) if s == "all" => Some(CpuCount::All),
+                toml::Value::Integer(n) if (1..=4096).contains(n) => {
+                    Some(CpuCount::First(*n as usize))
+                }
+                _ => None,
+            };
+            let vals: Option<Vec<CpuCount>> = match c.get_ref() {
+                toml::Value::Array(vs) if !vs.is_empty() => vs.iter().map(one).collect(),
+                v => one(v).map(|x| vec![x]),
+            };
+            vals.ok_or_else(|| {
+                err(
+                    Some(c.span()),
+                    format!(
+                        "cpus must be a number of CPUs, \"all\", or a list of them ([1, \"all\"]), not {}",
+                        c.get_ref()
+                    ),
+                )
+            })?
+        }
+    };
     let sample_interval = spanned_dur(&st.sample_interval, Duration::from_millis(100));
     if sample_interval < Duration::from_millis(10) || sample_interval > Duration::from_secs(60) {
         return Err(err(
@@ -210,6 +235,7 @@ pub(super) fn validate(
         cooldown: st.cooldown.map_or(Duration::ZERO, Dur::get),
         interleave: st.interleave.unwrap_or(true),
         pin,
+        cpus,
         sample_interval,
         trial_timeout,
         stop_grace: st.stop_grace.map_or(Duration::from_secs(5), Dur::get),
@@ -387,6 +413,7 @@ fn questions_at_points(
         points: points.to_vec(),
         ..Default::default()
     };
+
     for (q, sq) in study.questions.iter().zip(&f.questions) {
         let at = |why: String| err(Some(sq.span()), format!("question {:?}: {why}", q.id));
         let claim = q.parsed().map_err(at)?;

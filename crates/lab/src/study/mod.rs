@@ -67,6 +67,44 @@ pub enum PinMode {
     Cpus(usize),
 }
 
+/// A value of the `cpus` axis: the first N CPUs barrage may use, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CpuCount {
+    First(usize),
+    All,
+}
+
+impl CpuCount {
+    /// The value as a point's parameter holds it (1, or "all").
+    pub fn value(self) -> serde_json::Value {
+        match self {
+            CpuCount::First(n) => serde_json::Value::from(n),
+            CpuCount::All => serde_json::Value::from("all"),
+        }
+    }
+
+    /// The value a point's `cpus` parameter holds, read back.
+    pub fn of_value(v: &serde_json::Value) -> Option<CpuCount> {
+        match v {
+            serde_json::Value::String(s) if s == "all" => Some(CpuCount::All),
+            v => v.as_u64().map(|n| CpuCount::First(n as usize)),
+        }
+    }
+
+    /// The CPUs it gives the contender out of `available`, or why it cannot.
+    pub fn of(self, available: &[usize]) -> Result<Vec<usize>, String> {
+        match self {
+            CpuCount::All => Ok(available.to_vec()),
+            CpuCount::First(n) if n <= available.len() => Ok(available[..n].to_vec()),
+            CpuCount::First(n) => Err(format!(
+                "cpus = {n} needs {n} CPUs; barrage may use {} ({:?})",
+                available.len(),
+                available
+            )),
+        }
+    }
+}
+
 /// A validated study.
 #[derive(Debug, Clone)]
 pub struct Study {
@@ -78,6 +116,10 @@ pub struct Study {
     pub cooldown: Duration,
     pub interleave: bool,
     pub pin: PinMode,
+    /// `cpus`: the CPUs given to the contender, a sweep axis of its own (`cpus = [1, "all"]`:
+    /// the first N of barrage's CPUs, or every one), so a question can compare them within one
+    /// run; empty: the pinning decides.
+    pub cpus: Vec<CpuCount>,
     pub sample_interval: Duration,
     /// Time budget of one trial's contender run (a client past it is killed and recorded).
     pub trial_timeout: Duration,

@@ -80,6 +80,7 @@ pub struct StudyTable {
     pub cooldown: Option<Dur>,
     pub interleave: Option<bool>,
     pub pin: Option<Spanned<toml::Value>>,
+    pub cpus: Option<Spanned<toml::Value>>,
     pub sample_interval: Option<Spanned<Dur>>,
     pub trial_timeout: Option<Spanned<Dur>>,
     pub stop_grace: Option<Dur>,

@@ -56,6 +56,7 @@ fn trial(seq: usize, point: usize, contender: &str, i: u32, rps: f64) -> Trial {
         network: None,
         outside_cpu: None,
         machine: 0,
+        contender_cpus: None,
         metrics: Metrics {
             rps: Some(rps),
             requests: Some(rps as u64),

@@ -138,7 +138,9 @@ pub fn studies(
         notes.push(format!("{untested} rows have fewer than 2 successful trials on a side: no test is possible, so they are judged by the noise floor alone (marked untested)."));
     }
     notes.extend(differences(base, new, &pb, &pn));
-    Ok(finish(DocKind::Study, base.0, new.0, options, rows, notes))
+    let mut c = finish(DocKind::Study, base.0, new.0, options, rows, notes);
+    c.machines = different_machines(b, n);
+    Ok(c)
 }
 
 /// What differs between the two runs beyond their figures: the study, its kind, cells only one
@@ -185,12 +187,7 @@ fn differences(
             "The two runs' study files differ: the same points may carry different loads.".into(),
         );
     }
-    if b.machine.cpu_model != n.machine.cpu_model || b.machine.cpus != n.machine.cpus {
-        notes.push(format!(
-            "The runs were measured on different machines ({} x{} vs {} x{}): a change may be the machine's.",
-            b.machine.cpu_model, b.machine.cpus, n.machine.cpu_model, n.machine.cpus
-        ));
-    }
+
     for (label, d) in [(base.0, b), (new.0, n)] {
         if !d.status.as_str().is_empty() && d.status != RunStatus::Complete {
             notes.push(format!(
@@ -202,4 +199,16 @@ fn differences(
         }
     }
     notes
+}
+
+/// Whether two results come from different machines (CPU model, CPU count, memory), said as the
+/// first thing a comparison shows: no change between them is the change's alone.
+pub fn different_machines(b: &Results, n: &Results) -> Option<String> {
+    let (x, y) = (&b.machine, &n.machine);
+    (x.cpu_model != y.cpu_model || x.cpus != y.cpus || x.memory_bytes != y.memory_bytes).then(|| {
+        format!(
+            "The two runs were measured on different machines ({} x{} vs {} x{}): every change below may be the machine's, and no question pools them.",
+            x.cpu_model, x.cpus, y.cpu_model, y.cpus
+        )
+    })
 }

@@ -193,6 +193,9 @@ pub fn text(d: &Comparison) -> String {
         what(d),
         percent(d.noise)
     );
+    if let Some(m) = &d.machines {
+        let _ = writeln!(s, "note: {m}\n");
+    }
     let rows: Vec<&Row> = d.rows.iter().collect();
     s.push_str(&crate::terminal::align(&cells(d, &rows)));
     s.push('\n');
@@ -214,6 +217,9 @@ pub fn markdown(d: &Comparison) -> String {
         percent(d.noise),
         bold_regressions(&summary(d), d.regressions)
     );
+    if let Some(m) = &d.machines {
+        let _ = write!(s, "> **{}**\n\n", crate::markdown::cell(m));
+    }
     let all: Vec<&Row> = d.rows.iter().collect();
     if all.len() <= FOLD_ROWS {
         md_table(&mut s, d, &all);

@@ -111,3 +111,49 @@ fn a_run_without_machine_facts_says_unknown() {
     );
     assert!(md.contains("\nMachine: unknown\n"), "{md}");
 }
+
+/// Two runs of different machines compared (`barrage compare`, the report's comparison): the
+/// machines are said first, before any row; runs of one machine say nothing of it.
+#[test]
+fn a_comparison_across_machines_says_so_first() {
+    let inputs = runs();
+    let (Input::Study(a), Input::Study(b)) = (&inputs[0].1, &inputs[1].1) else {
+        unreachable!()
+    };
+    let opts = barrage_model::compare::Options::default();
+    let d = barrage_model::compare::compare(
+        ("a", barrage_model::compare::Doc::Study(a)),
+        ("b", barrage_model::compare::Doc::Study(b)),
+        &opts,
+    )
+    .unwrap();
+    let m = d.machines.clone().expect("different machines");
+    assert!(
+        m.contains("AMD EPYC x2 vs Intel(R) Xeon(R) Processor x2"),
+        "{m}"
+    );
+    let text = barrage_report::diff::render::text(&d);
+    let first_row = text.find("wall").expect("a row");
+    assert!(text.find(&m).is_some_and(|i| i < first_row), "{text}");
+    let md = barrage_report::diff::render::markdown(&d);
+    assert!(
+        md.find(&m).is_some_and(|i| i < md.find("| ").unwrap()),
+        "{md}"
+    );
+    // The report's comparison section: its first note.
+    let page = build(&inputs).unwrap();
+    let cmp = page
+        .sections
+        .iter()
+        .find(|s| s.comparison.is_some())
+        .expect("a comparison section");
+    assert_eq!(cmp.notes.first(), Some(&m));
+    // One machine: nothing said.
+    let same = barrage_model::compare::compare(
+        ("a", barrage_model::compare::Doc::Study(a)),
+        ("a", barrage_model::compare::Doc::Study(a)),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(same.machines, None);
+}
