@@ -35,6 +35,10 @@ pub struct Args {
     /// 1 trial, no warmup or cooldown). Results go to ./results/<study>-quick-<timestamp>/.
     #[arg(long, conflicts_with_all = ["resume", "print_default"])]
     pub quick: bool,
+    /// Run only the study's `[[subset]]` NAME: the points that meet its conditions and the
+    /// contenders it lists (a partial run of one study file; `--resume` keeps it).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["resume", "print_default"])]
+    pub subset: Option<String>,
     /// Most CPU other programs may take while a trial is measured, in % of one core (the
     /// machine's cores less the contender's tree and barrage's own process, averaged over the
     /// measured window); overrides the study's `busy_limit` (default 10).
@@ -120,6 +124,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             }
         };
         let mut st = if args.quick { st.quick() } else { st };
+        if let Some(name) = &args.subset {
+            st.select(name).map_err(anyhow::Error::msg)?;
+        }
         if let Some(pct) = args.busy_limit {
             anyhow::ensure!(
                 pct.is_finite() && pct >= 0.0,

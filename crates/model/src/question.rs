@@ -20,7 +20,7 @@ mod claim;
 #[cfg(test)]
 mod tests;
 
-pub use answer::{answers, point_at, Answer, Verdict, SHARE};
+pub use answer::{answers, by_field, point_at, points_meeting, Answer, Verdict, SHARE};
 pub use claim::{conditions, Claim, Op, Side};
 
 use serde::{Deserialize, Serialize};

@@ -113,6 +113,9 @@ pub struct StudyInfo {
     /// The study's `[[question]]`s: the claims of its original it exists to test.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<crate::question::Question>,
+    /// The `[[subset]]` the run was limited to (`barrage run --subset`; absent: the whole study).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subset: Option<String>,
 }
 
 /// The machine the study ran on.

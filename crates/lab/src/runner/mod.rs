@@ -176,6 +176,7 @@ pub fn run(study: &Study, opts: &RunOptions, progress: &dyn Progress) -> Result<
             on_busy: Some(study.on_busy),
             thresholds: study.thresholds.clone(),
             questions: study.questions.clone(),
+            subset: study.subset.clone(),
             figures: study
                 .client
                 .as_ref()
@@ -209,6 +210,10 @@ pub fn resume(dir: &Path, opts: &RunOptions, progress: &dyn Progress) -> Result<
     r.schema = results::SCHEMA.into();
     let study = study::parse(&r.study.source, &r.study.file, Path::new(&r.study.base_dir))?;
     let mut study = if r.study.quick { study.quick() } else { study };
+    // The part of the study the run was started on.
+    if let Some(s) = &r.study.subset {
+        study.select(s).map_err(RunError::Sweep)?;
+    }
     // The busy policy the run started with (`barrage run --busy-limit/--on-busy` override the file).
     if let Some(pct) = r.study.busy_limit_pct {
         study.busy_limit_pct = pct;
@@ -259,7 +264,10 @@ fn execute(
     let ready: Vec<usize> = (0..study.contenders.len())
         .filter(|&i| r.contenders[i].status == ContenderStatus::Ready)
         .collect();
-    let plan = plan(study, r.points.len(), &ready);
+    let plan: Vec<PlannedTrial> = plan(study, r.points.len(), &ready)
+        .into_iter()
+        .filter(|p| study.includes(&r.points[p.point], &study.contenders[p.contender].name))
+        .collect();
     r.planned_trials = plan.len();
     let machine = results::machine_index(&mut r, results::machine());
     let done = results::done_counts(&r);

@@ -244,6 +244,8 @@ pub(super) fn validate(
         on_busy: on_busy(st, err)?,
         thresholds: thresholds(&f, err)?,
         questions: questions(&f, err)?,
+        subsets: Vec::new(),
+        subset: None,
         load,
         client,
         target,
@@ -286,6 +288,10 @@ pub(super) fn validate(
         }
     }
     questions_at_points(&f, &study, &points, err)?;
+    let study = Study {
+        subsets: subsets(&f, &points, err)?,
+        ..study
+    };
     // And ask the engine itself, so nothing it would refuse gets as far as a started contender.
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 1));
     let headers = study
@@ -398,6 +404,47 @@ fn questions(
             }
         }
         out.push(q);
+    }
+    Ok(out)
+}
+
+/// `[[subset]]`s: unique names, contenders of the study, conditions that some point meets.
+fn subsets(
+    f: &raw::File,
+    points: &[barrage_model::study::Point],
+    err: Err,
+) -> Result<Vec<Subset>, StudyError> {
+    let mut out: Vec<Subset> = Vec::new();
+    for ss in &f.subsets {
+        let r = ss.get_ref();
+        let name = r.name.trim().to_string();
+        let at = |why: String| err(Some(ss.span()), format!("subset {name:?}: {why}"));
+        if name.is_empty() || out.iter().any(|o| o.name == name) {
+            return Err(at("a subset needs a name of its own".into()));
+        }
+        let conds = barrage_model::question::conditions(&r.at).map_err(at)?;
+        if barrage_model::question::points_meeting(
+            points,
+            &barrage_model::question::by_field(&conds),
+        )
+        .is_empty()
+        {
+            return Err(at(format!("no point of the sweep is at {:?}", r.at.trim())));
+        }
+        for c in &r.contenders {
+            if !f
+                .contenders
+                .iter()
+                .any(|k| k.get_ref().name.get_ref().trim() == c)
+            {
+                return Err(at(format!("the study has no contender {c:?}")));
+            }
+        }
+        out.push(Subset {
+            name,
+            at: conds,
+            contenders: r.contenders.clone(),
+        });
     }
     Ok(out)
 }

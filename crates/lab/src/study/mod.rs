@@ -67,6 +67,51 @@ pub enum PinMode {
     Cpus(usize),
 }
 
+/// A named part of a study: the points that meet its conditions (all, without any) and the
+/// contenders it lists (all, without any). Its trials are the whole study's at those cells,
+/// so a partial run answers the questions that lie inside it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Subset {
+    pub name: String,
+    /// `k=v` conditions on the sweep's axes (load axes by field or short label).
+    pub at: Vec<(String, String)>,
+    pub contenders: Vec<String>,
+}
+
+impl Study {
+    /// Chooses the subset `name` for this run, or says which subsets there are.
+    pub fn select(&mut self, name: &str) -> Result<(), String> {
+        if !self.subsets.iter().any(|s| s.name == name) {
+            let names: Vec<&str> = self.subsets.iter().map(|s| s.name.as_str()).collect();
+            return Err(format!(
+                "study {} has no subset {name:?} ({})",
+                self.name,
+                if names.is_empty() {
+                    "it declares no [[subset]]".to_string()
+                } else {
+                    format!("its subsets: {}", names.join(", "))
+                }
+            ));
+        }
+        self.subset = Some(name.to_string());
+        Ok(())
+    }
+
+    /// Whether the run includes the cell (point, contender): always without a subset.
+    pub fn includes(&self, point: &barrage_model::study::Point, contender: &str) -> bool {
+        let Some(s) = self
+            .subset
+            .as_ref()
+            .and_then(|n| self.subsets.iter().find(|s| &s.name == n))
+        else {
+            return true;
+        };
+        let at = barrage_model::question::by_field(&s.at);
+        (s.contenders.is_empty() || s.contenders.iter().any(|c| c == contender))
+            && !barrage_model::question::points_meeting(std::slice::from_ref(point), &at).is_empty()
+    }
+}
+
 /// A value of the `cpus` axis: the first N CPUs barrage may use, or all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum CpuCount {
@@ -137,6 +182,10 @@ pub struct Study {
     pub thresholds: Vec<barrage_model::threshold::StudyThreshold>,
     /// `[[question]]`s: the claims of the study's original, answered after every trial.
     pub questions: Vec<barrage_model::question::Question>,
+    /// `[[subset]]`s: named parts of the study for partial runs, and the one chosen
+    /// (`barrage run --subset NAME`; None: the whole study).
+    pub subsets: Vec<Subset>,
+    pub subset: Option<String>,
     /// Server studies: the load.
     pub load: Option<LoadSpec>,
     /// Client studies: the workload.

@@ -20,6 +20,19 @@ pub struct File {
     pub network: Option<Spanned<NetworkFields>>,
     #[serde(default, rename = "question")]
     pub questions: Vec<Spanned<Question>>,
+    #[serde(default, rename = "subset")]
+    pub subsets: Vec<Spanned<Subset>>,
+}
+
+/// `[[subset]]`: a named part of the study for a partial run (`barrage run --subset NAME`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subset {
+    pub name: String,
+    #[serde(default)]
+    pub at: String,
+    #[serde(default)]
+    pub contenders: Vec<String>,
 }
 
 /// `[[question]]`: a claim of the study's original, tested as declared (barrage_model::question).

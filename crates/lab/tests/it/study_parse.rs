@@ -534,3 +534,74 @@ start = "true {port}"
         .to_string()
         .contains("another question has this id"));
 }
+
+/// `[[subset]]`s name parts of one study file: `select` chooses one, and the run includes only
+/// its points and contenders; names, contenders and conditions are checked.
+#[test]
+fn study_subsets_select_points_and_contenders() {
+    let base = r#"
+[study]
+name = "s"
+cpus = [1, "all"]
+
+[load]
+duration = "1s"
+connections = [1, 10]
+
+[[contender]]
+name = "a"
+start = "true {port}"
+
+[[contender]]
+name = "b"
+start = "true {port}"
+
+[[subset]]
+name = "one-cpu-c10"
+at = "cpus=1 c=10"
+
+[[subset]]
+name = "a-only"
+contenders = ["a"]
+"#;
+    let mut s = parse(base).expect("subsets parse");
+    let points = sweep::points(&s).unwrap();
+    let labels: Vec<&str> = points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["cpus=1 c=1", "cpus=1 c=10", "cpus=all c=1", "cpus=all c=10"]
+    );
+    // The whole study without a subset.
+    assert!(points
+        .iter()
+        .all(|p| s.includes(p, "a") && s.includes(p, "b")));
+    s.select("one-cpu-c10").unwrap();
+    let cells: Vec<(&str, &str)> = points
+        .iter()
+        .flat_map(|p| ["a", "b"].map(|c| (p.label.as_str(), c)))
+        .filter(|(l, c)| s.includes(points.iter().find(|p| p.label == *l).unwrap(), c))
+        .collect();
+    assert_eq!(cells, [("cpus=1 c=10", "a"), ("cpus=1 c=10", "b")]);
+    s.select("a-only").unwrap();
+    assert!(points
+        .iter()
+        .all(|p| s.includes(p, "a") && !s.includes(p, "b")));
+    let e = s.select("nope").unwrap_err();
+    assert!(
+        e.contains("no subset \"nope\" (its subsets: one-cpu-c10, a-only)"),
+        "{e}"
+    );
+    for (bad, says) in [
+        (
+            "name = \"x\"\nat = \"c=5\"",
+            "no point of the sweep is at \"c=5\"",
+        ),
+        ("name = \"x\"\ncontenders = [\"z\"]", "no contender \"z\""),
+        ("name = \"a-only\"", "a name of its own"),
+    ] {
+        let e = parse(&format!("{base}\n[[subset]]\n{bad}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+}

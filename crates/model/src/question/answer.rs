@@ -408,16 +408,7 @@ fn group(
 /// its short label, as point labels show it (`c=50` for `connections=50`).
 pub fn point_at(r: &Results, conds: &[(String, String)]) -> Result<usize, String> {
     let said = conds;
-    let conds: Vec<(String, String)> = conds
-        .iter()
-        .map(|(k, v)| {
-            let field = crate::load::AXES
-                .iter()
-                .find(|(f, l)| *l == k && *f != k)
-                .map(|(f, _)| f.to_string());
-            (field.unwrap_or_else(|| k.clone()), v.clone())
-        })
-        .collect();
+    let conds = by_field(conds);
     let conds = conds.as_slice();
     for ((k, _), (said_k, _)) in conds.iter().zip(said) {
         let known = k == "variant"
@@ -442,21 +433,7 @@ pub fn point_at(r: &Results, conds: &[(String, String)]) -> Result<usize, String
             ));
         }
     }
-    let meets = |p: &crate::study::Point| {
-        conds.iter().all(|(k, v)| {
-            if k == "variant" {
-                return p.variant.as_deref() == Some(v.as_str());
-            }
-            // A swept value, else (a client study's parameter with one value, as in a quick
-            // run) the parameter the point's commands get.
-            match (p.params.get(k), p.client_params.get(k)) {
-                (Some(x), _) => same_value(&value_text(x), v),
-                (None, Some(x)) => same_value(&x.to_string(), v),
-                (None, None) => false,
-            }
-        })
-    };
-    let found: Vec<usize> = r.points.iter().filter(|p| meets(p)).map(|p| p.id).collect();
+    let found = points_meeting(&r.points, conds);
     let text = || {
         said.iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -476,6 +453,39 @@ pub fn point_at(r: &Results, conds: &[(String, String)]) -> Result<usize, String
                 .join("; ")
         )),
     }
+}
+
+/// The ids of the points that meet every condition (field names, as `point_at` reads them):
+/// a swept value, else (a client study's parameter with one value, as in a quick run) the
+/// parameter the point's commands get; `variant` names a variant.
+pub fn points_meeting(points: &[crate::study::Point], conds: &[(String, String)]) -> Vec<usize> {
+    let meets = |p: &crate::study::Point| {
+        conds.iter().all(|(k, v)| {
+            if k == "variant" {
+                return p.variant.as_deref() == Some(v.as_str());
+            }
+            match (p.params.get(k), p.client_params.get(k)) {
+                (Some(x), _) => same_value(&value_text(x), v),
+                (None, Some(x)) => same_value(&x.to_string(), v),
+                (None, None) => false,
+            }
+        })
+    };
+    points.iter().filter(|p| meets(p)).map(|p| p.id).collect()
+}
+
+/// Conditions with each load axis named by its field (`c=50` -> `connections=50`).
+pub fn by_field(conds: &[(String, String)]) -> Vec<(String, String)> {
+    conds
+        .iter()
+        .map(|(k, v)| {
+            let field = crate::load::AXES
+                .iter()
+                .find(|(f, l)| *l == k && *f != k)
+                .map(|(f, _)| f.to_string());
+            (field.unwrap_or_else(|| k.clone()), v.clone())
+        })
+        .collect()
 }
 
 /// A swept value against a condition's text: the same text, or the same number ("1" and "1.0").
