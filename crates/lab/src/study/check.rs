@@ -425,7 +425,7 @@ fn subsets(
         let conds = barrage_model::question::conditions(&r.at).map_err(at)?;
         if barrage_model::question::points_meeting(
             points,
-            &barrage_model::question::by_field(&conds),
+            &barrage_model::question::by_field(points, &conds),
         )
         .is_empty()
         {

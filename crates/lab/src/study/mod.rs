@@ -106,7 +106,7 @@ impl Study {
         else {
             return true;
         };
-        let at = barrage_model::question::by_field(&s.at);
+        let at = barrage_model::question::by_field(std::slice::from_ref(point), &s.at);
         (s.contenders.is_empty() || s.contenders.iter().any(|c| c == contender))
             && !barrage_model::question::points_meeting(std::slice::from_ref(point), &at).is_empty()
     }

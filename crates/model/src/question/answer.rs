@@ -408,7 +408,7 @@ fn group(
 /// its short label, as point labels show it (`c=50` for `connections=50`).
 pub fn point_at(r: &Results, conds: &[(String, String)]) -> Result<usize, String> {
     let said = conds;
-    let conds = by_field(conds);
+    let conds = by_field(&r.points, conds);
     let conds = conds.as_slice();
     for ((k, _), (said_k, _)) in conds.iter().zip(said) {
         let known = k == "variant"
@@ -474,15 +474,27 @@ pub fn points_meeting(points: &[crate::study::Point], conds: &[(String, String)]
     points.iter().filter(|p| meets(p)).map(|p| p.id).collect()
 }
 
-/// Conditions with each load axis named by its field (`c=50` -> `connections=50`).
-pub fn by_field(conds: &[(String, String)]) -> Vec<(String, String)> {
+/// Conditions with each load axis named by its field where the points know it by that name
+/// (`c=50` -> `connections=50`); a name the points have as it is (a client study's `n`, which
+/// is also the short label of `requests`) stays as it is.
+pub fn by_field(
+    points: &[crate::study::Point],
+    conds: &[(String, String)],
+) -> Vec<(String, String)> {
+    let has = |k: &str| {
+        k == "variant"
+            || points
+                .iter()
+                .any(|p| p.params.contains_key(k) || p.client_params.contains_key(k))
+    };
     conds
         .iter()
         .map(|(k, v)| {
             let field = crate::load::AXES
                 .iter()
                 .find(|(f, l)| *l == k && *f != k)
-                .map(|(f, _)| f.to_string());
+                .map(|(f, _)| f.to_string())
+                .filter(|_| !has(k));
             (field.unwrap_or_else(|| k.clone()), v.clone())
         })
         .collect()
