@@ -140,13 +140,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cancel = Cancel::new();
     let view = (!args.quiet && std::io::stderr().is_terminal())
         .then(|| live::LiveView::start(figures.clone(), live::Plan::of(&cfg)));
-    let tee = crate::figures::Tee(vec![&*figures, &progress]);
+    // One watcher for the run and the linger after it; the run's last phase reaches it before
+    // the figures `/metrics` shows, so a signal sent on seeing the run over ends the linger.
+    let watch = signals.watch(cancel.clone());
+    let tee = crate::figures::Tee(vec![&*watch.interrupts, &*figures, &progress]);
     let abort = thresholds::AbortOnFail::new(&tee, &args.thresholds, cancel.clone());
     let sink: &dyn barrage_engine::Sink = if args.abort_on_fail { &abort } else { &tee };
-    let result = {
-        let _watch = signals.watch(cancel.clone());
-        barrage_engine::run(&valid, sink, &cancel)
-    };
+    let result = barrage_engine::run(&valid, sink, &cancel);
+    watch.interrupts.run_over();
     progress.clear();
     if let Some(v) = view {
         v.finish();
@@ -203,13 +204,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::io::stdout().flush().ok();
     if let (Some(_), Some(linger)) = (&endpoint, args.metrics_linger) {
-        let stop = Cancel::new();
-        let _watch = signals.watch(stop.clone());
         let end = std::time::Instant::now() + linger;
-        while std::time::Instant::now() < end && !stop.is_cancelled() {
+        while std::time::Instant::now() < end && !watch.interrupts.after_ended() {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+    drop(watch);
     drop(endpoint);
     drop(signals);
     if let Some(e) = result.script.as_ref().and_then(|s| s.error.as_ref()) {
