@@ -5,3 +5,4 @@
 
 mod committed_documents;
 mod figure_summary;
+mod short_runs;
