@@ -43,6 +43,11 @@ pub struct Args {
     /// 0.1%`. Each is listed with its measured value; any failure exits 99.
     #[arg(long = "threshold", value_name = "EXPR", value_parser = barrage_model::threshold::parse)]
     pub thresholds: Vec<barrage_model::threshold::Threshold>,
+    /// A threshold the run cannot judge with confidence (marked `ok?` or `FAIL?`: its interval
+    /// from the run's own data straddles the bound) follows its measured value, instead of
+    /// exiting 3.
+    #[arg(long, requires = "thresholds")]
+    pub allow_inconclusive: bool,
     /// Stop the run as soon as a threshold can no longer pass (an error count past its bound,
     /// a latency above a bound on `max`); the result of what ran is still reported.
     #[arg(long, requires = "thresholds")]
@@ -225,8 +230,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if result.script.as_ref().is_some_and(|s| s.error.is_some()) {
         return Ok(ExitCode::from(crate::exit::BAD_INPUT));
     }
-    let status = thresholds::exit_status(&result.thresholds);
-    if status == ExitCode::SUCCESS && result.doc.requests == 0 {
+    let status = thresholds::exit_status(&result.thresholds, args.allow_inconclusive);
+    // Nothing answered says more than a threshold that could not be judged for it.
+    let unjudged = status == ExitCode::from(crate::exit::INCONCLUSIVE);
+    if (status == ExitCode::SUCCESS || unjudged) && result.doc.requests == 0 {
         // Nothing answered (a dead or hostile server, or one that allows no stream): the run
         // carried out, but what it was for failed, which a script must see.
         eprintln!(
