@@ -227,7 +227,9 @@ fn run(a: &K8sArgs, plan: &Plan, yaml: &str) -> anyhow::Result<ExitCode> {
         let doc = serde_json::to_string_pretty(&merged)?;
         std::fs::write(path, doc + "\n").with_context(|| format!("cannot write {path}"))?;
     }
-    Ok(crate::load::exit_status(&merged.thresholds))
+    // Merged shards are judged by their measured values (these commands have no
+    // --allow-inconclusive of their own): what `barrage load --allow-inconclusive` does.
+    Ok(crate::load::exit_status(&merged.thresholds, true))
 }
 
 /// Waits for the Job and reads every pod's document from its log.

@@ -2,8 +2,10 @@
 //! documents, or two studies' results), has the model compare them metric by metric (single
 //! load runs by each figure's intervals, studies by their trials), writes the comparison as a
 //! terminal table, Markdown or JSON, and exits 1 on a regression when asked to
-//! (`--fail-on regression`), for CI. Several load runs a side (`A1 A2 -- B1 B2`, or two folders
-//! of them) are compared as trials.
+//! (`--fail-on regression`), for CI, and 3 when it found none but cannot judge a figure that
+//! changed beyond the noise floor (unless `--allow-inconclusive`): a gate never passes what it
+//! could not judge. Several load runs a side (`A1 A2 -- B1 B2`, or two folders of them) are
+//! compared as trials.
 
 use anyhow::Context;
 use barrage_model::compare::{Comparison, DocKind, Options};
@@ -49,9 +51,14 @@ pub struct Args {
     /// ("5%", "2.5%"; a bare number is a percentage too).
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_noise)]
     pub noise: f64,
-    /// Exit 1 when this is found (`regression`), or never.
+    /// Exit 1 when this is found (`regression`), or never. With `regression`, a figure that
+    /// changed beyond the noise floor but cannot be judged (too little data in a run) exits 3.
     #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
     pub fail_on: FailOn,
+    /// With --fail-on regression: exit 0 rather than 3 when no regression was found but a
+    /// figure cannot be judged (each is still named on stderr).
+    #[arg(long)]
+    pub allow_inconclusive: bool,
     /// Output format (default: from the output file's extension, .md or .json, else table).
     #[arg(short, long, value_enum)]
     pub format: Option<OutFormat>,
@@ -242,13 +249,44 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 .context("cannot write to stdout")?;
         }
     }
-    if args.fail_on == FailOn::Regression && d.regressions > 0 {
-        for line in regression_lines(&d) {
-            eprintln!("barrage: {line}");
-        }
-        return Ok(ExitCode::from(1));
+    if args.fail_on == FailOn::Never {
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(ExitCode::SUCCESS)
+    let (code, lines) = gate(&d, args.allow_inconclusive);
+    for line in lines {
+        eprintln!("barrage: {line}");
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The exit status of `--fail-on regression` on `d`, and the lines that say why: a regression
+/// exits 1; else a figure that cannot be judged exits 3, unless allowed (it is named either way:
+/// it was not judged "no change").
+fn gate(d: &Comparison, allow_inconclusive: bool) -> (u8, Vec<String>) {
+    let mut lines = regression_lines(d);
+    let code = if d.regressions > 0 {
+        crate::exit::REGRESSION
+    } else if d.inconclusive > 0 && !allow_inconclusive {
+        crate::exit::INCONCLUSIVE
+    } else {
+        crate::exit::OK
+    };
+    let floor = format!("±{} noise floor", render::percent(d.noise));
+    let why = if allow_inconclusive {
+        "allowed by --allow-inconclusive"
+    } else {
+        "run longer to judge it, or allow it with --allow-inconclusive"
+    };
+    lines.extend(d.unjudged().map(|r| {
+        format!(
+            "cannot judge: {}: {} -> {} ({}), beyond the {floor}, but a run's interval of it is open where it faces the other run; {why}",
+            render::row_name(r),
+            r.old_text,
+            r.new_text,
+            render::change_text(r)
+        )
+    }));
+    (code, lines)
 }
 
 /// One line per regression, naming it and what it was judged on.
@@ -283,6 +321,7 @@ fn regression_lines(d: &Comparison) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use barrage_model::compare::{Row, Verdict};
 
     #[test]
     fn noise_floors_parse_as_percentages() {
@@ -298,6 +337,75 @@ mod tests {
         for bad in ["-1%", "five", "%", "inf", "NaN%", ""] {
             assert!(parse_noise(bad).is_err(), "{bad}");
         }
+    }
+
+    /// A comparison of load runs whose rows have these verdicts.
+    fn verdicts(vs: &[(&str, Verdict)]) -> Comparison {
+        let rows: Vec<Row> = vs
+            .iter()
+            .map(|&(label, verdict)| Row {
+                point: String::new(),
+                contender: String::new(),
+                metric: label.into(),
+                label: label.into(),
+                better: barrage_model::metric::Better::Lower,
+                old: Some(10.0),
+                new: Some(13.0),
+                old_text: "10 ms".into(),
+                new_text: "13 ms".into(),
+                change: Some(0.3),
+                test: None,
+                verdict,
+            })
+            .collect();
+        let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+        Comparison {
+            schema: barrage_model::compare::SCHEMA.into(),
+            kind: DocKind::Load,
+            base: "a".into(),
+            new: "b".into(),
+            noise: 0.05,
+            alpha: 0.05,
+            regressions: count(Verdict::Regression),
+            improvements: count(Verdict::Improvement),
+            inconclusive: count(Verdict::NotEnoughData),
+            rows,
+            notes: Vec::new(),
+            machines: None,
+        }
+    }
+
+    #[test]
+    fn the_gate_fails_a_regression_and_never_passes_what_it_cannot_judge() {
+        use Verdict::*;
+        // (rows, --allow-inconclusive) -> exit status, lines on stderr
+        type Case<'a> = (&'a [(&'a str, Verdict)], bool, u8, usize);
+        let cases: &[Case] = &[
+            (&[("p50", WithinNoise)], false, 0, 0),
+            (&[("p50", Regression), ("p99", NotEnoughData)], false, 1, 2),
+            (&[("p50", Regression), ("p99", NotEnoughData)], true, 1, 2),
+            (&[("p50", WithinNoise), ("p99", NotEnoughData)], false, 3, 1),
+            (&[("p50", WithinNoise), ("p99", NotEnoughData)], true, 0, 1),
+            (
+                &[("p50", NotSignificant), ("rps", Improvement)],
+                false,
+                0,
+                0,
+            ),
+        ];
+        for (rows, allow, code, n) in cases {
+            let (got, lines) = gate(&verdicts(rows), *allow);
+            assert_eq!(
+                (got, lines.len()),
+                (*code, *n),
+                "{rows:?} allow={allow}: {lines:?}"
+            );
+        }
+        let (_, lines) = gate(&verdicts(&[("p99", NotEnoughData)]), false);
+        assert_eq!(
+            lines,
+            ["cannot judge: p99: 10 ms -> 13 ms (+30.0%), beyond the ±5% noise floor, but a run's interval of it is open where it faces the other run; run longer to judge it, or allow it with --allow-inconclusive"]
+        );
     }
 
     #[test]

@@ -8,6 +8,13 @@ pub const NO_VALID_RESPONSE: u8 = 1;
 /// An error said on one line (`barrage: ...`): bad input, or a failure before or after the run.
 /// clap's own usage errors exit with the same code.
 pub const BAD_INPUT: u8 = 2;
+/// `barrage compare --fail-on regression`: a regression was found.
+pub const REGRESSION: u8 = 1;
+/// A gate that cannot judge what it was asked to: a figure of `barrage compare --fail-on
+/// regression` that changed beyond the noise floor with too little data to test it, or a
+/// `--threshold` the run cannot judge with confidence (`ok?`, `FAIL?`); `--allow-inconclusive`
+/// turns it off.
+pub const INCONCLUSIVE: u8 = 3;
 /// A `--threshold` (or a study's `[[threshold]]`) failed: k6's code.
 pub const THRESHOLD: u8 = 99;
 /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT).
@@ -28,10 +35,37 @@ pub const LOAD: &[(u8, &str)] = &[
         "bad input (an option, URL, file or script), the run could not start or be written, \
          or a script's hook failed during the run (what ran is reported)",
     ),
-    (THRESHOLD, "a --threshold failed (this wins over 1)"),
+    (
+        INCONCLUSIVE,
+        "a --threshold the run cannot judge with confidence (marked ok? or FAIL?), none failed \
+         (1 wins over it); with --allow-inconclusive such a threshold follows its measured value",
+    ),
+    (THRESHOLD, "a --threshold failed (this wins over 1 and 3)"),
     (
         INTERRUPTED,
         "a second Ctrl-C or SIGTERM (the first stops the run and reports what ran)",
+    ),
+];
+
+/// `barrage compare`'s statuses (docs/compare.md says more).
+pub const COMPARE: &[(u8, &str)] = &[
+    (
+        OK,
+        "compared: no regression and every figure judged (or --fail-on never, or what could \
+         not be judged allowed by --allow-inconclusive)",
+    ),
+    (
+        REGRESSION,
+        "--fail-on regression found one (each is named on stderr); this wins over 3",
+    ),
+    (
+        BAD_INPUT,
+        "the inputs cannot be read or compared (a one-line error)",
+    ),
+    (
+        INCONCLUSIVE,
+        "--fail-on regression found none, but cannot judge a figure that changed beyond the \
+         noise floor (each is named on stderr); --allow-inconclusive exits 0 instead",
     ),
 ];
 
@@ -78,5 +112,18 @@ mod tests {
         let h = help(LOAD);
         assert!(h.starts_with("Exit status:\n  0    completed with"), "{h}");
         assert_eq!(h.lines().count(), LOAD.len() + 1);
+    }
+
+    /// docs/compare.md says the same statuses as `barrage compare --help`.
+    #[test]
+    fn the_docs_list_the_statuses_compare_returns() {
+        let doc = include_str!("../../../docs/compare.md");
+        for (code, _) in COMPARE {
+            assert!(
+                doc.contains(&format!("| {code} |")),
+                "docs/compare.md's exit status table lacks {code}"
+            );
+        }
+        assert_eq!(help(COMPARE).lines().count(), COMPARE.len() + 1);
     }
 }

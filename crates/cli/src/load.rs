@@ -43,6 +43,11 @@ pub struct Args {
     /// 0.1%`. Each is listed with its measured value; any failure exits 99.
     #[arg(long = "threshold", value_name = "EXPR", value_parser = barrage_model::threshold::parse)]
     pub thresholds: Vec<barrage_model::threshold::Threshold>,
+    /// A threshold the run cannot judge with confidence (marked `ok?` or `FAIL?`: its interval
+    /// from the run's own data straddles the bound) follows its measured value, instead of
+    /// exiting 3.
+    #[arg(long, requires = "thresholds")]
+    pub allow_inconclusive: bool,
     /// Stop the run as soon as a threshold can no longer pass (an error count past its bound,
     /// a latency above a bound on `max`); the result of what ran is still reported.
     #[arg(long, requires = "thresholds")]
@@ -140,13 +145,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cancel = Cancel::new();
     let view = (!args.quiet && std::io::stderr().is_terminal())
         .then(|| live::LiveView::start(figures.clone(), live::Plan::of(&cfg)));
-    let tee = crate::figures::Tee(vec![&*figures, &progress]);
+    // One watcher for the run and the linger after it; the run's last phase reaches it before
+    // the figures `/metrics` shows, so a signal sent on seeing the run over ends the linger.
+    let watch = signals.watch(cancel.clone());
+    let tee = crate::figures::Tee(vec![&*watch.interrupts, &*figures, &progress]);
     let abort = thresholds::AbortOnFail::new(&tee, &args.thresholds, cancel.clone());
     let sink: &dyn barrage_engine::Sink = if args.abort_on_fail { &abort } else { &tee };
-    let result = {
-        let _watch = signals.watch(cancel.clone());
-        barrage_engine::run(&valid, sink, &cancel)
-    };
+    let result = barrage_engine::run(&valid, sink, &cancel);
+    watch.interrupts.run_over();
     progress.clear();
     if let Some(v) = view {
         v.finish();
@@ -203,13 +209,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::io::stdout().flush().ok();
     if let (Some(_), Some(linger)) = (&endpoint, args.metrics_linger) {
-        let stop = Cancel::new();
-        let _watch = signals.watch(stop.clone());
         let end = std::time::Instant::now() + linger;
-        while std::time::Instant::now() < end && !stop.is_cancelled() {
+        while std::time::Instant::now() < end && !watch.interrupts.after_ended() {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+    drop(watch);
     drop(endpoint);
     drop(signals);
     if let Some(e) = result.script.as_ref().and_then(|s| s.error.as_ref()) {
@@ -225,8 +230,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if result.script.as_ref().is_some_and(|s| s.error.is_some()) {
         return Ok(ExitCode::from(crate::exit::BAD_INPUT));
     }
-    let status = thresholds::exit_status(&result.thresholds);
-    if status == ExitCode::SUCCESS && result.doc.requests == 0 {
+    let status = thresholds::exit_status(&result.thresholds, args.allow_inconclusive);
+    // Nothing answered says more than a threshold that could not be judged for it.
+    let unjudged = status == ExitCode::from(crate::exit::INCONCLUSIVE);
+    if (status == ExitCode::SUCCESS || unjudged) && result.doc.requests == 0 {
         // Nothing answered (a dead or hostile server, or one that allows no stream): the run
         // carried out, but what it was for failed, which a script must see.
         eprintln!(

@@ -58,9 +58,7 @@ enum Command {
     History(history::Args),
     /// Compare a new result with its baseline (two `barrage load --json` files, or two study
     /// results), metric by metric against a noise floor; `--fail-on regression` for CI.
-    #[command(
-        after_help = "Exit status: 0 when compared (no regression, or --fail-on never); 1 when --fail-on regression found one (each is named on stderr); 2 when the inputs cannot be read or compared."
-    )]
+    #[command(after_help = exit::help(exit::COMPARE))]
     Compare(compare::Args),
     /// Print the completion script of a shell for barrage (e.g. `source <(barrage completions
     /// bash)`, or save it where the shell looks: bash-completion's completions/barrage, a
@@ -98,7 +96,11 @@ fn main() -> ExitCode {
         Some(Command::Man { command }) => manual::man(
             Cli::command(),
             command.as_deref(),
-            &[("load", exit::LOAD), ("run", exit::RUN)],
+            &[
+                ("load", exit::LOAD),
+                ("run", exit::RUN),
+                ("compare", exit::COMPARE),
+            ],
         ),
         None => run::main(run::Args::default()),
     };

@@ -160,6 +160,14 @@ ready = "tcp"
         assert!(me - ms > 0.3, "measured window {:.3} s", me - ms);
         let s = t.samples.as_ref().expect("samples");
         assert!(s.samples.len() >= 5, "{} samples", s.samples.len());
+        // What bounding the timeline dropped is recorded beside the cap and the tick it is
+        // weighed with (the schema requires the three).
+        assert!(
+            s.cpus >= 1 && s.clock_tick > Duration::ZERO,
+            "cpus {} tick {:?}",
+            s.cpus,
+            s.clock_tick
+        );
         assert!(s.peak_rss_bytes > 1 << 20, "peak RSS {}", s.peak_rss_bytes);
         assert_eq!(t.phases.len(), 1);
         assert_eq!(t.phases[0].load.schema, "barrage.load/2");

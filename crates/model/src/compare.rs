@@ -6,7 +6,8 @@
 //!
 //! - Two `barrage load --json` documents are single runs: each figure is tested against both
 //!   runs' own intervals (the document's `intervals`), Holm-corrected over the figures; where an
-//!   interval is open the figure is "not enough data" ([`loads`]).
+//!   interval is open where it faces the other run and the change is beyond the noise floor,
+//!   the figure cannot be judged ([`loads`]; never "no change").
 //! - Two study results are compared per (point, contender) present in both ([`studies`]), on
 //!   every metric the lab compares contenders on (the registry's `compared` metrics and the
 //!   study's figures, plus the error rate): the medians of each side's successful trials, and
@@ -114,8 +115,11 @@ pub enum Verdict {
     /// One side has no value (a study contender that failed every trial on one side is a
     /// regression or an improvement instead).
     Missing,
-    /// Single load runs: a run's interval of the figure is open (p99.9 of a short run may lie
-    /// beyond its slowest response): its data cannot tell a change from chance.
+    /// Single load runs, "cannot judge": the figure changed beyond the noise floor, but a run's
+    /// interval of it is open where it faces the other run (p99.9 of a short run may lie beyond
+    /// its slowest response), so its data cannot tell that change from chance. Never "no
+    /// change": `barrage compare --fail-on regression` exits with a code of its own for it.
+    /// (Written `not_enough_data`, its name in `barrage.compare/1`.)
     NotEnoughData,
 }
 
@@ -223,6 +227,10 @@ pub struct Comparison {
     pub alpha: f64,
     pub regressions: usize,
     pub improvements: usize,
+    /// Rows that cannot be judged ([`Verdict::NotEnoughData`]): a gate must not pass them as
+    /// "no change". Absent in documents written before it (read as 0).
+    #[serde(default)]
+    pub inconclusive: usize,
     pub rows: Vec<Row>,
     /// What the reader should know: single runs untested, loads that differ, sides missing.
     pub notes: Vec<String>,
@@ -232,6 +240,14 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// The rows that cannot be judged: changed beyond the noise floor with an interval open
+    /// where it faces the other run.
+    pub fn unjudged(&self) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::NotEnoughData)
+    }
+
     /// The rows called regressions.
     pub fn regressed(&self) -> impl Iterator<Item = &Row> {
         self.rows
@@ -439,6 +455,7 @@ fn finish(
         alpha: stats::ALPHA,
         regressions: count(Verdict::Regression),
         improvements: count(Verdict::Improvement),
+        inconclusive: count(Verdict::NotEnoughData),
         rows,
         notes,
         machines: None,

@@ -109,6 +109,44 @@ pub struct Samples {
     /// Ticks on which /proc was listed to discover new processes (skipped when no pid was
     /// allocated since the previous tick).
     pub listings: u64,
+    /// CPUs the tree could run on when sampled (its affinity): no interval shows more than
+    /// this many cores ([`Samples::bound_cpu`]). 0 in files before it was recorded.
+    pub cpus: usize,
+    /// CPU seconds [`Samples::bound_cpu`] found no interval with room for and dropped from
+    /// the timeline (the totals `cpu_user`/`cpu_sys` keep them). 0 in files before it was
+    /// counted.
+    #[serde(with = "secs", rename = "cpu_dropped_s")]
+    pub cpu_dropped: Duration,
+    /// The clock tick /proc counts CPU in (1 / `_SC_CLK_TCK`, 10 ms): what one reading may be
+    /// off by. 0 in files before it was recorded.
+    #[serde(with = "secs", rename = "clock_tick_s")]
+    pub clock_tick: Duration,
+}
+
+/// CPU a trial's timeline dropped beyond what its readings' rounding explains, weighed
+/// against the exact total: see [`Samples::dropped_cpu`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DroppedCpu {
+    /// CPU seconds dropped, and what the rounding of the readings explains: one clock tick
+    /// per interval.
+    pub dropped_s: f64,
+    pub allowance_s: f64,
+    pub intervals: usize,
+    /// The cap: CPUs the tree could run on.
+    pub cpus: usize,
+    /// The trial's exact CPU (rusage, user + sys) and what `cpus` could give over the
+    /// contender's wall time; `None` without its exit.
+    pub rusage_s: Option<f64>,
+    pub capacity_s: Option<f64>,
+}
+
+impl DroppedCpu {
+    /// Whether the exact total exceeds what the CPUs could give: the tree ran on more CPUs than
+    /// the cap says. `false`: the exact total fits, so the readings counted more CPU than was
+    /// spent (an accounting error of the samples). `None` without the exit.
+    pub fn beyond_capacity(&self) -> Option<bool> {
+        Some(self.rusage_s? > self.capacity_s?)
+    }
 }
 
 impl Samples {
@@ -321,7 +359,11 @@ impl Samples {
     /// kept unless the timeline holds more than `cpus` could do in all of it, a skew of the
     /// readings (seen with six busy children pinned to one CPU), whose surplus is dropped:
     /// the bound is what a reader of a CPU plot must be able to rely on.
+    ///
+    /// What is dropped is counted in `cpu_dropped` ([`Samples::dropped_cpu`] weighs it), so an
+    /// accounting error cannot hide behind the cap.
     pub fn bound_cpu(&mut self, cpus: usize) {
+        self.cpus = cpus.max(1);
         let cpus = cpus.max(1) as f64;
         let half = self.config.interval.as_secs_f64() / 2.0;
         let n = self.samples.len();
@@ -367,6 +409,7 @@ impl Samples {
                 _ => (self.samples[i].t - self.samples[i - 1].t).as_secs_f64(),
             })
             .collect();
+        let mut dropped = 0.0;
         for i in 1..self.samples.len() {
             let cap = cpus * 100.0;
             let s = &self.samples[i];
@@ -407,6 +450,8 @@ impl Samples {
                     excess -= put;
                 }
             }
+            // What neither side had room for leaves the timeline: counted, not hidden.
+            dropped += excess.max(0.0);
             let s = &mut self.samples[i];
             let removed = placed * 100.0 / dt[i];
             s.cpu_user_pct -= removed * user_share;
@@ -417,6 +462,31 @@ impl Samples {
                 s.cpu_sys_pct -= over * (1.0 - user_share);
             }
         }
+        self.cpu_dropped += Duration::from_secs_f64(dropped);
+    }
+
+    /// The CPU [`Samples::bound_cpu`] dropped, when it is more than a clock tick per interval
+    /// (what the readings' rounding explains: each interval's reading may be a tick off), with
+    /// the check that tells what it was: the exact total of `exit` (rusage) against what the
+    /// tree's CPUs could give over its wall time. `None` within the allowance, or for files
+    /// from before the count (no clock tick recorded).
+    pub fn dropped_cpu(&self, exit: Option<&Exit>) -> Option<DroppedCpu> {
+        let intervals = self.samples.len().saturating_sub(1);
+        let tick = self.clock_tick.as_secs_f64();
+        let dropped_s = self.cpu_dropped.as_secs_f64();
+        let allowance_s = tick * intervals as f64;
+        if tick <= 0.0 || dropped_s <= allowance_s {
+            return None;
+        }
+        let cpus = self.cpus.max(1);
+        Some(DroppedCpu {
+            dropped_s,
+            allowance_s,
+            intervals,
+            cpus,
+            rusage_s: exit.map(|e| (e.rusage.user + e.rusage.sys).as_secs_f64()),
+            capacity_s: exit.map(|e| cpus as f64 * e.wall.as_secs_f64()),
+        })
     }
 }
 

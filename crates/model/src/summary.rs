@@ -56,6 +56,27 @@ fn merged_latency(trials: &[&Trial]) -> Option<MergedLatency> {
     })
 }
 
+/// "1 CPU", "2 CPUs".
+fn cpus_text(n: usize) -> String {
+    format!("{n} CPU{}", if n == 1 { "" } else { "s" })
+}
+
+/// What the exact total says of CPU a trial's timeline dropped: the tree ran on more CPUs than
+/// its cap (rusage beyond what they could give), or the readings counted more than was spent.
+fn dropped_check(d: &crate::process::DroppedCpu) -> String {
+    match (d.beyond_capacity(), d.rusage_s, d.capacity_s) {
+        (Some(true), Some(r), Some(c)) => format!(
+            "its exact CPU (rusage, {r:.3} s) is more than {} could give in its wall time ({c:.3} s): the tree was not held to them",
+            cpus_text(d.cpus)
+        ),
+        (Some(false), Some(r), Some(c)) => format!(
+            "its exact CPU (rusage, {r:.3} s) is within what {} could give in its wall time ({c:.3} s): the samples counted more CPU than was spent (an accounting error)",
+            cpus_text(d.cpus)
+        ),
+        _ => "no exit was recorded to check it against the exact total".into(),
+    }
+}
+
 /// Recomputes `summary`, `comparisons` and `warnings` of `r` from its trials.
 pub fn update(r: &mut Results) {
     let kind = r.study.kind;
@@ -226,6 +247,33 @@ pub fn update(r: &mut Results) {
                             .filter(|t| t.network.as_ref().is_some_and(|n| n.saturated))
                             .count(),
                         link[0]
+                    ),
+                });
+            }
+            let dropped: Vec<(u32, crate::process::DroppedCpu)> = trials
+                .iter()
+                .filter_map(|t| {
+                    let d = t.samples.as_ref()?.dropped_cpu(t.exit.as_ref())?;
+                    Some((t.trial + 1, d))
+                })
+                .collect();
+            if let Some((n, d)) = dropped
+                .iter()
+                .max_by(|a, b| a.1.dropped_s.total_cmp(&b.1.dropped_s))
+            {
+                warnings.push(Warning {
+                    point: Some(p.id),
+                    contender: Some(c.name.clone()),
+                    kind: WarningKind::CpuDropped,
+                    message: format!(
+                        "{where_}: the sampler dropped CPU that fit no interval under the tree's {} in {} of {} trials, more than a clock tick per interval (trial {n}: {:.3} s, {:.3} s allowed over {} intervals): that trial's CPU plot shows less than the tree used; {}",
+                        cpus_text(d.cpus),
+                        dropped.len(),
+                        trials.len(),
+                        d.dropped_s,
+                        d.allowance_s,
+                        d.intervals,
+                        dropped_check(d),
                     ),
                 });
             }

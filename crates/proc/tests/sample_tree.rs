@@ -262,6 +262,13 @@ fn a_pinned_tree_never_shows_more_cpu_than_its_cpu() {
         max <= 100.0 + 1e-6,
         "a sample shows {max:.0}% of its one CPU"
     );
+    // The cap and the unit of the readings are recorded, so what was dropped under the cap
+    // can be weighed (`Samples::dropped_cpu`).
+    assert_eq!(samples.cpus, 1);
+    assert_eq!(
+        samples.clock_tick,
+        Duration::from_secs(1) / barrage_proc::sample::procfs::clock_ticks() as u32
+    );
     // Nothing was lost on the way: the timeline still integrates to the tree's CPU.
     let end = samples.samples.last().unwrap().t;
     let (u, s) = samples.cpu_between(Duration::ZERO, end);

@@ -132,7 +132,7 @@ fn ratio_text(r: &Row) -> (Option<f64>, String) {
         Verdict::Regression | Verdict::Improvement => "",
         Verdict::NotSignificant => " (n.s.)",
         Verdict::WithinNoise => " (within noise)",
-        Verdict::NotEnoughData => " (not enough data)",
+        Verdict::NotEnoughData => " (cannot judge)",
         Verdict::NotJudged | Verdict::Missing => "",
     };
     let text = match (ratio, r.verdict) {

@@ -76,19 +76,49 @@ impl AbortOnFail<'_> {
     }
 }
 
-/// The exit status a document's thresholds call for: 99 (k6's) with a line naming the broken
-/// ones, else success.
-pub fn exit_status(outcomes: &[Outcome]) -> std::process::ExitCode {
-    let failed: Vec<&str> = outcomes
-        .iter()
-        .filter(|t| !t.pass)
-        .map(|t| t.expr.as_str())
-        .collect();
-    if failed.is_empty() {
-        return std::process::ExitCode::SUCCESS;
+/// The exit status a document's thresholds call for, with a line naming the thresholds
+/// behind it: 99 (k6's) when one failed with confidence; else 3 when one cannot be judged with
+/// confidence (`ok?`, `FAIL?`: its interval straddles the bound or is open), unless
+/// `allow_inconclusive`, under which such a threshold follows its measured value (99 when it
+/// fails); else success.
+pub fn exit_status(outcomes: &[Outcome], allow_inconclusive: bool) -> std::process::ExitCode {
+    let (code, line) = status(outcomes, allow_inconclusive);
+    if let Some(line) = line {
+        eprintln!("barrage: {line}");
     }
-    eprintln!("barrage: threshold failed: {}", failed.join(", "));
-    std::process::ExitCode::from(EXIT_THRESHOLD)
+    std::process::ExitCode::from(code)
+}
+
+/// [`exit_status`]'s decision: the code and the line saying why.
+fn status(outcomes: &[Outcome], allow_inconclusive: bool) -> (u8, Option<String>) {
+    let unsure = |t: &&Outcome| t.confident == Some(false);
+    let names = |ts: Vec<&Outcome>| {
+        ts.iter()
+            .map(|t| t.expr.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let failed: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|t| !t.pass && (allow_inconclusive || !unsure(t)))
+        .collect();
+    if !failed.is_empty() {
+        return (
+            EXIT_THRESHOLD,
+            Some(format!("threshold failed: {}", names(failed))),
+        );
+    }
+    let inconclusive: Vec<&Outcome> = outcomes.iter().filter(unsure).collect();
+    if !inconclusive.is_empty() && !allow_inconclusive {
+        return (
+            crate::exit::INCONCLUSIVE,
+            Some(format!(
+                "threshold cannot be judged with confidence: {} (run longer, or --allow-inconclusive to judge by the measured value)",
+                names(inconclusive)
+            )),
+        );
+    }
+    (crate::exit::OK, None)
 }
 
 /// The summary's lines for `outcomes`.
@@ -98,7 +128,7 @@ pub fn lines(outcomes: &[Outcome], aborted: Option<&str>) -> String {
         o.push_str(&format!("  {t}\n"));
     }
     if outcomes.iter().any(|t| t.confident == Some(false)) {
-        o.push_str("  ?: the run's own data cannot tell whether that bound holds (its interval straddles it); a longer run can. The exit status follows the measured value.\n");
+        o.push_str("  ?: the run's own data cannot tell whether that bound holds (its interval straddles it); a longer run can. The exit status is 3 for it unless --allow-inconclusive, which follows the measured value.\n");
     }
     if let Some(expr) = aborted {
         o.push_str(&format!(
@@ -106,4 +136,53 @@ pub fn lines(outcomes: &[Outcome], aborted: Option<&str>) -> String {
         ));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(expr: &str, pass: bool, confident: Option<bool>) -> Outcome {
+        Outcome {
+            expr: expr.into(),
+            pass,
+            confident,
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn a_threshold_that_cannot_be_judged_has_its_own_status() {
+        let ok = outcome("p50 < 10ms", true, Some(true));
+        let fail = outcome("p99 < 1ms", false, Some(true));
+        let ok_q = outcome("p99.9 < 20ms", true, Some(false));
+        let fail_q = outcome("p99 < 5ms", false, Some(false));
+        // No interval (a count): judged by its value, as always.
+        let count = outcome("errors <= 0", false, None);
+        // (outcomes, --allow-inconclusive) -> status
+        let cases: &[(&[&Outcome], bool, u8)] = &[
+            (&[], false, 0),
+            (&[&ok], false, 0),
+            (&[&ok, &fail], false, 99),
+            (&[&count], false, 99),
+            (&[&ok, &ok_q], false, 3),
+            (&[&ok, &ok_q], true, 0),
+            (&[&fail_q], false, 3),
+            (&[&fail_q], true, 99),
+            // A failure judged with confidence wins over one that cannot be judged.
+            (&[&fail, &ok_q], false, 99),
+        ];
+        for (ts, allow, code) in cases {
+            let ts: Vec<Outcome> = ts.iter().map(|t| (*t).clone()).collect();
+            assert_eq!(status(&ts, *allow).0, *code, "{ts:?} allow={allow}");
+        }
+        assert_eq!(
+            status(&[ok_q.clone(), fail_q.clone()], false).1.unwrap(),
+            "threshold cannot be judged with confidence: p99.9 < 20ms, p99 < 5ms (run longer, or --allow-inconclusive to judge by the measured value)"
+        );
+        assert_eq!(
+            status(&[ok_q, fail_q], true).1.unwrap(),
+            "threshold failed: p99 < 5ms"
+        );
+    }
 }

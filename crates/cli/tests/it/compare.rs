@@ -1,6 +1,7 @@
 //! `barrage compare` as a process, for CI: real load runs of a 5 ms and a 25 ms endpoint of
 //! barrage's own server (in process, port 0, loopback) flag the regression and exit 1 with
-//! `--fail-on regression`; a run compared with itself exits 0; study results with a real 2x
+//! `--fail-on regression`, 2-second runs too (issue 57); what cannot be judged exits 3 unless
+//! allowed; a run compared with itself exits 0; study results with a real 2x
 //! difference over 5 trials are a significant regression, overlapping ones are not; bad inputs
 //! are one-line errors with exit status 2.
 
@@ -149,9 +150,9 @@ fn a_5ms_and_a_25ms_run_flag_the_regression_and_the_same_run_does_not() {
     );
     for r in v["rows"].as_array().unwrap() {
         assert_eq!(r["change"], 0.0, "{r}");
+        // No change at all is within any floor: nothing that cannot be judged either.
         assert!(
-            ["within_noise", "not_judged", "not_enough_data"]
-                .contains(&r["verdict"].as_str().unwrap()),
+            ["within_noise", "not_judged"].contains(&r["verdict"].as_str().unwrap()),
             "{r}"
         );
     }
@@ -173,6 +174,119 @@ fn a_5ms_and_a_25ms_run_flag_the_regression_and_the_same_run_does_not() {
     );
     assert!(text.contains("| p50 | "), "{text}");
     assert!(stderr(&o).contains("comparison written to"));
+}
+
+/// `barrage load -c 4 -d 2s --json PATH URL` as a process, as a CI job runs it.
+fn load_2s(url: &str, path: &str) {
+    let o = barrage(&[
+        "load", url, "-c", "4", "-t", "1", "-d", "2s", "-q", "--json", path,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn two_2s_runs_of_a_5x_slower_server_fail_the_gate() {
+    // Issue 57's CI case: two 2-second runs (4 connections, /sleep/5 then /sleep/25, about
+    // 1,500 and 300 responses) passed `--fail-on regression` with every figure "not enough
+    // data" and "No change beyond the ±5% noise floor.". Two seconds now give intervals, and
+    // the 5x slower server is a regression.
+    let dir = Tmp::new("short");
+    let (fast, slow, again) = (
+        dir.path("fast.json"),
+        dir.path("slow.json"),
+        dir.path("again.json"),
+    );
+    let server = start(ServerConfig {
+        threads: 1,
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let addr = server.local_addr();
+    load_2s(&format!("http://{addr}/sleep/5"), &fast);
+    load_2s(&format!("http://{addr}/sleep/25"), &slow);
+    load_2s(&format!("http://{addr}/sleep/5"), &again);
+    server.shutdown();
+
+    let o = barrage(&["compare", &fast, &slow, "--fail-on", "regression"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("No change"), "{text}");
+    assert!(
+        stderr(&o).contains("barrage: regression: p50: "),
+        "{}",
+        stderr(&o)
+    );
+    // Allowing what cannot be judged does not let a regression through.
+    let o = barrage(&[
+        "compare",
+        &fast,
+        &slow,
+        "--fail-on",
+        "regression",
+        "--allow-inconclusive",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["latency_p50_us", "latency_mean_us", "rps"] {
+        let r = row(&v, key);
+        assert_eq!(r["verdict"], "regression", "{r}");
+        assert_eq!(r["test"]["method"], "intervals", "{r}");
+    }
+    let p50 = row(&v, "latency_p50_us");
+    let (old, new) = (p50["old"].as_f64().unwrap(), p50["new"].as_f64().unwrap());
+    // A response cannot come before its sleep; on a busy machine it may come well after.
+    assert!((5000.0..15000.0).contains(&old), "old p50 {old} µs");
+    assert!((25000.0..60000.0).contains(&new), "new p50 {new} µs");
+    // Every row is judged or says it cannot be: none changed beyond the floor and passed as
+    // within noise.
+    for r in v["rows"].as_array().unwrap() {
+        if r["verdict"] == "within_noise" {
+            assert!(r["change"].as_f64().unwrap().abs() <= 0.05, "{r}");
+        }
+    }
+    assert_eq!(
+        v["inconclusive"].as_u64().unwrap() as usize,
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["verdict"] == "not_enough_data")
+            .count()
+    );
+
+    // The same workload twice: never a regression. What cannot be judged (a tail that moved
+    // beyond the floor with too few responses behind it) exits 3 and is named; allowed, 0.
+    let o = barrage(&[
+        "compare",
+        &fast,
+        &again,
+        "--fail-on",
+        "regression",
+        "-f",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["regressions"], 0, "{v}");
+    let unjudged = v["inconclusive"].as_u64().unwrap();
+    let want = if unjudged > 0 { 3 } else { 0 };
+    assert_eq!(o.status.code(), Some(want), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).matches("barrage: cannot judge: ").count() as u64,
+        unjudged,
+        "{}",
+        stderr(&o)
+    );
+    let o = barrage(&[
+        "compare",
+        &fast,
+        &again,
+        "--fail-on",
+        "regression",
+        "--allow-inconclusive",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// A server study's results with one contender at one point and its trials' throughput.

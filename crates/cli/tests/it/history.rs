@@ -218,7 +218,7 @@ fn a_load_runs_interval_is_the_band_around_its_trend() {
     let db = dir.join("runs.db");
     let json = dir.join("run.json");
     let url = format!("http://{}/", server.addr);
-    // 3 seconds: the fewest with intervals.
+    // 3 seconds: more than the fewest with intervals (2), so every figure has one.
     let out = barrage(&[
         "load",
         &url,

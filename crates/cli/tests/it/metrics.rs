@@ -282,6 +282,86 @@ fn metrics_match_the_runs_json() {
     drop(serve);
 }
 
+/// The `barrage_phase` gauge of a plain scrape (no parser needed for one gauge), or None when
+/// the endpoint does not answer yet.
+fn phase(addr: &str) -> Option<f64> {
+    let mut c = TcpStream::connect(addr).ok()?;
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(c, "GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n").ok()?;
+    let mut resp = String::new();
+    c.read_to_string(&mut resp).ok()?;
+    resp.lines()
+        .find_map(|l| l.strip_prefix("barrage_phase "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn a_signal_sent_once_the_run_is_over_ends_the_linger() {
+    // Ctrl-C sent as soon as `/metrics` shows the run's last phase (done = 2): the run is not
+    // cancelled after it ended, and the linger (an hour) ends at once. With a watcher per
+    // stage the run's watcher took such a signal and the linger waited its whole time (issue
+    // 57: 2 of 6 tries by hand; scraping every few milliseconds lands in that gap nearly every
+    // time). The hour is what a lost signal would cost: the test gives up after 60 s.
+    let server = barrage_server::start(barrage_server::ServerConfig {
+        threads: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let url = format!("http://{}/sleep/1", server.local_addr());
+    for attempt in 0..3 {
+        let json = std::env::temp_dir().join(format!(
+            "barrage-linger-{}-{attempt}.json",
+            std::process::id()
+        ));
+        let mut load = Proc(
+            Command::new(env!("CARGO_BIN_EXE_barrage"))
+                .args(["load", &url, "-c", "1", "-t", "1", "-d", "1s", "-q"])
+                .args([
+                    "--metrics",
+                    "127.0.0.1:0",
+                    "--metrics-linger",
+                    "1h",
+                    "--json",
+                ])
+                .arg(&json)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let mut line = String::new();
+        BufReader::new(load.0.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = metrics_addr(&line);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while phase(&addr) != Some(2.0) {
+            assert!(Instant::now() < deadline, "the run never showed its end");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc::kill(load.0.id() as i32, libc::SIGINT) }, 0);
+        let status = loop {
+            if let Some(s) = load.0.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "attempt {attempt}: the signal was lost: load still lingers"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "attempt {attempt}: {status}");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let _ = std::fs::remove_file(&json);
+        assert_eq!(
+            doc["cancelled"], false,
+            "attempt {attempt}: the signal cancelled a run that had ended"
+        );
+    }
+    server.shutdown();
+}
+
 #[test]
 fn a_study_serves_its_trials() {
     let Some(py) = python() else {

@@ -1,5 +1,6 @@
 //! `barrage load --threshold` as a process against `barrage serve`'s `/sleep/{ms}`: thresholds
-//! that hold exit 0, a broken one exits 99 (k6's code) with a line naming it, the JSON records
+//! that hold exit 0, a broken one exits 99 (k6's code) with a line naming it, one the run cannot
+//! judge with confidence 3 unless `--allow-inconclusive`, the JSON records
 //! each with its measured value, and `--abort-on-fail` stops a run whose error count is past its
 //! bound; a run with no valid response at all exits 1.
 
@@ -67,19 +68,21 @@ fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
     let s = serve();
     let url = format!("http://{}/sleep/5", s.addr);
     let common = ["-c", "4", "-t", "1", "-n", "200", "--expect-status", "200"];
-    let (out, doc) = load(
-        &[
-            &common[..],
-            &[
-                &url,
-                "--threshold",
-                "p50 < 500ms",
-                "--threshold",
-                "errors <= 0",
-            ],
-        ]
-        .concat(),
-    );
+    // Two seconds: the fewest that bound a percentile, so p50's verdict is made with
+    // confidence (a run of 200 requests, below, cannot).
+    let (out, doc) = load(&[
+        &url,
+        "-c",
+        "4",
+        "-t",
+        "1",
+        "-d",
+        "2s",
+        "--threshold",
+        "p50 < 500ms",
+        "--threshold",
+        "errors <= 0",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -94,16 +97,25 @@ fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
         "{got:?}"
     );
     assert_eq!((got[1].1, got[1].2), (true, 0.0));
+    assert_eq!(doc["thresholds"][0]["confident"], true, "{doc}");
 
-    let (out, doc) = load(&[&common[..], &[&url, "--threshold", "p50 < 2ms"]].concat());
+    let (out, doc) = load(
+        &[
+            &common[..],
+            &[&url, "--threshold", "p50 < 2ms", "--allow-inconclusive"],
+        ]
+        .concat(),
+    );
     assert_eq!(out.status.code(), Some(99));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("barrage: threshold failed: p50 < 2ms"),
         "{err}"
     );
-    // 200 requests take a fraction of a second: too short to bound p50 (under 3 seconds), so
-    // the summary marks the verdict as one the run cannot make with confidence.
+    // 200 requests take a fraction of a second: too short to bound p50 (under 2 measured
+    // seconds), so the summary marks the verdict as one the run cannot make with confidence,
+    // and a threshold that failed with confidence, had there been one, would win; this one
+    // exits 3 (below) unless allowed, and then follows its measured value: 99.
     assert!(
         err.contains("FAIL? p50 < 2ms (measured"),
         "the summary lists it: {err}"
@@ -112,6 +124,14 @@ fn thresholds_that_hold_exit_0_and_a_broken_one_exits_99() {
     assert!(!got[0].1 && got[0].2 >= 5_000.0, "{got:?}");
     // The run itself completed: 200 answers, all counted.
     assert_eq!(doc["requests"], 200);
+    // Without --allow-inconclusive the gate does not pass or fail what it cannot judge: 3.
+    let (out, _) = load(&[&common[..], &[&url, "--threshold", "p50 < 2ms"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("barrage: threshold cannot be judged with confidence: p50 < 2ms (run longer, or --allow-inconclusive"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -134,10 +154,11 @@ fn a_run_too_short_for_a_percentile_says_it_cannot_judge_it() {
         "p50 < 1s",
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "the measured values hold: {err}"
+    // The measured values hold, but p99.9's cannot be judged: the gate says so with 3.
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("barrage: threshold cannot be judged with confidence: p99.9 < 1s (run"),
+        "{err}"
     );
     let n = doc["requests"].as_u64().unwrap();
     assert!((500..3000).contains(&n), "{n} responses");
@@ -156,6 +177,22 @@ fn a_run_too_short_for_a_percentile_says_it_cannot_judge_it() {
         "{err}"
     );
     assert!(err.contains("\n  ok   p50 < 1s (measured "), "{err}");
+    // Allowed, the threshold follows its measured value: it holds, exit 0.
+    let (out, _) = load(&[
+        &url,
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "-d",
+        "2s",
+        "--threshold",
+        "p99.9 < 1s",
+        "--allow-inconclusive",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("ok?  p99.9 < 1s (measured "), "{err}");
 }
 
 #[test]

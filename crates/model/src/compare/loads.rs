@@ -20,8 +20,10 @@
 //! judged at, and the noise floor still decides what change is worth a verdict.
 //!
 //! A figure whose interval is open on the side facing the other run (p99.9 of 1,600 responses
-//! may be beyond the slowest; a run under 3 seconds cannot say how its throughput varies) has no
-//! test: "not enough data", whatever its change.
+//! may be beyond the slowest; a run under 2 seconds cannot say how its throughput varies) has no
+//! test. Within the noise floor that changes nothing (no test could make it a change); beyond
+//! it the figure cannot be judged (`Verdict::NotEnoughData`), never "no change", and the gate
+//! says so.
 
 use super::{finish, judge, percent, row, verdict, Evidence, Options, Row, Test, Verdict};
 use super::{judge_samples, CompareError, Comparison, DocKind, Sample};
@@ -159,9 +161,17 @@ pub fn load_family(
                 Judging::Shown | Judging::Floor => {
                     verdict(m, r.old, r.new, Evidence::Untested, options.noise)
                 }
+                // Within the floor no test could make it a change (`judge`), so the open
+                // interval changes nothing; beyond it the verdict rests on a test that cannot be
+                // made: the row cannot be judged, and is never "no change".
                 Judging::NotEnough => {
-                    short.push(r.label.clone());
-                    Verdict::NotEnoughData
+                    match verdict(m, r.old, r.new, Evidence::Untested, options.noise) {
+                        Verdict::WithinNoise => Verdict::WithinNoise,
+                        _ => {
+                            short.push(r.label.clone());
+                            Verdict::NotEnoughData
+                        }
+                    }
                 }
                 Judging::Tested(g) => {
                     let (test, evidence) = tested(&g, corrected(k, i), family.len());
@@ -268,8 +278,10 @@ fn pair_notes(
     }
     if !short.is_empty() {
         notes.push(format!(
-            "Not enough data for {}: a run's interval is open on the side facing the other run (too few responses for that percentile, or too few seconds to see how the figure varies); a longer run can judge it.",
-            short.join(", ")
+            "Cannot judge {}: changed beyond the ±{} noise floor, but a run's interval is open on the side facing the other run (too few responses for that percentile, or under {} measured seconds to see how the figure moves in time); a longer run can judge it.",
+            short.join(", "),
+            percent(options.noise),
+            stats::blocks::MIN_SECONDS
         ));
     }
     notes.extend(load_notes(base, new));

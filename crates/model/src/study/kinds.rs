@@ -147,6 +147,9 @@ names! {
         Skipped = "skipped",
         /// Many comparisons: some differences are chance.
         Comparisons = "comparisons",
+        /// The sampler dropped more CPU than its readings' rounding explains from a trial's
+        /// timeline (`process::Samples::dropped_cpu`).
+        CpuDropped = "cpu_dropped",
     }
 }
 

@@ -4,4 +4,6 @@
 //! own `main`) stay in files of their own beside this folder.
 
 mod committed_documents;
+mod dropped_cpu;
 mod figure_summary;
+mod short_runs;

@@ -173,7 +173,9 @@ fn run(
             break;
         }
     }
-    // No interval may show more CPU than the tree's CPUs could give (see `bound_cpu`).
+    // No interval may show more CPU than the tree's CPUs could give (see `bound_cpu`, which
+    // counts what it drops; the tick says how much of that the readings' rounding explains).
+    out.clock_tick = Duration::from_secs_f64(1.0 / procfs::clock_ticks().max(1) as f64);
     out.bound_cpu(cpus);
     let (user, sys) = tree.cpu_totals();
     out.listings = tree.listings;

@@ -79,7 +79,7 @@ pub fn verdict_text(r: &Row) -> String {
         Verdict::WithinNoise => "within noise".into(),
         Verdict::NotJudged => "not judged".into(),
         Verdict::Missing => "missing".into(),
-        Verdict::NotEnoughData => "not enough data".into(),
+        Verdict::NotEnoughData => "cannot judge".into(),
     }
 }
 
@@ -92,7 +92,8 @@ pub fn row_name(r: &Row) -> String {
     }
 }
 
-/// "2 regressions (throughput, p50), 0 improvements beyond the ±5% noise floor."
+/// "2 regressions (throughput, p50), 0 improvements beyond the ±5% noise floor.", with the
+/// figures that cannot be judged named after it.
 pub fn summary(d: &Comparison) -> String {
     let floor = format!("±{} noise floor", percent(d.noise));
     let names = |v: Verdict| {
@@ -123,11 +124,22 @@ pub fn summary(d: &Comparison) -> String {
     } else {
         String::new()
     };
-    if d.regressions == 0 && d.improvements == 0 {
+    // Rows that cannot be judged are never "no change": they are said, with their names.
+    let unjudged = d.unjudged().count();
+    let cannot = if unjudged > 0 {
+        format!(
+            "; cannot judge {}{}: changed beyond it, with too little data to tell from chance",
+            plural(unjudged, "figure", "figures"),
+            names(Verdict::NotEnoughData)
+        )
+    } else {
+        String::new()
+    };
+    if d.regressions == 0 && d.improvements == 0 && unjudged == 0 {
         return format!("No change beyond the {floor}{unproven}.");
     }
     format!(
-        "{}{}, {}{} beyond the {floor}{unproven}.",
+        "{}{}, {}{} beyond the {floor}{unproven}{cannot}.",
         plural(d.regressions, "regression", "regressions"),
         names(Verdict::Regression),
         plural(d.improvements, "improvement", "improvements"),

@@ -227,3 +227,51 @@ fn the_words_of_a_row() {
         "No change beyond the ±5% noise floor; 1 change beyond it not significant."
     );
 }
+
+#[test]
+fn a_figure_that_cannot_be_judged_is_named_and_never_no_change() {
+    // Two runs alike but for p99.9 (10.2 ms -> 13 ms), whose interval is open above in both:
+    // its rise cannot be judged, and the summary says so instead of "No change".
+    let with_intervals = |mut d: LoadDoc| {
+        let figures = barrage_model::load::intervals::judged()
+            .filter_map(|m| {
+                let v = barrage_model::metric::load_value(m, &d)?;
+                let hi = (m.key != "latency_p999_us").then_some(v * 1.01);
+                let b = barrage_model::load::intervals::Bound {
+                    lo: Some(v * 0.99),
+                    hi,
+                };
+                Some((m.key.to_string(), b))
+            })
+            .collect();
+        d.intervals = Some(barrage_model::load::intervals::Intervals {
+            level: 0.95,
+            seconds: 2,
+            responses: d.requests,
+            figures,
+            ..Default::default()
+        });
+        d
+    };
+    let old = with_intervals(load(1600.0, 5100, 0));
+    let mut new = load(1600.0, 5100, 0);
+    new.latency_us.p999 = 13_000;
+    let new = with_intervals(new);
+    let d = loads(("a.json", &old), ("b.json", &new), &Options::default()).unwrap();
+    let p999 = d
+        .rows
+        .iter()
+        .find(|r| r.metric == "latency_p999_us")
+        .unwrap();
+    assert_eq!(p999.verdict, Verdict::NotEnoughData);
+    assert_eq!(render::verdict_text(p999), "cannot judge");
+    assert_eq!((d.regressions, d.improvements, d.inconclusive), (0, 0, 1));
+    assert_eq!(
+        render::summary(&d),
+        "0 regressions, 0 improvements beyond the ±5% noise floor; cannot judge 1 figure (p99.9): changed beyond it, with too little data to tell from chance."
+    );
+    assert!(!render::text(&d).contains("No change"));
+    // The same runs without the rise: nothing left to judge, and no change it is.
+    let d = loads(("a.json", &old), ("a.json", &old), &Options::default()).unwrap();
+    assert_eq!(render::summary(&d), "No change beyond the ±5% noise floor.");
+}

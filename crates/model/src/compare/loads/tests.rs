@@ -1,7 +1,8 @@
 //! Single load runs judged by their intervals, on runs drawn from known distributions: the same
-//! workload is not called a change, a 20% slower server and a halved throughput are, a 2 s
-//! run is "not enough data" (and p99.9 of 1,500 responses), and every interval shown agrees with
-//! its corrected p. Several runs against one baseline are one Holm family (hand-set runs whose
+//! workload is not called a change, a 20% slower server and a halved throughput are, so is the
+//! 5x slower server of two 2 s runs (issue 57), a figure whose interval is open (p99.9 of 1,500
+//! responses, any figure of a 1 s run) cannot be judged where it changed beyond the floor, and
+//! every interval shown agrees with its corrected p. Several runs against one baseline are one Holm family (hand-set runs whose
 //! p-values are known: a pair significant alone is not among two).
 
 use super::*;
@@ -126,34 +127,92 @@ fn a_slower_server_and_halved_throughput_are_regressions() {
 }
 
 #[test]
-fn a_short_run_is_not_enough_data() {
-    // 2 s of 800 responses a second cannot say how any figure moves in time: every interval
-    // is open, even that of p50 (its ranks alone would assume independent responses).
-    let (a, b) = (run(5, 2, 800.0, 5000.0), run(6, 2, 800.0, 5500.0));
+fn two_second_runs_are_judged_by_their_two_seconds() {
+    // The CI case (issue 57): 2 s of /sleep/5 (about 757 responses a second) against 2 s of
+    // /sleep/25 (156 a second), 4 connections. Two seconds are the fewest the bootstrap reads:
+    // every interval is closed but p99.9's upper end (1,500 and 300 responses), and the 5x
+    // changes lie far apart.
+    let (fast, slow) = (run(5, 2, 757.0, 5240.0), run(6, 2, 156.0, 25340.0));
+    let i = fast.intervals.as_ref().unwrap();
+    assert_eq!((i.seconds, i.block_s), (2, 1));
+    for m in [
+        &crate::metric::RPS,
+        &crate::metric::LATENCY_MEAN,
+        &crate::metric::P50,
+    ] {
+        assert!(i.of(m).unwrap().closed(), "{}: {i:?}", m.key);
+    }
+    assert_eq!(i.of(&crate::metric::P999).unwrap().hi, None);
+    let d = loads(("fast", &fast), ("slow", &slow), &Options::default()).unwrap();
+    for key in ["rps", "latency_mean_us", "latency_p50_us", "latency_p90_us"] {
+        assert_eq!(
+            verdict_of(&d, key),
+            Verdict::Regression,
+            "{key}: {:?}",
+            d.rows
+        );
+    }
+    // p99.9 of 1,515 responses may lie beyond the slowest: its 5x rise cannot be judged, and
+    // is not "no change".
+    assert_eq!(verdict_of(&d, "latency_p999_us"), Verdict::NotEnoughData);
+    assert_eq!(d.inconclusive, 1);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("Cannot judge p99.9: ")),
+        "{:?}",
+        d.notes
+    );
+    // 60 pairs of 2 s runs of one workload: none called a change.
+    let called = (0..60)
+        .filter(|i| {
+            let (a, b) = (
+                run(200 + 2 * i, 2, 757.0, 5240.0),
+                run(201 + 2 * i, 2, 757.0, 5240.0),
+            );
+            !changes(&loads(("a", &a), ("b", &b), &Options::default()).unwrap()).is_empty()
+        })
+        .count();
+    assert_eq!(called, 0);
+}
+
+#[test]
+fn a_figure_that_cannot_be_judged_is_never_no_change() {
+    // One second cannot show how any figure moves in time: every interval is open, even that
+    // of p50 (its ranks alone would assume independent responses; `tests/it/short_runs.rs`
+    // shows what that is worth on real runs).
+    let (a, b) = (run(7, 1, 800.0, 5000.0), run(8, 1, 600.0, 5000.0));
     let i = a.intervals.as_ref().unwrap();
     assert!(i.figures.values().all(|b| *b == Bound::default()), "{i:?}");
     let d = loads(("a", &a), ("b", &b), &Options::default()).unwrap();
-    for key in [
-        "rps",
-        "latency_mean_us",
-        "latency_p50_us",
-        "latency_p999_us",
-    ] {
+    // A quarter fewer responses, beyond the floor, with nothing to test it by: cannot judge.
+    assert_eq!(verdict_of(&d, "rps"), Verdict::NotEnoughData);
+    // The same latency: within the floor, which no test could have made a change.
+    assert_eq!(verdict_of(&d, "latency_mean_us"), Verdict::WithinNoise);
+    assert_eq!(verdict_of(&d, "latency_p50_us"), Verdict::WithinNoise);
+    assert_eq!(d.regressions, 0);
+    assert_eq!(d.inconclusive, d.unjudged().count());
+    assert!(d.unjudged().any(|r| r.metric == "rps"));
+    // Five times slower in one second: still not a verdict either way, but never "no change".
+    let slow = run(9, 1, 160.0, 25000.0);
+    let d = loads(("a", &a), ("slow", &slow), &Options::default()).unwrap();
+    for key in ["rps", "latency_mean_us", "latency_p50_us", "latency_p99_us"] {
         assert_eq!(verdict_of(&d, key), Verdict::NotEnoughData, "{key}");
     }
     assert!(d
         .notes
         .iter()
-        .any(|n| n.starts_with("Not enough data for throughput, mean, p50")));
+        .any(|n| n.starts_with("Cannot judge throughput, mean, p50")));
     // 5 s of 300 a second: p99.9 is the 2nd-slowest of 1,500, whose interval reaches past the
     // slowest response; p99 is bounded.
-    let c = run(7, 5, 300.0, 5000.0);
+    let c = run(10, 5, 300.0, 5000.0);
     let i = c.intervals.as_ref().unwrap();
     assert_eq!(i.of(&crate::metric::P999).unwrap().hi, None);
     assert!(i.of(&crate::metric::P99).unwrap().closed());
-    // A run compared with itself: no change, and nothing tested is significant.
-    let d = loads(("a", &a), ("a", &a), &Options { noise: 0.0 }).unwrap();
+    // A run compared with itself: no change, nothing that cannot be judged.
+    let d = loads(("c", &c), ("c", &c), &Options { noise: 0.0 }).unwrap();
     assert!(changes(&d).is_empty());
+    assert_eq!(d.inconclusive, 0, "{:?}", d.rows);
 }
 
 #[test]
@@ -296,12 +355,12 @@ fn several_runs_against_one_baseline_are_one_family() {
 
 #[test]
 fn a_pair_too_short_to_test_says_so_and_does_not_dilute_the_family() {
-    // A 2 s run has open intervals: every figure of A-vs-short is "not enough data", none is
-    // tested, and B's regression keeps its p of 6 · 0.006 = 0.036.
+    // A 1 s run has open intervals: every figure of A-vs-short changed beyond the floor and
+    // cannot be judged, none is tested, and B's regression keeps its p of 6 · 0.006 = 0.036.
     let a = 0.02;
     let d = 2.747781 * 2.0 * a / 1.959964;
     let (base, b) = (known(1000.0, a), known(1000.0 * (-d).exp(), a));
-    let short = run(5, 2, 800.0, 5500.0);
+    let short = run(5, 1, 800.0, 7000.0);
     let family = load_family(
         ("A", &base),
         &[("B", &b), ("short", &short)],
@@ -317,4 +376,6 @@ fn a_pair_too_short_to_test_says_so_and_does_not_dilute_the_family() {
         assert_eq!(verdict_of(s, key), Verdict::NotEnoughData, "{key}");
     }
     assert_eq!((s.regressions, s.improvements), (0, 0));
+    assert_eq!(s.inconclusive, s.unjudged().count());
+    assert!(s.inconclusive >= 4);
 }
