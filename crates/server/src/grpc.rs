@@ -9,9 +9,14 @@
 //!
 //! [`Call`] is one call's state, pure (no clock, no socket): the request's messages in as they
 //! come, the reply's messages out as the stream takes them, the status once the reply is whole.
-//! Replies to `Stream` are made one message at a time as the stream takes them, so a call asking
-//! for a million messages holds one; `Chat` echoes and stops reading while its echoes wait
-//! (bounded like `/echo`).
+//! Replies are made as the stream takes them, a piece at a time: `Stream`'s next message once the
+//! last one went, a payload of `size` pattern bytes [`PIECE`] at a time, `Chat`'s (and
+//! reflection's) answer to its next request message once the answer before it went, the
+//! requests waiting meanwhile as the bytes they came in. So a call holds at most a piece of its
+//! reply and what its client sent, whatever it asked for: 1 KB of `Chat` requests asking for
+//! 4 MiB each made every reply of a read at once before (444 MiB). The stream takes what its
+//! flow control and the connection's high-water mark allow, and a call whose replies wait is
+//! not read further (like `/echo`).
 //!
 //! A call asks for a fault in its metadata ([`fault`]): a status, a trailers-only status or a
 //! delay acted out on its answer (a delay past the call's `grpc-timeout` ends at it with
@@ -144,6 +149,8 @@ mod pb {
         #[prost(string, tag = "3")]
         pub text: String,
     }
+    /// Made by hand as it is sent (`Call::start_reply`); the tests hold that to prost's.
+    #[cfg(test)]
     #[derive(Clone, PartialEq, prost::Message)]
     pub struct EchoReply {
         #[prost(bytes = "vec", tag = "1")]
@@ -208,6 +215,10 @@ impl Ended {
     }
 }
 
+/// The most reply bytes a call makes at a time of a pattern payload (`size`): a reply is made
+/// as the stream takes it, so a call holds at most this much of one, whatever it asked for.
+const PIECE: usize = 16 * 1024;
+
 /// One call in progress.
 #[derive(Debug)]
 pub(crate) struct Call {
@@ -216,9 +227,19 @@ pub(crate) struct Call {
     /// `MAX_MESSAGE` bytes: a gzip bomb costs no more).
     encoding: Encoding,
     decoder: MessageDecoder,
-    /// Reply bytes (length-prefixed messages) the stream has not taken yet, from `at`.
+    /// Reply bytes made that the stream has not taken yet, from `at`: a message's head, an
+    /// echoed payload, a piece of a pattern payload, a small reply whole.
     out: Vec<u8>,
     at: usize,
+    /// The reply message being made: the pattern bytes of its payload still to make, then its
+    /// tail.
+    making: Option<Making>,
+    /// Chat, Reflection: request bytes not decoded yet, from `inbox_at`. Each message is
+    /// decoded once the reply before it went, so what a client asks for waits here as the few
+    /// bytes it sent, never as the replies it asked for (before: every reply of a read made at
+    /// once, 400 MiB for 1 KB of requests).
+    inbox: Vec<u8>,
+    inbox_at: usize,
     /// The unary request (Echo, Stream, Health: the first message; a second is an error).
     first: Option<Vec<u8>>,
     /// Stream: replies still to make, and their size.
@@ -233,6 +254,22 @@ pub(crate) struct Call {
     status: Option<Ended>,
 }
 
+/// A reply message whose payload is made as it is sent.
+#[derive(Debug)]
+struct Making {
+    /// The pattern's next offset and the payload bytes still to make.
+    offset: u64,
+    left: u64,
+    /// What follows the payload (the `text` field, encoded).
+    tail: Vec<u8>,
+}
+
+/// A reply's payload: bytes it has, or `n` bytes of the pattern to make as they go.
+enum Payload {
+    Bytes(Vec<u8>),
+    Pattern(u32),
+}
+
 impl Call {
     pub(crate) fn new(method: Method) -> Call {
         Call {
@@ -241,6 +278,9 @@ impl Call {
             decoder: MessageDecoder::new(MAX_MESSAGE),
             out: Vec::new(),
             at: 0,
+            making: None,
+            inbox: Vec::new(),
+            inbox_at: 0,
             first: None,
             left: 0,
             size: 0,
@@ -257,9 +297,28 @@ impl Call {
         self
     }
 
+    /// A bidirectional method: one reply per request message, made when the one before went.
+    fn answers_each(&self) -> bool {
+        matches!(self.method, Method::Chat | Method::Reflection(_))
+    }
+
     /// Body bytes of the request, the last ones with `end`.
     pub(crate) fn body(&mut self, data: &[u8], end: bool) {
         if self.status.is_some() {
+            return;
+        }
+        if self.answers_each() {
+            // Kept as they came; [`Call::pending`] decodes them one message at a time.
+            if self.inbox_at == self.inbox.len() {
+                self.inbox.clear();
+                self.inbox_at = 0;
+            } else if self.inbox_at > self.inbox.len() / 2 {
+                self.inbox.drain(..self.inbox_at);
+                self.inbox_at = 0;
+            }
+            self.inbox.extend_from_slice(data);
+            self.ended |= end;
+            self.settle_end();
             return;
         }
         let mut bad: Option<Ended> = None;
@@ -267,7 +326,6 @@ impl Call {
             method,
             encoding,
             decoder,
-            out,
             first,
             count,
             sum,
@@ -277,36 +335,19 @@ impl Call {
             if bad.is_some() {
                 return;
             }
-            // A compressed message is inflated (the only copy a message gets here); one
-            // without a grpc-encoding, or that does not inflate, is the client's error.
             let inflated;
-            let msg = match compressed {
-                false => msg,
-                true => match encoding.decompress(true, msg, MAX_MESSAGE) {
-                    Ok(m) => {
-                        inflated = m;
-                        &inflated[..]
-                    }
-                    Err(e) => {
-                        bad = Some(decode_error(&e));
-                        return;
-                    }
-                },
+            let msg = match inflate(*encoding, compressed, msg) {
+                Ok(Some(m)) => {
+                    inflated = m;
+                    &inflated[..]
+                }
+                Ok(None) => msg,
+                Err(e) => {
+                    bad = Some(e);
+                    return;
+                }
             };
             match method {
-                Method::Reflection(v) => {
-                    if let Err(e) = push(&reflect(*v, msg), out) {
-                        bad = Some(e);
-                    }
-                }
-                Method::Chat => match pb::EchoRequest::decode(msg) {
-                    Ok(req) => {
-                        if let Err(e) = echo_reply(req, out) {
-                            bad = Some(e);
-                        }
-                    }
-                    Err(e) => bad = Some(Ended::err(Code::Internal, e.to_string())),
-                },
                 Method::Sum => match pb::SumRequest::decode(msg) {
                     Ok(req) => {
                         *count += 1;
@@ -347,7 +388,7 @@ impl Call {
         let done = match self.method {
             Method::Echo => pb::EchoRequest::decode(&first[..])
                 .map_err(|e| Ended::err(Code::Internal, e.to_string()))
-                .and_then(|req| echo_reply(req, &mut self.out)),
+                .and_then(|req| self.echo(req)),
             Method::Stream => match pb::StreamRequest::decode(&first[..]) {
                 Ok(req) if req.size > MAX_REPLY => Err(too_large(req.size)),
                 Ok(req) => {
@@ -380,32 +421,174 @@ impl Call {
             },
             Method::Unimplemented => Err(unimplemented()),
         };
-        self.status = Some(done.err().unwrap_or_else(Ended::ok));
+        match done {
+            Ok(()) => self.status = Some(Ended::ok()),
+            Err(e) => self.fail(e),
+        }
     }
 
-    /// The call fails: what was made of the reply is dropped, the status goes out next.
+    /// The call fails: what was made of the reply, and what was not read of the request, is
+    /// dropped; the status goes out next.
     pub(crate) fn fail(&mut self, e: Ended) {
         self.out.clear();
         self.at = 0;
         self.left = 0;
+        self.making = None;
+        self.inbox = Vec::new();
+        self.inbox_at = 0;
         self.status = Some(e);
     }
 
-    /// The reply bytes to send now (a `Stream` reply made when the last one went).
+    /// The reply bytes to send now: the next piece is made once the last one went (a pattern
+    /// payload's next bytes, `Stream`'s next message, the answer to `Chat`'s next request).
     pub(crate) fn pending(&mut self) -> &[u8] {
         if self.at == self.out.len() {
             self.out.clear();
             self.at = 0;
-            if self.left > 0 && self.status.as_ref().is_some_and(|s| s.code == Code::Ok) {
-                self.left -= 1;
-                let r = pb::EchoReply {
-                    payload: pattern_bytes(self.size),
-                    text: String::new(),
-                };
-                push_reply(&r, &mut self.out);
-            }
+            self.make();
         }
         &self.out[self.at..]
+    }
+
+    /// Makes the next reply bytes into the empty `out` (nothing when there are none yet).
+    fn make(&mut self) {
+        if let Some(m) = &mut self.making {
+            if m.left > 0 {
+                let mut n = m.left.min(PIECE as u64) as usize;
+                self.out.reserve(n);
+                while n > 0 {
+                    let s = crate::pattern::slice_at(m.offset, n);
+                    self.out.extend_from_slice(s);
+                    m.offset += s.len() as u64;
+                    m.left -= s.len() as u64;
+                    n -= s.len();
+                }
+                return;
+            }
+            let m = self.making.take().expect("making");
+            self.out.extend_from_slice(&m.tail);
+            if !self.out.is_empty() {
+                return;
+            }
+        }
+        if self.left > 0 && self.status.as_ref().is_some_and(|s| s.code == Code::Ok) {
+            self.left -= 1;
+            self.start_reply(Payload::Pattern(self.size), "");
+            return;
+        }
+        if self.answers_each() && self.status.is_none() {
+            self.answer_next();
+        }
+    }
+
+    /// Decodes the next whole request message of the inbox and starts its reply.
+    fn answer_next(&mut self) {
+        let mut got: Result<Option<Vec<u8>>, Ended> = Ok(None);
+        let encoding = self.encoding;
+        let fed = self
+            .decoder
+            .feed_one(&self.inbox[self.inbox_at..], |compressed, msg| {
+                got = inflate(encoding, compressed, msg).map(|m| {
+                    // Borrowed from the decoder or the inbox: one copy of one message.
+                    Some(m.unwrap_or_else(|| msg.to_vec()))
+                });
+            });
+        let used = match fed {
+            Ok((used, _)) => used,
+            Err(e) => return self.fail(decode_error(&e)),
+        };
+        self.inbox_at += used;
+        let msg = match got {
+            Ok(Some(m)) => m,
+            Ok(None) => return self.settle_end(),
+            Err(e) => return self.fail(e),
+        };
+        let answered = match self.method {
+            Method::Chat => pb::EchoRequest::decode(&msg[..])
+                .map_err(|e| Ended::err(Code::Internal, e.to_string()))
+                .and_then(|req| self.echo(req)),
+            Method::Reflection(v) => push(&reflect(v, &msg), &mut self.out),
+            _ => Ok(()),
+        };
+        match answered {
+            Ok(()) => self.settle_end(),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// A bidirectional call whose request ended and whose every message was answered: its
+    /// status (an error if the body ended inside a message).
+    fn settle_end(&mut self) {
+        if !self.answers_each()
+            || !self.ended
+            || self.status.is_some()
+            || self.inbox_at < self.inbox.len()
+        {
+            return;
+        }
+        self.status = Some(match self.decoder.finish() {
+            Ok(()) => Ended::ok(),
+            Err(e) => decode_error(&e),
+        });
+    }
+
+    /// Echo's and Chat's reply: the payload back, or `size` bytes of the pattern when asked.
+    fn echo(&mut self, req: pb::EchoRequest) -> Result<(), Ended> {
+        if req.size > MAX_REPLY {
+            return Err(too_large(req.size));
+        }
+        let payload = if req.size > 0 {
+            Payload::Pattern(req.size)
+        } else {
+            Payload::Bytes(req.payload)
+        };
+        self.start_reply(payload, &req.text);
+        Ok(())
+    }
+
+    /// Starts an `EchoReply { payload, text }` message: its prefix and as much as it has now
+    /// into `out`, a pattern payload into `making` (encoded as prost does: fields in order,
+    /// empty ones left out).
+    fn start_reply(&mut self, payload: Payload, text: &str) {
+        use prost::encoding::{encode_varint, encoded_len_varint};
+        let plen = match &payload {
+            Payload::Bytes(b) => b.len() as u64,
+            Payload::Pattern(n) => u64::from(*n),
+        };
+        let field = |len: u64| {
+            if len == 0 {
+                0
+            } else {
+                1 + encoded_len_varint(len) as u64 + len
+            }
+        };
+        let mut tail = Vec::new();
+        if !text.is_empty() {
+            tail.push(0x12);
+            encode_varint(text.len() as u64, &mut tail);
+            tail.extend_from_slice(text.as_bytes());
+        }
+        // Within MAX_REPLY plus a text within MAX_MESSAGE: the length fits the prefix.
+        let len = field(plen) + tail.len() as u64;
+        self.out.push(0);
+        self.out.extend_from_slice(&(len as u32).to_be_bytes());
+        if plen > 0 {
+            self.out.push(0x0a);
+            encode_varint(plen, &mut self.out);
+        }
+        match payload {
+            Payload::Bytes(b) => {
+                self.out.extend_from_slice(&b);
+                self.out.extend_from_slice(&tail);
+            }
+            Payload::Pattern(n) => {
+                self.making = Some(Making {
+                    offset: 0,
+                    left: u64::from(n),
+                    tail,
+                });
+            }
+        }
     }
 
     /// `n` bytes of [`Call::pending`] went.
@@ -413,14 +596,15 @@ impl Call {
         self.at += n;
     }
 
-    /// Reply bytes waiting for the stream.
+    /// Bytes the call holds for the client: reply bytes made and not taken, and request bytes
+    /// not answered yet.
     pub(crate) fn held(&self) -> usize {
-        self.out.len() - self.at
+        self.out.len() - self.at + self.inbox.len() - self.inbox_at
     }
 
     /// The status, once the reply is whole and sent.
     pub(crate) fn done(&self) -> Option<&Ended> {
-        let sent = self.at == self.out.len() && self.left == 0;
+        let sent = self.at == self.out.len() && self.left == 0 && self.making.is_none();
         self.status.as_ref().filter(|_| sent)
     }
 
@@ -430,44 +614,31 @@ impl Call {
     }
 }
 
+/// A request message as it came, inflated when it is compressed (`Some`: the inflated copy);
+/// one compressed without a grpc-encoding, or that does not inflate, is the client's error.
+fn inflate(encoding: Encoding, compressed: bool, msg: &[u8]) -> Result<Option<Vec<u8>>, Ended> {
+    if !compressed {
+        return Ok(None);
+    }
+    encoding
+        .decompress(true, msg, MAX_MESSAGE)
+        .map(Some)
+        .map_err(|e| decode_error(&e))
+}
+
 /// UNIMPLEMENTED for a method not served.
 pub(crate) fn unimplemented() -> Ended {
     Ended::err(Code::Unimplemented, "method not served by barrage serve")
 }
 
-/// Echo's and Chat's reply: the payload back, or `size` bytes of the pattern when asked.
-fn echo_reply(req: pb::EchoRequest, out: &mut Vec<u8>) -> Result<(), Ended> {
-    if req.size > MAX_REPLY {
-        return Err(too_large(req.size));
-    }
-    let payload = if req.size > 0 {
-        pattern_bytes(req.size)
-    } else {
-        req.payload
-    };
-    let r = pb::EchoReply {
-        payload,
-        text: req.text,
-    };
-    push_reply(&r, out);
-    Ok(())
-}
-
 /// Appends `m` as one message, encoded in place after its prefix (its length is known first:
-/// no intermediate buffer). Replies are within `MAX_REPLY`, so the length fits the prefix.
+/// no intermediate buffer). Small replies only (Sum's, Health's).
 fn push_reply(m: &impl Message, out: &mut Vec<u8>) {
     let len = m.encoded_len();
     out.reserve(barrage_wire::grpc::PREFIX_LEN + len);
     out.push(0);
     out.extend_from_slice(&(len as u32).to_be_bytes());
     m.encode_raw(out);
-}
-
-/// `n` bytes of the `/bytes` pattern (a client can check what it got).
-fn pattern_bytes(n: u32) -> Vec<u8> {
-    let mut v = vec![0; n as usize];
-    crate::pattern::fill(0, &mut v);
-    v
 }
 
 fn too_large(size: u32) -> Ended {

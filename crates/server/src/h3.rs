@@ -179,6 +179,8 @@ impl H3Worker {
             handshakes_timed_out: w.handshakes_timed_out,
             streams_visited: w.streams_visited,
             conns_visited: w.conns_visited,
+            retries: w.retries,
+            handshakes_evicted: w.handshakes_evicted,
         });
     }
 

@@ -101,6 +101,10 @@ pub struct H3Stats {
     pub handshakes_dropped: u64,
     /// Handshakes forgotten after the handshake timeout.
     pub handshakes_timed_out: u64,
+    /// Stateless Retry packets sent (an address asked to validate itself first).
+    pub retries: u64,
+    /// Handshakes under way forgotten to make room for a validated attempt at a bound.
+    pub handshakes_evicted: u64,
     /// Request streams the session looked at (each named by QUIC or the server; never a
     /// scan).
     pub streams_visited: u64,
@@ -110,7 +114,7 @@ pub struct H3Stats {
 
 /// [`H3Stats`] as the HTTP/3 thread publishes them (only it writes).
 #[derive(Default)]
-pub(crate) struct H3Counters([AtomicU64; 5]);
+pub(crate) struct H3Counters([AtomicU64; 7]);
 
 impl H3Counters {
     pub(crate) fn publish(&self, s: H3Stats) {
@@ -120,6 +124,8 @@ impl H3Counters {
             s.handshakes_timed_out,
             s.streams_visited,
             s.conns_visited,
+            s.retries,
+            s.handshakes_evicted,
         ];
         for (c, v) in self.0.iter().zip(v) {
             c.store(v, Ordering::Relaxed);
@@ -134,6 +140,8 @@ impl H3Counters {
             handshakes_timed_out: v(2),
             streams_visited: v(3),
             conns_visited: v(4),
+            retries: v(5),
+            handshakes_evicted: v(6),
         }
     }
 }
@@ -225,6 +233,8 @@ mod tests {
             handshakes_timed_out: 3,
             streams_visited: 4,
             conns_visited: 5,
+            retries: 6,
+            handshakes_evicted: 7,
         });
         let s = ServerStats::of(&w, 1, &h3);
         assert_eq!(
@@ -236,6 +246,7 @@ mod tests {
             (1, 2, 3)
         );
         assert_eq!((s.h3.streams_visited, s.h3.conns_visited), (4, 5));
+        assert_eq!((s.h3.retries, s.h3.handshakes_evicted), (6, 7));
         assert_eq!((s.accepted, s.active), (2, 1));
         assert_eq!((s.ws_upgrades, s.ws_messages), (1, 2));
         assert_eq!(s.ws_closes, vec![(1009, 2), (0, 1)]);

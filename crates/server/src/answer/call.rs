@@ -102,7 +102,14 @@ pub(super) fn flush<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> bo
         if out.is_empty() {
             break;
         }
-        let sent = r.data(k, out, false);
+        // What the stream takes now, under the connection's high-water mark too: a reply is
+        // made no faster than it leaves.
+        let room = r.room(k).min(out.len());
+        let sent = if room == 0 {
+            0
+        } else {
+            r.data(k, &out[..room], false)
+        };
         call.sent(sent);
         if sent == 0 {
             // The stream takes no more now: stop reading the client until it does.

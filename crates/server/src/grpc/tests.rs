@@ -235,3 +235,87 @@ fn gzip_requests_are_inflated_whatever_the_cut() {
     assert!(c.pending().is_empty());
     assert_eq!(c.done().unwrap().code, Code::ResourceExhausted);
 }
+
+#[test]
+fn replies_made_by_hand_are_what_prost_encodes() {
+    // (size, payload, text): a pattern payload, an echoed one, a text after either, nothing.
+    let cases: [(u32, &[u8], &str); 5] = [
+        (3, b"", ""),
+        (200, b"", "after"),
+        (0, b"hi", "x"),
+        (0, b"", "only text"),
+        (0, b"", ""),
+    ];
+    for (size, payload, text) in cases {
+        let req = pb::EchoRequest {
+            payload: payload.to_vec(),
+            size,
+            text: text.into(),
+        };
+        let (out, end) = run(Method::Echo, &framed(&req.encode_to_vec()), 0);
+        assert_eq!(end.code, Code::Ok);
+        let want_payload = if size > 0 {
+            let mut p = vec![0u8; size as usize];
+            crate::pattern::fill(0, &mut p);
+            p
+        } else {
+            payload.to_vec()
+        };
+        let want = pb::EchoReply {
+            payload: want_payload,
+            text: text.into(),
+        };
+        let mut framed_want = Vec::new();
+        encode_message(&want.encode_to_vec(), false, &mut framed_want).unwrap();
+        assert_eq!(out, framed_want, "{size} {payload:?} {text:?}");
+    }
+}
+
+#[test]
+fn chat_holds_a_piece_of_its_replies_and_the_requests_as_they_came() {
+    // 50 requests of 10 bytes, each asking for 1 MiB: made one piece at a time as they go.
+    let size = 1 << 20;
+    let one = framed(
+        &pb::EchoRequest {
+            size,
+            ..Default::default()
+        }
+        .encode_to_vec(),
+    );
+    let body = one.repeat(50);
+    let mut c = Call::new(Method::Chat);
+    c.body(&body, true);
+    assert_eq!(c.held(), body.len(), "nothing made before it is asked for");
+    let mut replies = 0;
+    let mut most = 0;
+    let mut seen = 0u64;
+    let mut d = MessageDecoder::new(MAX_REPLY + 16);
+    let mut bad = 0;
+    loop {
+        let p = c.pending().to_vec();
+        if p.is_empty() {
+            break;
+        }
+        most = most.max(c.held());
+        seen += p.len() as u64;
+        c.sent(p.len());
+        d.feed(&p, |_, m| {
+            replies += 1;
+            match pb::EchoReply::decode(m) {
+                Ok(r) if r.payload.len() == size as usize => {
+                    let mut want = vec![0u8; size as usize];
+                    crate::pattern::fill(0, &mut want);
+                    bad += usize::from(r.payload != want);
+                }
+                _ => bad += 1,
+            }
+        })
+        .unwrap();
+    }
+    assert_eq!(replies, 50);
+    assert_eq!(bad, 0);
+    assert_eq!(seen, 50 * (5 + 1 + 3 + u64::from(size)));
+    // A piece and the requests not answered yet, never a reply whole.
+    assert!(most <= PIECE + body.len(), "{most} bytes held");
+    assert_eq!(c.done().map(|e| e.code), Some(Code::Ok));
+}

@@ -173,6 +173,61 @@ fn a_stalled_handshake_and_a_flood_of_initials_stay_bounded() {
 }
 
 #[test]
+fn a_client_from_the_floods_own_address_gets_in_during_the_flood_and_at_once_after_it() {
+    let Some(py) = python() else { return };
+    // The default bounds: 256 handshakes under way from one address. Issue 57: the flood's
+    // first 256 Initials filled its address's bound, every later Initial was dropped (no
+    // Retry sent), a real client from the same address among them, until the flood's
+    // handshakes timed out 10 s later. Now a Retry goes to every attempt past the bound, the
+    // real client answers it and takes the place of the address's oldest half-open handshake.
+    let s = h3_server(ServerConfig::default());
+    let port = s.local_addr().port().to_string();
+    let py2 = py.clone();
+    let flood = std::thread::spawn(move || {
+        let out = Command::new(&py2)
+            .arg(peer("h3_hostile_client.py"))
+            .args(["127.0.0.1", &port, "initials", "6000"])
+            .output()
+            .expect("python runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    });
+    let bound = barrage_wire::h3::server::Config::default().handshakes_per_address as u64;
+    let mut most = 0;
+    let mut during = false;
+    let started = Instant::now();
+    while !flood.is_finished() && started.elapsed() < Duration::from_secs(120) {
+        let held = s.stats().h3.handshakes;
+        most = most.max(held);
+        if !during && held >= bound {
+            // The address is at its bound and the flood goes on: one GET, served whole.
+            still_served(&py, &s);
+            during = true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(flood.join().unwrap().trim(), "sent 6000");
+    // At once after it (the flood's handshakes are still held, for 10 s).
+    let held = s.stats().h3.handshakes;
+    still_served(&py, &s);
+    let st = s.stats();
+    eprintln!(
+        "flood: at most {most} handshakes held, {held} after it, {:?}",
+        st.h3
+    );
+    assert!(during, "the flood never filled its address's bound: {most}");
+    assert!(most <= bound, "{most} handshakes held");
+    assert!(
+        held >= bound - 2,
+        "the flood's handshakes are still held: {held}"
+    );
+    assert_eq!(st.h3.handshakes_dropped, 0);
+    assert!(st.h3.retries > 0, "a Retry was sent under the flood");
+    assert!(st.h3.handshakes_evicted >= 2, "{:?}", st.h3);
+    assert_eq!(st.responses, vec![("h3", 200, 2)]);
+}
+
+#[test]
 fn cancelled_requests_give_their_stream_credit_back() {
     let Some(py) = python() else { return };
     // 8 request streams at once, 400 cancelled one after another (STOP_SENDING and

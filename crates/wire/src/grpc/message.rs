@@ -62,20 +62,40 @@ impl MessageDecoder {
         mut input: &[u8],
         mut on: impl FnMut(bool, &[u8]),
     ) -> Result<usize, GrpcError> {
+        let mut n = 0;
+        loop {
+            let (used, got) = self.feed_one(input, &mut on)?;
+            n += usize::from(got);
+            input = &input[used..];
+            if input.is_empty() {
+                return Ok(n);
+            }
+        }
+    }
+
+    /// [`MessageDecoder::feed`] up to the first message `input` completes: calls `on` for it
+    /// (at most once) and returns the bytes used and whether it did. A caller that answers one
+    /// message at a time keeps the rest of `input` for later (a reply per request, made only
+    /// as fast as it is sent).
+    pub fn feed_one(
+        &mut self,
+        mut input: &[u8],
+        on: impl FnOnce(bool, &[u8]),
+    ) -> Result<(usize, bool), GrpcError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let mut n = 0;
+        let total = input.len();
         while !input.is_empty() {
             if let Some((flag, len)) = self.current {
                 let take = (len - self.buf.len()).min(input.len());
                 self.buf.extend_from_slice(&input[..take]);
                 input = &input[take..];
                 if self.buf.len() == len {
-                    on(flag, &self.buf);
-                    n += 1;
                     self.current = None;
+                    on(flag, &self.buf);
                     self.buf.clear();
+                    return Ok((total - input.len(), true));
                 }
                 continue;
             }
@@ -85,13 +105,11 @@ impl MessageDecoder {
                 let body = &input[PREFIX_LEN..];
                 if body.len() >= len {
                     on(flag, &body[..len]);
-                    n += 1;
-                    input = &body[len..];
-                } else {
-                    self.current = Some((flag, len));
-                    self.buf.extend_from_slice(body);
-                    input = &[];
+                    return Ok((total - (body.len() - len), true));
                 }
+                self.current = Some((flag, len));
+                self.buf.extend_from_slice(body);
+                input = &[];
                 continue;
             }
             let take = (PREFIX_LEN - self.have_prefix).min(input.len());
@@ -103,13 +121,12 @@ impl MessageDecoder {
                 let (flag, len) = self.prefix_of(self.prefix)?;
                 if len == 0 {
                     on(flag, &[]);
-                    n += 1;
-                } else {
-                    self.current = Some((flag, len));
+                    return Ok((total - input.len(), true));
                 }
+                self.current = Some((flag, len));
             }
         }
-        Ok(n)
+        Ok((total, false))
     }
 
     /// At the end of the body: an error if it ended inside a message.

@@ -20,15 +20,19 @@
 //! at, so that tests can hold it to that.
 //!
 //! Handshakes are bounded (as quic-go's `MaxUnvalidatedHandshakes` and `MaxHandshakes`, per
-//! address too): past [`UNVALIDATED_HANDSHAKES`] under way (at most half of `max_connections`),
-//! a client whose address is not validated yet gets a stateless Retry first, so that Initials
-//! that are never followed up leave no state; past [`Config::handshakes_per_address`] under way
-//! from one IP address, or [`Config::max_handshakes`] in all, a new attempt is dropped (its
-//! client sends its Initial again after its probe timeout, and gets in once others finished),
-//! since a flood that answers Retry would otherwise hold one half-open handshake (~55 KiB)
-//! per attempt; and a handshake not done within [`Config::handshake_timeout`] is forgotten
-//! without a word, as an idle connection is. Connection attempts past `max_connections` are
-//! refused (CONNECTION_REFUSED).
+//! address too) without locking anyone out: past [`UNVALIDATED_HANDSHAKES`] under way (at most
+//! half of `max_connections`), or where a bound below is reached, a client whose address is not
+//! validated yet gets a stateless Retry first, so that Initials that are never followed up leave
+//! no state; a client that returns a valid Retry token has proven its address, and gets a
+//! handshake: past [`Config::handshakes_per_address`] under way from its IP address, or
+//! [`Config::max_handshakes`] in all, the oldest handshake still under way (from that address,
+//! or of all) is forgotten to make room. So a flood, answering Retry or not, holds at most
+//! those bounds (~55 KiB a half-open handshake), and a handshake that completes before as
+//! many newer validated attempts came gets in, during the flood and after it (before: every
+//! new attempt past a bound was dropped, a real client from the flood's address among them,
+//! until the flood's handshakes timed out). A handshake not done within
+//! [`Config::handshake_timeout`] is forgotten without a word, as an idle connection is.
+//! Connection attempts past `max_connections` are refused (CONNECTION_REFUSED).
 //!
 //! I/O: [`Server::handle`] takes one received datagram, [`Server::poll_transmit`] gives the next
 //! one to send, or several of one size to one peer for a GSO send (and where),
@@ -147,8 +151,14 @@ pub struct Work {
     /// Connections looked at: each datagram's, each popped from the send queue or the timer
     /// heap.
     pub conns_visited: u64,
-    /// Connection attempts dropped for the handshake bounds (per address or in all).
+    /// Connection attempts dropped for the handshake bounds (per address or in all): only an
+    /// attempt that can neither be asked to validate its address nor make room.
     pub handshakes_dropped: u64,
+    /// Stateless Retry packets sent (an address asked to validate itself).
+    pub retries: u64,
+    /// Handshakes under way forgotten to make room for a validated attempt (the oldest from
+    /// its address, or of all).
+    pub handshakes_evicted: u64,
     /// Handshakes forgotten after the handshake timeout.
     pub handshakes_timed_out: u64,
 }
@@ -175,6 +185,10 @@ pub struct Server {
     /// Handshakes under way, in all and by client IP address (entries only while nonzero).
     handshakes: usize,
     by_address: FxHashMap<IpAddr, usize>,
+    /// The handshakes under way in the order they began, in all and by address: (serial,
+    /// handle), oldest first; entries of handshakes over are skipped when they come up (sched).
+    begun: VecDeque<(u64, usize)>,
+    begun_by: FxHashMap<IpAddr, VecDeque<(u64, usize)>>,
     work: Work,
 }
 
@@ -227,6 +241,8 @@ impl Server {
             timers: BinaryHeap::new(),
             handshakes: 0,
             by_address: FxHashMap::default(),
+            begun: VecDeque::new(),
+            begun_by: FxHashMap::default(),
             work: Work::default(),
         })
     }
@@ -279,29 +295,22 @@ impl Server {
                     return;
                 }
                 let ip = incoming.remote_address().ip();
-                // A flood that answers Retry is validated like a real client: what bounds it is
-                // how many handshakes one address, and all, may have under way. Dropped, not
-                // refused: a real client sends its Initial again and gets in once a slot frees.
-                if self.handshakes >= self.config.max_handshakes
-                    || self.by_address.get(&ip).copied().unwrap_or(0)
-                        >= self.config.handshakes_per_address
-                {
-                    self.work.handshakes_dropped += 1;
-                    self.endpoint.ignore(incoming);
-                    return;
-                }
+                let per_address = self.by_address.get(&ip).copied().unwrap_or(0)
+                    >= self.config.handshakes_per_address;
+                let in_all = self.handshakes >= self.config.max_handshakes;
                 // A flood of attempts that never complete (one socket sending Initials and
                 // reading nothing) held up to `max_connections` handshakes until the idle
                 // timeout, and every other client was refused meanwhile. Past a few
-                // handshakes under way, an address not yet validated proves itself first
-                // (a stateless Retry): a real client answers it at the cost of one round
-                // trip, a flood leaves no state.
+                // handshakes under way, or at a bound, an address not yet validated proves
+                // itself first (a stateless Retry): a real client answers it at the cost of one
+                // round trip, a flood leaves no state.
                 if !incoming.remote_address_validated()
                     && incoming.may_retry()
-                    && self.handshakes >= self.unvalidated_limit()
+                    && (per_address || in_all || self.handshakes >= self.unvalidated_limit())
                 {
                     match self.endpoint.retry(incoming, &mut buf) {
                         Ok(t) => {
+                            self.work.retries += 1;
                             buf.truncate(t.size);
                             self.direct.push_back((t.destination, buf));
                         }
@@ -309,12 +318,24 @@ impl Server {
                     }
                     return;
                 }
+                // A validated attempt at a bound makes room: the oldest handshake still under
+                // way from its address (or of all) goes, as one past its timeout would. A flood
+                // that answers Retry then holds no more than the bound, and a client whose
+                // handshake completes before as many newer attempts came gets in (before: it
+                // was dropped like the flood's, until the flood's handshakes timed out).
+                if per_address || in_all {
+                    let from = per_address.then_some(ip);
+                    if !self.evict_oldest(from) {
+                        self.work.handshakes_dropped += 1;
+                        self.endpoint.ignore(incoming);
+                        return;
+                    }
+                }
                 match self.endpoint.accept(incoming, now, &mut buf, None) {
                     Ok((h, quic)) => {
                         self.accepted += 1;
                         let c = Conn::new(h, quic, &self.config, self.accepted, ip, now);
-                        self.handshakes += 1;
-                        *self.by_address.entry(ip).or_insert(0) += 1;
+                        self.handshake_begun(ip, self.accepted, h.0);
                         self.conns.insert(h.0, c);
                         self.pump(h.0, now);
                     }

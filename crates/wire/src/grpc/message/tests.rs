@@ -159,3 +159,39 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, msgs);
     }
 }
+
+#[test]
+fn feed_one_stops_after_each_message_at_every_cut() {
+    let input = body(&[
+        (false, b"a"),
+        (true, b"zz"),
+        (false, b""),
+        (false, &[9u8; 40]),
+    ]);
+    let want: Messages = vec![
+        (false, b"a".to_vec()),
+        (true, b"zz".to_vec()),
+        (false, vec![]),
+        (false, vec![9u8; 40]),
+    ];
+    for cut in 0..=input.len() {
+        let mut d = MessageDecoder::new(64);
+        let mut got = Vec::new();
+        for piece in [&input[..cut], &input[cut..]] {
+            let mut rest = piece;
+            loop {
+                let before = got.len();
+                let (used, one) = d.feed_one(rest, |f, p| got.push((f, p.to_vec()))).unwrap();
+                // At most one message a call, and a call that hands none out used it all.
+                assert_eq!(got.len() - before, usize::from(one), "cut {cut}");
+                assert!(one || used == rest.len(), "cut {cut}");
+                rest = &rest[used..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
+        }
+        assert_eq!(got, want, "cut {cut}");
+        assert_eq!(d.finish(), Ok(()));
+    }
+}

@@ -11,6 +11,7 @@
 use super::{Conn, Server};
 use quinn_proto::EndpointEvent;
 use std::cmp::Reverse;
+use std::collections::VecDeque;
 use std::time::Instant;
 
 impl Server {
@@ -137,6 +138,59 @@ impl Server {
             .collect();
     }
 
+    /// A handshake from `ip` began (connection `serial`, handle `k`).
+    pub(super) fn handshake_begun(&mut self, ip: std::net::IpAddr, serial: u64, k: usize) {
+        self.handshakes += 1;
+        *self.by_address.entry(ip).or_insert(0) += 1;
+        self.begun.push_back((serial, k));
+        let q = self.begun_by.entry(ip).or_default();
+        q.push_back((serial, k));
+        // Entries of handshakes over are skipped when they come up; past twice the live ones
+        // (plus a few) they go, so the queues stay within the handshakes held.
+        let live = self.by_address.get(&ip).copied().unwrap_or(0);
+        if q.len() > 2 * live + 16 {
+            let conns = &self.conns;
+            q.retain(|&(serial, k)| Self::handshaking(conns, serial, k));
+        }
+        if self.begun.len() > 2 * self.handshakes + 64 {
+            let conns = &self.conns;
+            self.begun
+                .retain(|&(serial, k)| Self::handshaking(conns, serial, k));
+        }
+    }
+
+    /// Whether connection `k` of `serial` is still a handshake under way.
+    fn handshaking(conns: &rustc_hash::FxHashMap<usize, Conn>, serial: u64, k: usize) -> bool {
+        conns
+            .get(&k)
+            .is_some_and(|c| c.serial == serial && c.handshaking)
+    }
+
+    /// Forgets the oldest handshake under way from `ip` (`None`: of all) to make room, as its
+    /// timeout would: false when there is none.
+    pub(super) fn evict_oldest(&mut self, ip: Option<std::net::IpAddr>) -> bool {
+        loop {
+            let next = match ip {
+                Some(ip) => self.begun_by.get_mut(&ip).and_then(VecDeque::pop_front),
+                None => self.begun.pop_front(),
+            };
+            let Some((serial, k)) = next else {
+                return false;
+            };
+            if !Self::handshaking(&self.conns, serial, k) {
+                continue;
+            }
+            self.work.handshakes_evicted += 1;
+            let c = self.conns.get_mut(&k).expect("handshaking");
+            let h = c.handle;
+            // Without a word, as a handshake past its timeout (the client's later datagrams
+            // are a stranger's).
+            let _ = self.endpoint.handle_event(h, EndpointEvent::drained());
+            self.remove(k);
+            return true;
+        }
+    }
+
     /// One handshake from `ip` is over (done, failed or forgotten).
     fn handshake_over(&mut self, ip: std::net::IpAddr) {
         self.handshakes -= 1;
@@ -144,6 +198,7 @@ impl Server {
             *n -= 1;
             if *n == 0 {
                 self.by_address.remove(&ip);
+                self.begun_by.remove(&ip);
             }
         }
     }
