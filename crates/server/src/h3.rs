@@ -155,6 +155,7 @@ impl H3Worker {
             self.answers.events(&mut self.server, now);
             self.answers.fire(&mut self.server, now);
             self.answers.events(&mut self.server, now);
+            self.answers.pump_fresh(&mut self.server, now);
             // Counted before the answers leave (a client that got them may read the figures)
             // and after (connections forgotten while sending).
             self.count();

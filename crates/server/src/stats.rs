@@ -20,6 +20,8 @@ pub(crate) struct Counters {
     /// server began, by code (`WS_CODES`, the last slot for any other).
     ws_upgrades: AtomicU64,
     ws_messages: AtomicU64,
+    /// Response body bytes the stream protocols' sessions took (`SessionReply::data`).
+    body_bytes: AtomicU64,
     ws_closes: [AtomicU64; WS_CODES.len() + 1],
 }
 
@@ -35,6 +37,7 @@ impl Default for Counters {
             responses: std::array::from_fn(|_| codes()),
             ws_upgrades: AtomicU64::new(0),
             ws_messages: AtomicU64::new(0),
+            body_bytes: AtomicU64::new(0),
             ws_closes: Default::default(),
         }
     }
@@ -66,6 +69,12 @@ impl Counters {
 
     pub(crate) fn ws_upgrade(&self) {
         bump(&self.ws_upgrades);
+    }
+
+    /// `n` response body bytes went to a stream protocol's session.
+    pub(crate) fn body_bytes(&self, n: usize) {
+        let c = &self.body_bytes;
+        c.store(c.load(Ordering::Relaxed) + n as u64, Ordering::Relaxed);
     }
 
     pub(crate) fn ws_message(&self) {
@@ -160,6 +169,10 @@ pub struct ServerStats {
     pub ws_upgrades: u64,
     /// WebSocket messages received whole (echoed, delayed or met with a fault).
     pub ws_messages: u64,
+    /// Response body bytes the stream protocols (HTTP/2, HTTP/3 and gRPC over them, FastCGI)
+    /// took from the answers: what the server made of bodies for them, delivered or not (a
+    /// request reset once its answer began costs what was made before the reset was seen).
+    pub body_bytes: u64,
     /// Close handshakes this server began, by code (1001: shutdown; 1002, 1007, 1009: a peer
     /// failed for a protocol error, bad UTF-8, too big a message; 0: any other code, i.e. a
     /// fault's), nonzero ones only.
@@ -179,6 +192,7 @@ impl ServerStats {
             s.accepted += w.accepted.load(Ordering::Relaxed);
             s.ws_upgrades += w.ws_upgrades.load(Ordering::Relaxed);
             s.ws_messages += w.ws_messages.load(Ordering::Relaxed);
+            s.body_bytes += w.body_bytes.load(Ordering::Relaxed);
         }
         for (i, code) in WS_CODES.iter().copied().chain([0]).enumerate() {
             let n: u64 = workers

@@ -112,8 +112,9 @@ pub(super) fn flush<K: Copy>(k: K, p: &mut Pending, r: &mut impl Reply<K>) -> bo
         };
         call.sent(sent);
         if sent == 0 {
-            // The stream takes no more now: stop reading the client until it does.
-            if !call.ended() {
+            // The stream takes no more now: stop reading the client until it does (not while
+            // bodies merely wait for the end of the input: the pump after it goes on).
+            if !call.ended() && !r.deferring() {
                 r.hold(k, true);
             }
             return false;

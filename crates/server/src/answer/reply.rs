@@ -97,6 +97,11 @@ pub(crate) trait Reply<K: Copy> {
             }
         }
     }
+    /// Bodies wait until the input read now is all taken in (`room` says 0 meanwhile): the
+    /// stream protocols, whose one read may hold a request and its reset.
+    fn deferring(&self) -> bool {
+        false
+    }
     /// The connection's output is backed up: pending bodies wait for the next turn (HTTP/2's
     /// high-water mark).
     fn backed_up(&self) -> bool {

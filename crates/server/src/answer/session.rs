@@ -25,6 +25,9 @@ pub(crate) struct SessionReply<'a, S> {
     pub counters: &'a Counters,
     pub shared: &'a Shared,
     pub now: Instant,
+    /// The turn's input is still being read: bodies wait for the pump after it (`room` is 0),
+    /// so a request the same input resets costs no body at all (Rapid Reset).
+    pub defer: bool,
 }
 
 impl<S: ServerSession> Reply<S::Id> for SessionReply<'_, S> {
@@ -46,14 +49,20 @@ impl<S: ServerSession> Reply<S::Id> for SessionReply<'_, S> {
     }
 
     fn data(&mut self, id: S::Id, data: &[u8], end: bool) -> usize {
-        self.session.send_data(self.out, id, data, end)
+        let n = self.session.send_data(self.out, id, data, end);
+        self.counters.body_bytes(n);
+        n
     }
 
     fn room(&self, id: S::Id) -> usize {
-        if self.backed_up() {
+        if self.defer || self.backed_up() {
             return 0;
         }
         self.session.room(id)
+    }
+
+    fn deferring(&self) -> bool {
+        self.defer
     }
 
     fn backed_up(&self) -> bool {

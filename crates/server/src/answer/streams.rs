@@ -23,6 +23,9 @@ impl<T: Copy + Eq + Hash + Ord> Key for T {}
 pub(crate) struct Streams<K> {
     pending: FxHashMap<K, Pending>,
     timers: BinaryHeap<Reverse<(Instant, K)>>,
+    /// Requests touched while their bodies were deferred (the input still being read): pumped
+    /// once it is ([`Streams::pump_fresh`]); one gone meanwhile is skipped.
+    fresh: Vec<K>,
 }
 
 impl<K: Key> Default for Streams<K> {
@@ -30,6 +33,7 @@ impl<K: Key> Default for Streams<K> {
         Streams {
             pending: FxHashMap::default(),
             timers: BinaryHeap::new(),
+            fresh: Vec::new(),
         }
     }
 }
@@ -78,6 +82,14 @@ impl<K: Key> Streams<K> {
         env: &mut Env<'_>,
     ) {
         let p = super::start(k, rt, req, body, r, env);
+        self.keep_fresh(k, p, r);
+    }
+
+    /// [`Streams::keep`], and pumped after the input when the reply deferred its body.
+    fn keep_fresh<R: Reply<K>>(&mut self, k: K, p: Option<Pending>, r: &R) {
+        if p.is_some() && r.deferring() {
+            self.fresh.push(k);
+        }
         self.keep(k, p);
     }
 
@@ -98,7 +110,7 @@ impl<K: Key> Streams<K> {
     ) {
         if let Some(p) = self.pending.remove(&k) {
             let p = super::body(k, p, data, end, r, env);
-            self.keep(k, p);
+            self.keep_fresh(k, p, r);
         }
     }
 
@@ -117,13 +129,33 @@ impl<K: Key> Streams<K> {
         if let Some(p) = self.pending.get_mut(&k) {
             if super::pump(k, p, r) {
                 self.pending.remove(&k);
+            } else if r.deferring() {
+                self.fresh.push(k);
             }
         }
+    }
+
+    /// The input is all taken in: the bodies deferred meanwhile go, as far as their streams
+    /// take them (a request reset in the same input is gone, and costs none). True when any
+    /// was pumped.
+    pub(crate) fn pump_fresh<R: Reply<K>>(&mut self, r: &mut R) -> bool {
+        let fresh = std::mem::take(&mut self.fresh);
+        let any = !fresh.is_empty();
+        for k in fresh {
+            if let Some(p) = self.pending.get_mut(&k) {
+                if super::pump(k, p, r) {
+                    self.pending.remove(&k);
+                }
+            }
+        }
+        any
     }
 
     /// Room may have freed on any stream (HTTP/2: any frame may open a window); until the
     /// output is backed up.
     pub(crate) fn pump_all<R: Reply<K>>(&mut self, r: &mut R) {
+        // Every stream is pumped: the deferred ones with them.
+        self.fresh.clear();
         if !self.pending.is_empty() {
             self.pending
                 .retain(|k, p| r.backed_up() || !super::pump(*k, p, r));

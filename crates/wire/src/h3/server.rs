@@ -381,6 +381,7 @@ impl Server {
                 continue;
             };
             self.work.conns_visited += 1;
+            c.write_queued(&mut self.events);
             let t = c.quic.poll_transmit(now, segments.max(1), buf);
             if t.is_none() {
                 c.queued = false;
@@ -415,7 +416,7 @@ impl Server {
         let Some(c) = self.conns.get_mut(&id.conn) else {
             return false;
         };
-        let ok = c.respond(id.stream, status, headers, end, &mut self.events);
+        let ok = c.respond(id.stream, status, headers, end);
         self.settle(id.conn, true);
         ok
     }
@@ -425,7 +426,7 @@ impl Server {
         let Some(c) = self.conns.get_mut(&id.conn) else {
             return false;
         };
-        let ok = c.trailers(id.stream, headers, &mut self.events);
+        let ok = c.trailers(id.stream, headers);
         self.settle(id.conn, true);
         ok
     }
@@ -442,7 +443,7 @@ impl Server {
         let Some(c) = self.conns.get_mut(&id.conn) else {
             return 0;
         };
-        let n = c.send_data(id.stream, data, end, &mut self.events);
+        let n = c.send_data(id.stream, data, end);
         self.settle(id.conn, true);
         n
     }
@@ -484,7 +485,7 @@ impl Server {
     /// the table): a connection error for the client, for the garbage fault.
     pub fn garbage(&mut self, id: StreamRef) {
         if let Some(c) = self.conns.get_mut(&id.conn) {
-            c.raw(id.stream, GARBAGE, &mut self.events);
+            c.raw(id.stream, GARBAGE);
             self.settle(id.conn, true);
         }
     }

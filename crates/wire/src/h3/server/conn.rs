@@ -49,6 +49,8 @@ struct Req {
     paused: bool,
     /// The caller was refused room on this stream: [`Event::Writable`] when some frees.
     want_room: bool,
+    /// In the connection's list of streams whose `out` goes to QUIC at the next transmit.
+    queued: bool,
 }
 
 impl Req {
@@ -62,6 +64,7 @@ impl Req {
             recv_end: false,
             paused: false,
             want_room: false,
+            queued: false,
         }
     }
 }
@@ -85,6 +88,8 @@ pub(super) struct Conn {
     /// Request streams looked at since the server last collected it (its work counter).
     pub(super) visits: u64,
     reqs: FxHashMap<u64, Req>,
+    /// Request streams whose response bytes go to QUIC at the next transmit (each once).
+    unwritten: Vec<u64>,
     uni: Vec<(StreamId, Uni)>,
     peer: Peer,
     own: Vec<StreamId>,
@@ -126,6 +131,7 @@ impl Conn {
             queued: false,
             visits: 0,
             reqs: FxHashMap::default(),
+            unwritten: Vec::new(),
             uni: Vec::new(),
             peer: Peer::default(),
             own: Vec::new(),

@@ -1,11 +1,16 @@
 //! What a connection sends on its request streams: response heads, body bytes up to each
 //! stream's [`STREAM_BUFFER`], resets, and the writes into QUIC.
 //!
-//! A stream's bytes go to QUIC as soon as they are given; what QUIC does not take waits in the
-//! stream until QUIC says it may go on (its Writable event, which quinn-proto gives once a write
-//! was refused, [`Conn::write`] writes until it is), so no stream is ever looked at for
-//! nothing. When a caller was refused room ([`Conn::send_data`] took less than offered) and
-//! some frees, the stream is named once in [`Event::Writable`].
+//! A stream's bytes wait in the stream until the connection's next transmit, and go to QUIC
+//! then ([`Conn::write_queued`]); what QUIC does not take waits on until QUIC says it may go
+//! on (its Writable event, which quinn-proto gives once a write was refused, [`Conn::write`]
+//! writes until it is), so no stream is ever looked at for nothing. So a stream gives QUIC at
+//! most [`STREAM_BUFFER`] between two transmits, whatever the client's flow control allows: a
+//! request the client resets once the server has begun its answer costs that much at most
+//! (before: as much as the client's stream window, 1 MiB of copies for each `/bytes/1MiB`
+//! reset at once, more than it cost the client). When a caller was refused room
+//! ([`Conn::send_data`] took less than offered, or filled the stream) and some frees, the
+//! stream is named once in [`Event::Writable`].
 
 use super::{code, Conn, Events};
 use crate::h3::error::ErrorCode;
@@ -20,9 +25,8 @@ impl Conn {
         status: u16,
         headers: &[(&str, &[u8])],
         end: bool,
-        events: &mut Events,
     ) -> bool {
-        self.section(stream, Some(status), headers, end, events)
+        self.section(stream, Some(status), headers, end)
     }
 
     /// A trailer section, ending the stream.
@@ -30,9 +34,8 @@ impl Conn {
         &mut self,
         stream: u64,
         headers: &[(&str, &[u8])],
-        events: &mut Events,
     ) -> bool {
-        self.section(stream, None, headers, true, events)
+        self.section(stream, None, headers, true)
     }
 
     /// A HEADERS frame: `:status` first when given (a head), none in a trailer section.
@@ -42,7 +45,6 @@ impl Conn {
         status: Option<u16>,
         headers: &[(&str, &[u8])],
         end: bool,
-        events: &mut Events,
     ) -> bool {
         self.visits += 1;
         let Some(r) = self.reqs.get_mut(&stream) else {
@@ -64,12 +66,12 @@ impl Conn {
         self.encoder.encode(fields, &mut self.block);
         frame::write_headers(&self.block, &mut r.out);
         r.fin = end;
-        self.write(stream, events);
+        self.queue_write(stream);
         true
     }
 
     /// Bytes sent as they are, ending the stream (the garbage fault).
-    pub(in crate::h3::server) fn raw(&mut self, stream: u64, bytes: &[u8], events: &mut Events) {
+    pub(in crate::h3::server) fn raw(&mut self, stream: u64, bytes: &[u8]) {
         self.visits += 1;
         let Some(r) = self.reqs.get_mut(&stream) else {
             return;
@@ -79,7 +81,7 @@ impl Conn {
         }
         r.out.extend_from_slice(bytes);
         r.fin = true;
-        self.write(stream, events);
+        self.queue_write(stream);
     }
 
     pub(in crate::h3::server) fn room(&self, stream: u64) -> usize {
@@ -94,7 +96,6 @@ impl Conn {
         stream: u64,
         data: &[u8],
         end: bool,
-        events: &mut Events,
     ) -> usize {
         self.visits += 1;
         let room = self.room(stream);
@@ -108,14 +109,32 @@ impl Conn {
         if end && n == data.len() && !r.sent_end {
             r.fin = true;
         }
-        self.write(stream, events);
+        // Refused, or full now: the caller hears when room frees.
+        if n < data.len() || r.out.len() >= STREAM_BUFFER {
+            r.want_room = !r.sent_end && !r.fin;
+        }
+        self.queue_write(stream);
+        n
+    }
+
+    /// Stream `stream`'s bytes go to QUIC at the next transmit.
+    fn queue_write(&mut self, stream: u64) {
         if let Some(r) = self.reqs.get_mut(&stream) {
-            // Refused, or full now: the caller hears when room frees.
-            if n < data.len() || r.out.len() >= STREAM_BUFFER {
-                r.want_room = !r.sent_end && !r.fin;
+            if !r.queued && !r.sent_end {
+                r.queued = true;
+                self.unwritten.push(stream);
             }
         }
-        n
+    }
+
+    /// Before a transmit: the streams' bytes given since the last one go to QUIC.
+    pub(in crate::h3::server) fn write_queued(&mut self, events: &mut Events) {
+        for stream in std::mem::take(&mut self.unwritten) {
+            if let Some(r) = self.reqs.get_mut(&stream) {
+                r.queued = false;
+            }
+            self.write(stream, events);
+        }
     }
 
     /// Resets stream `stream` with `c` both ways (RESET_STREAM, and STOP_SENDING unless its
