@@ -376,25 +376,34 @@ fn save(r: &mut Results, opts: &RunOptions) -> Result<(), RunError> {
 /// all trials of A then all of B.
 fn plan(study: &Study, points: usize, ready: &[usize]) -> Vec<PlannedTrial> {
     let mut out = Vec::new();
+    let cell = |point, contender, trial| PlannedTrial {
+        point,
+        contender,
+        trial,
+    };
+    if study.compares_points() {
+        // A question compares conditions (CPUs, links, durations...): its points are
+        // interleaved too, trial by trial, so drift hits each condition alike.
+        for trial in 0..study.trials {
+            for point in 0..points {
+                for &contender in ready {
+                    out.push(cell(point, contender, trial));
+                }
+            }
+        }
+        return out;
+    }
     for point in 0..points {
         if study.interleave {
             for trial in 0..study.trials {
                 for &contender in ready {
-                    out.push(PlannedTrial {
-                        point,
-                        contender,
-                        trial,
-                    });
+                    out.push(cell(point, contender, trial));
                 }
             }
         } else {
             for &contender in ready {
                 for trial in 0..study.trials {
-                    out.push(PlannedTrial {
-                        point,
-                        contender,
-                        trial,
-                    });
+                    out.push(cell(point, contender, trial));
                 }
             }
         }
@@ -509,6 +518,51 @@ fn split_cpus(pin: PinMode, cpus: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Points are run one after the other, unless a question compares points: then trial by
+    /// trial over every point, so a comparison of conditions is a within-run one.
+    #[test]
+    fn points_interleave_when_a_question_compares_them() {
+        let src = |q: &str| {
+            format!(
+                "[study]\nname = \"p\"\ntrials = 2\ncpus = [1, \"all\"]\n[load]\nduration = \"1s\"\n\
+                 [[contender]]\nname = \"a\"\nstart = \"true {{port}}\"\n\
+                 [[contender]]\nname = \"b\"\nstart = \"true {{port}}\"\n{q}"
+            )
+        };
+        let order = |s: &str| {
+            let st = study::parse(s, "t.toml", std::path::Path::new(".")).unwrap();
+            plan(&st, 2, &[0, 1])
+                .iter()
+                .map(|p| (p.trial, p.point, p.contender))
+                .collect::<Vec<_>>()
+        };
+        let within =
+            "[[question]]\nid = \"q\"\nclaim = \"a > b\"\nmetric = \"rps\"\nat = \"cpus=1\"\n";
+        assert_eq!(
+            order(&src(within)),
+            [
+                (0, 0, 0),
+                (0, 0, 1),
+                (1, 0, 0),
+                (1, 0, 1),
+                (0, 1, 0),
+                (0, 1, 1),
+                (1, 1, 0),
+                (1, 1, 1)
+            ]
+        );
+        for across in [
+            "[[question]]\nid = \"q\"\nclaim = \"a[cpus=all] > a[cpus=1]\"\nmetric = \"rps\"\n",
+            "[[question]]\nid = \"q\"\nclaim = \"a > b\"\nmetric = \"rps\"\nacross = \"cpus=all vs cpus=1\"\n",
+        ] {
+            assert_eq!(
+                order(&src(across)),
+                [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)],
+                "{across}"
+            );
+        }
+    }
 
     #[test]
     fn cpu_split() {

@@ -97,6 +97,19 @@ impl Study {
         Ok(())
     }
 
+    /// Whether a question compares points (an interaction `across` conditions, or sides with
+    /// conditions of their own): the runner then interleaves the points trial by trial.
+    pub fn compares_points(&self) -> bool {
+        self.questions.iter().any(|q| {
+            q.across.is_some()
+                || q.parsed().is_ok_and(|c| {
+                    std::iter::once(&c.left)
+                        .chain(&c.right)
+                        .any(|s| !s.at.is_empty())
+                })
+        })
+    }
+
     /// Whether the run includes the cell (point, contender): always without a subset.
     pub fn includes(&self, point: &barrage_model::study::Point, contender: &str) -> bool {
         let Some(s) = self
