@@ -26,10 +26,19 @@ pub use thresholds::{exit_status, EXIT_THRESHOLD};
 /// The measured time of a load given neither a duration, a number of requests nor stages.
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
-/// Drive HTTP/1.1, HTTP/2, HTTP/3 or WebSocket load at a URL (closed loop like wrk and h2load,
-/// or open loop at a fixed rate like wrk2) and report throughput, latency (HDR), errors by
-/// class and status codes. The load's options are declared once in the model
-/// (`barrage_model::load::OPTIONS`); the rest are the command line's own.
+/// `barrage load URL`'s help line: every protocol it speaks, named by the model's one list
+/// (`Protocol::every`), so the words cannot drift from what the flags offer.
+pub fn about() -> String {
+    format!(
+        "Drive {} load at a URL (or a targets file) and report throughput, latency and errors",
+        barrage_model::load::Protocol::every_word()
+    )
+}
+
+/// A load at a URL (closed loop like wrk and h2load, or open loop at a fixed rate like wrk2),
+/// reported as throughput, latency (HDR), errors by class and status codes. The load's options
+/// are declared once in the model (`barrage_model::load::OPTIONS`); the rest are the command
+/// line's own.
 #[derive(clap::Args, Default, Debug)]
 pub struct Args {
     /// The load's options, as declared in the model (`barrage_model::load::OPTIONS`).

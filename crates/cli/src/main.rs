@@ -34,9 +34,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Drive HTTP/1.1, HTTP/2, HTTP/3 or WebSocket load at a URL (or a targets file) and report
-    /// throughput, latency and errors.
-    #[command(after_help = exit::help(exit::LOAD))]
+    // Its words name every protocol from the model's one list.
+    #[command(about = load::about(), long_about = None, after_help = exit::help(exit::LOAD))]
     Load(Box<load::Args>),
     /// Run a load as shards on a cluster (Kubernetes: an Indexed Job) and merge them.
     #[command(subcommand)]

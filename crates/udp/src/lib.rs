@@ -78,6 +78,7 @@ pub fn enable(fd: RawFd) -> Offload {
         };
     let one: libc::c_int = 1;
     let gro = allowed.gro
+        // SAFETY: setsockopt reads one c_int from &one, a live local of the length passed, on fd, the socket this function was given.
         && unsafe {
             libc::setsockopt(
                 fd,
@@ -301,6 +302,7 @@ mod tests {
     #[test]
     fn v6_addresses_round_trip() {
         let a: SocketAddr = "[::1]:4433".parse().unwrap();
+        // SAFETY: sockaddr_storage is plain old data; all-zero is a valid (unspecified) address.
         let mut s = unsafe { zeroed() };
         write_addr(a, &mut s);
         assert_eq!(read_addr(&s), Some(a));

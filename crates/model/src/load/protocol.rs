@@ -351,6 +351,64 @@ impl Protocol {
         }
     }
 
+    /// The protocol as people name it ("HTTP/1.1", "WebSocket", "gRPC"): what help says.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Protocol::Http1 { .. } => "HTTP/1.1",
+            Protocol::Http10 { .. } => "HTTP/1.0",
+            Protocol::Http2 { .. } => "HTTP/2",
+            Protocol::Http3 { .. } => "HTTP/3",
+            Protocol::Ws { .. } => "WebSocket",
+            Protocol::Grpc { .. } => "gRPC",
+            Protocol::Fastcgi { .. } => "FastCGI",
+        }
+    }
+
+    /// The protocol after this one in the order help lists them: an exhaustive match, so a new
+    /// variant does not compile until it takes its place in [`Protocol::every`].
+    fn next(&self) -> Option<Protocol> {
+        match self {
+            Protocol::Http1 { .. } => Some(Protocol::Http10 { keepalive: true }),
+            Protocol::Http10 { .. } => Some(Protocol::Http2 {
+                streams: 1,
+                window: DEFAULT_H2_WINDOW,
+            }),
+            Protocol::Http2 { .. } => Some(Protocol::Http3 { streams: 1 }),
+            Protocol::Http3 { .. } => Some(Protocol::Ws {
+                pipeline: 1,
+                max_message: u64::MAX,
+                echo: true,
+            }),
+            Protocol::Ws { .. } => Some(Protocol::Grpc {
+                streams: 1,
+                window: DEFAULT_H2_WINDOW,
+            }),
+            Protocol::Grpc { .. } => Some(Protocol::Fastcgi { keepalive: true }),
+            Protocol::Fastcgi { .. } => None,
+        }
+    }
+
+    /// Every protocol barrage load speaks, each once, in the order help lists them.
+    pub fn every() -> Vec<Protocol> {
+        let mut out = vec![Protocol::Http1 {
+            pipeline: 1,
+            keepalive: true,
+        }];
+        while let Some(p) = out.last().and_then(Protocol::next) {
+            out.push(p);
+        }
+        out
+    }
+
+    /// Their words as a list for a sentence: "HTTP/1.1, HTTP/1.0, ..., gRPC or FastCGI".
+    pub fn every_word() -> String {
+        let words: Vec<&str> = Protocol::every().iter().map(Protocol::word).collect();
+        match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => words.concat(),
+        }
+    }
+
     /// What a live display's title says of it after the URL and the connections (empty for
     /// HTTP/1.1 one at a time): ` http2 m=10`, ` ws pipeline=4`, ` http1.0`. Said here, beside
     /// the variant, so a new protocol names itself without the CLI changing.
@@ -452,5 +510,25 @@ impl TryFrom<Options> for Protocol {
 
     fn try_from(o: Options) -> Result<Protocol, LoadError> {
         Protocol::from_options(o)
+    }
+}
+
+#[cfg(test)]
+mod every_tests {
+    use super::Protocol;
+
+    /// The chain reaches each protocol once, and help's sentence is made of their words.
+    #[test]
+    fn every_protocol_once_in_help_order() {
+        let every = Protocol::every();
+        let mut names: Vec<&str> = every.iter().map(Protocol::name).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a protocol twice in the chain");
+        assert_eq!(
+            Protocol::every_word(),
+            "HTTP/1.1, HTTP/1.0, HTTP/2, HTTP/3, WebSocket, gRPC or FastCGI"
+        );
     }
 }

@@ -138,6 +138,7 @@ pub struct PidLister {
 impl PidLister {
     pub fn new() -> std::io::Result<PidLister> {
         use std::os::fd::FromRawFd;
+        // SAFETY: open(2) with a NUL-terminated literal path; the fd it returns is checked before use.
         let fd = unsafe {
             libc::open(
                 c"/proc".as_ptr(),
@@ -148,6 +149,7 @@ impl PidLister {
             return Err(std::io::Error::last_os_error());
         }
         Ok(PidLister {
+            // SAFETY: fd was just returned by open(2), is valid (checked above) and owned by nothing else.
             fd: unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) },
             buf: vec![0; 32 * 1024],
         })
@@ -158,8 +160,10 @@ impl PidLister {
         use std::os::fd::AsRawFd;
         out.clear();
         let fd = self.fd.as_raw_fd();
+        // SAFETY: lseek on the directory fd this lister owns; no memory is passed.
         unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
         loop {
+            // SAFETY: getdents64 writes at most buf.len() bytes into buf, which this lister owns and keeps alive over the call.
             let n = unsafe {
                 libc::syscall(
                     libc::SYS_getdents64,
@@ -292,6 +296,7 @@ pub fn thread_cpu_time() -> std::time::Duration {
         tv_sec: 0,
         tv_nsec: 0,
     };
+    // SAFETY: clock_gettime writes one timespec into ts, a valid local.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }

@@ -128,6 +128,7 @@ extern "C" fn handler(sig: libc::c_int) {
     let fd = PIPE_W.load(Ordering::SeqCst);
     if fd >= 0 {
         let b = [sig as u8];
+        // SAFETY: write(2) is async-signal-safe; b is a live 1-byte buffer and fd the pipe's non-blocking write end.
         unsafe { libc::write(fd, b.as_ptr().cast(), 1) };
     }
 }
@@ -135,6 +136,7 @@ extern "C" fn handler(sig: libc::c_int) {
 fn cleanup_thread(read_fd: i32) {
     let mut b = [0u8; 1];
     loop {
+        // SAFETY: read(2) into a live 1-byte buffer from the pipe's read end this thread owns.
         let n = unsafe { libc::read(read_fd, b.as_mut_ptr().cast(), 1) };
         if n == 1 {
             break;
@@ -157,6 +159,7 @@ fn cleanup_thread(read_fd: i32) {
     // any signal: once their parent dies they are reparented and no longer findable.
     let escaped: Vec<(i32, u64)> = groups.iter().flat_map(|&g| descendants(g)).collect();
     for &g in &groups {
+        // SAFETY: kill(2) takes integers only; -g names a contender's process group this supervisor created.
         unsafe { libc::kill(-g, libc::SIGTERM) };
     }
     let end = Instant::now() + CLEANUP_GRACE;
@@ -164,6 +167,7 @@ fn cleanup_thread(read_fd: i32) {
         std::thread::sleep(Duration::from_millis(20));
     }
     for &g in &groups {
+        // SAFETY: kill(2) takes integers only; -g names a contender's process group this supervisor created.
         unsafe { libc::kill(-g, libc::SIGKILL) };
     }
     for p in escaped {
@@ -175,10 +179,12 @@ fn cleanup_thread(read_fd: i32) {
 pub fn install_interrupt_cleanup() -> Result<(), SuperviseError> {
     let r = INSTALLED.get_or_init(|| {
         let mut fds = [0i32; 2];
+        // SAFETY: pipe2 writes two fds into fds, a live array of two.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
             return Err(std::io::Error::last_os_error().to_string());
         }
         // The handler must never block on the pipe.
+        // SAFETY: fcntl with integer arguments on the write end pipe2 just returned.
         unsafe { libc::fcntl(fds[1], libc::F_SETFL, libc::O_NONBLOCK) };
         PIPE_W.store(fds[1], Ordering::SeqCst);
         let read_fd = fds[0];
@@ -187,10 +193,13 @@ pub fn install_interrupt_cleanup() -> Result<(), SuperviseError> {
             .spawn(move || cleanup_thread(read_fd))
             .map_err(|e| e.to_string())?;
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: sigaction is plain old data; all-zero is a valid (empty) value, filled in below.
             let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
             sa.sa_sigaction = handler as extern "C" fn(libc::c_int) as usize;
             sa.sa_flags = libc::SA_RESTART;
+            // SAFETY: sigemptyset initialises the mask inside sa, a live local.
             unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+            // SAFETY: sa is fully initialised and its handler only does async-signal-safe work (a write to the pipe).
             if unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) } != 0 {
                 return Err(std::io::Error::last_os_error().to_string());
             }

@@ -184,11 +184,13 @@ pub(super) fn cpu_set(cpus: &[usize]) -> Result<libc::cpu_set_t, SuperviseError>
     let online = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &c in cpus {
         if c >= libc::CPU_SETSIZE as usize || c >= online.max(64) {
             return Err(SuperviseError::Cpus(format!("cpu {c} does not exist")));
         }
+        // SAFETY: c < CPU_SETSIZE (checked above), so CPU_SET stays inside set.
         unsafe { libc::CPU_SET(c, &mut set) };
     }
     Ok(set)
@@ -196,7 +198,9 @@ pub(super) fn cpu_set(cpus: &[usize]) -> Result<libc::cpu_set_t, SuperviseError>
 
 /// The CPUs the calling thread may run on (to plan pinning: contender vs load generator).
 pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: sched_getaffinity writes at most size_of::<cpu_set_t>() bytes into set, a live local of that size.
     if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
     {
         return (0..std::thread::available_parallelism()
@@ -205,6 +209,7 @@ pub fn allowed_cpus() -> Vec<usize> {
             .collect();
     }
     (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: c < CPU_SETSIZE by the range, so CPU_ISSET reads inside set.
         .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
         .collect()
 }

@@ -113,6 +113,7 @@ impl Contender {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
         let rlimit_as = limit.rlimit_bytes();
         // Every process of the contender stays in its own cgroup, whatever it does (see track).

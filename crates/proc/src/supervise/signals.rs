@@ -54,10 +54,12 @@ pub fn signal_name(sig: i32) -> String {
 
 /// `pidfd_open(2)` (Linux 5.3+); `None` when unsupported.
 pub(super) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes integers only; the fd it returns is checked before use.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
         None
     } else {
+        // SAFETY: fd was just returned by pidfd_open, is valid (fd >= 0) and owned by nothing else.
         Some(unsafe { OwnedFd::from_raw_fd(fd as i32) })
     }
 }
@@ -79,7 +81,9 @@ pub(super) fn poll_readable(fd: &OwnedFd, also: Option<i32>, d: Duration) {
 /// Whether `pid` (our child) has exited, without reaping it (so its pid, and thus its process
 /// group id, cannot be reused while we still signal the group). Also true if already reaped.
 pub(super) fn exited_nowait(pid: i32) -> bool {
+    // SAFETY: siginfo_t is plain old data; all-zero is what waitid expects to find si_pid 0 in.
     let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: waitid writes one siginfo_t into info, a live local; WNOWAIT leaves the child unreaped.
     let r = unsafe {
         libc::waitid(
             libc::P_PID,
@@ -91,6 +95,7 @@ pub(super) fn exited_nowait(pid: i32) -> bool {
     if r != 0 {
         return true; // ECHILD: no such child any more
     }
+    // SAFETY: info was zeroed and then filled by waitid for a child event, whose si_pid field is valid.
     unsafe { info.si_pid() != 0 }
 }
 
@@ -115,9 +120,11 @@ pub(super) fn termination(status: i32) -> Termination {
 /// Reap `pid` with `wait4`, blocking or not. Returns its termination and rusage once reaped.
 pub(super) fn wait4(pid: i32, block: bool) -> Option<(Termination, Rusage)> {
     let mut status = 0;
+    // SAFETY: rusage is plain old data; all-zero is a valid value for wait4 to overwrite.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     loop {
         let flags = if block { 0 } else { libc::WNOHANG };
+        // SAFETY: wait4 writes into status and ru, both live locals.
         let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
         if r == pid {
             break;
@@ -152,6 +159,7 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 /// Send `sig` to the group; returns how many live members it had.
 pub(super) fn kill_group(pgid: i32, sig: i32) -> usize {
     let members = group_members(pgid).len();
+    // SAFETY: kill(2) takes integers only; -pgid names a process group this supervisor created.
     unsafe { libc::kill(-pgid, sig) };
     members
 }
@@ -176,6 +184,7 @@ pub(super) fn descendants(root: i32) -> Vec<(i32, u64)> {
 pub(super) fn kill_pid_if_alive((pid, start): (i32, u64)) -> bool {
     match procfs::read_stat(pid) {
         Some(s) if s.starttime == start && s.state != b'Z' && s.state != b'X' => {
+            // SAFETY: kill(2) takes integers only; pid's start time was just checked, so the pid was not reused.
             unsafe { libc::kill(pid, libc::SIGKILL) };
             true
         }
@@ -190,6 +199,7 @@ pub(super) fn await_group_gone(pgid: i32, max: Duration) {
         if group_members(pgid).is_empty() || Instant::now() >= end {
             return;
         }
+        // SAFETY: kill(2) takes integers only; -pgid names a process group this supervisor created.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
         std::thread::sleep(Duration::from_millis(5));
     }
