@@ -20,7 +20,9 @@ mod claim;
 #[cfg(test)]
 mod tests;
 
-pub use answer::{answers, by_field, point_at, points_meeting, Answer, Verdict, SHARE};
+pub use answer::{
+    answers, by_field, metric_of, point_at, points_meeting, side_conditions, Answer, Verdict, SHARE,
+};
 pub use claim::{conditions, Claim, Op, Side};
 
 use serde::{Deserialize, Serialize};

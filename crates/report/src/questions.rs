@@ -3,9 +3,8 @@
 //! `barrage run` prints, and (as Markdown) a study README's "original vs here" section. It
 //! renders the model's answers ([`barrage_model::question::answers`]); it judges nothing.
 
-use barrage_model::metric::{self, Metric};
 use barrage_model::question::factor;
-use barrage_model::question::{Answer, Question, Verdict, SHARE};
+use barrage_model::question::{metric_of, Answer, Question, Verdict};
 use barrage_model::study::Results;
 use std::fmt::Write as _;
 
@@ -65,13 +64,6 @@ impl Row {
             self.power.clone(),
             verdict,
         ]
-    }
-}
-
-fn metric_of(r: &Results, key: &str) -> Option<Metric> {
-    match key {
-        "share" => Some(SHARE),
-        k => metric::find(r, k),
     }
 }
 

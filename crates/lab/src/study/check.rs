@@ -472,13 +472,7 @@ fn questions_at_points(
         };
         for side in std::iter::once(&claim.left).chain(&claim.right) {
             for extra in &extras {
-                let mut conds = base.clone();
-                for (k, v) in side.at.iter().chain(extra.iter().copied().flatten()) {
-                    match conds.iter_mut().find(|(o, _)| o == k) {
-                        Some(c) => c.1 = v.clone(),
-                        None => conds.push((k.clone(), v.clone())),
-                    }
-                }
+                let conds = barrage_model::question::side_conditions(&base, side, *extra);
                 barrage_model::question::point_at(&r, &conds).map_err(at)?;
             }
         }

@@ -121,12 +121,11 @@ pub fn answers(r: &Results) -> Vec<Answer> {
         };
         match pairs(r, q) {
             Ok((claim, ps)) => {
-                let weakest = weakest(&ps);
-                let (p_for, p_against) = (
-                    ps.iter().map(|p| p.p_for).fold(0.0, f64::max),
-                    ps.iter().map(|p| p.p_against).fold(1.0, f64::min),
-                );
-                let w = &ps[weakest];
+                // The pair with the largest p decides a claim against several sides (an
+                // intersection-union test); the smallest opposite p, its disagreement.
+                let w = &ps[weakest(&ps)];
+                let p_for = w.p_for;
+                let p_against = ps.iter().map(|p| p.p_against).fold(1.0, f64::min);
                 a.left = claim.left.label();
                 a.right = w.right.clone();
                 a.metric = w.metric.key.to_string();
@@ -257,12 +256,7 @@ fn pairs(r: &Results, q: &Question) -> Result<(Claim, Vec<Pair>), String> {
     let window = q.window()?;
     let mut out = Vec::new();
     for key in &q.metric {
-        let m = match key.as_str() {
-            "share" if window.is_some() => SHARE,
-            _ => {
-                metric::find(r, key).ok_or_else(|| format!("the results have no metric {key:?}"))?
-            }
-        };
+        let m = metric_of(r, key).ok_or_else(|| format!("the results have no metric {key:?}"))?;
         for right in &claim.right {
             let (groups, labels) = match &across {
                 None => (
@@ -376,14 +370,7 @@ fn group(
     key: &str,
     window: Option<Window>,
 ) -> Result<Group, String> {
-    let mut conds: Vec<(String, String)> = at.to_vec();
-    for (k, v) in side.at.iter().chain(extra.into_iter().flatten()) {
-        match conds.iter_mut().find(|(o, _)| o == k) {
-            Some(c) => c.1 = v.clone(),
-            None => conds.push((k.clone(), v.clone())),
-        }
-    }
-    let point = point_at(r, &conds)?;
+    let point = point_at(r, &side_conditions(at, side, extra))?;
     if !r.contenders.iter().any(|c| c.name == side.contender)
         && !r.trials.iter().any(|t| t.contender == side.contender)
     {
@@ -402,6 +389,23 @@ fn group(
         point: r.point_label(point),
         failed: trials.len() - ok.len(),
     })
+}
+
+/// The conditions a side is read at: the question's `at`, its own conditions over them, then
+/// (an interaction) one of the `across` sets over those.
+pub fn side_conditions(
+    at: &[(String, String)],
+    side: &Side,
+    extra: Option<&Vec<(String, String)>>,
+) -> Vec<(String, String)> {
+    let mut conds: Vec<(String, String)> = at.to_vec();
+    for (k, v) in side.at.iter().chain(extra.into_iter().flatten()) {
+        match conds.iter_mut().find(|(o, _)| o == k) {
+            Some(c) => c.1 = v.clone(),
+            None => conds.push((k.clone(), v.clone())),
+        }
+    }
+    conds
 }
 
 /// The one point of `r` that meets every condition. A load axis may be named by its field or
@@ -503,6 +507,15 @@ pub fn by_field(
 /// A swept value against a condition's text: the same text, or the same number ("1" and "1.0").
 fn same_value(have: &str, want: &str) -> bool {
     have == want || matches!((have.parse::<f64>(), want.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// The metric a question's key names: the results' (the registry's or a declared figure), or
+/// [`SHARE`], which only a window reads (`check` refuses it without one).
+pub fn metric_of(r: &Results, key: &str) -> Option<Metric> {
+    match key {
+        "share" => Some(SHARE),
+        k => metric::find(r, k),
+    }
 }
 
 /// The share of a trial's measured responses that fall in a question's window, in percent.

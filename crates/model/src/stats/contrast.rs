@@ -10,6 +10,7 @@
 //! whose p-value is the larger of the two one-sided ones (statsmodels' `ttost_ind` on logs).
 
 use super::dist::{t_cdf, t_quantile};
+use super::ratio::mean_var;
 use super::Interval;
 
 /// A contrast's estimate on the log scale with its standard error and degrees of freedom.
@@ -23,13 +24,6 @@ pub struct Contrast {
     pub df: f64,
     /// The fewest values in a group.
     pub n_min: usize,
-}
-
-fn mean_var(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let m = xs.iter().sum::<f64>() / n;
-    let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-    (m, v)
 }
 
 /// The contrast `Σ cᵢ · mean(ln groupᵢ)`, or `None` when a group has fewer than 2 values or a

@@ -41,7 +41,8 @@ impl WelchLog {
     }
 }
 
-fn mean_var(xs: &[f64]) -> (f64, f64) {
+/// The mean and the sample variance (n − 1) of `xs` (at least 2 values).
+pub(super) fn mean_var(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let m = xs.iter().sum::<f64>() / n;
     let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
